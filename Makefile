@@ -1,0 +1,56 @@
+# The verbs everyone uses. Each installs what it needs into .venv first.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.amber-deps
+
+.PHONY: setup build bench bench-full test test-rust test-python lint fmt clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): | $(PY)
+	$(PY) -m pip install --quiet "maturin>=1.7,<2"
+	touch $(STAMP)
+
+## setup: create .venv, build amber (release) and install the dev and bench extras.
+setup: build
+
+## build: compile the Rust extension into .venv with the extras' dependencies.
+build: $(STAMP)
+	$(VENV)/bin/maturin develop --release --quiet --extras dev,bench
+
+## bench: amber's main job, quick size: every study side by side.
+bench: setup
+	$(VENV)/bin/amber bench --quick
+
+## bench-full: every study at full size (takes longer).
+bench-full: setup
+	$(VENV)/bin/amber bench
+
+## test: the whole suite: Rust unit tests, then pytest.
+test: setup test-rust test-python
+
+test-rust:
+	cargo test --workspace --quiet
+
+test-python:
+	$(PY) -m pytest -q
+
+## lint: formatting, clippy, ruff, mypy and stubtest, as CI runs them.
+lint: setup
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	$(VENV)/bin/ruff check python tests benches
+	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/mypy
+	$(PY) -m mypy.stubtest amber._native --allowlist tests/typing/stubtest-allowlist.txt
+
+fmt:
+	cargo fmt --all
+	$(VENV)/bin/ruff format python tests benches
+	$(VENV)/bin/ruff check --fix python tests benches
+
+clean:
+	rm -rf $(VENV) target

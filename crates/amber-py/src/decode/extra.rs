@@ -1,0 +1,313 @@
+//! Builders for the stdlib types, registered classes and NumPy.
+
+use amber_core::decode::{DateTimeParts, NdArray, NdData};
+use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyInt, PyList, PyString, PyTuple};
+
+use super::PyBuilder;
+use crate::obj::Obj;
+use crate::types::{self, datetime_api, mode, Entry};
+
+impl<'py> PyBuilder<'py, '_> {
+    /// A tzinfo argument: None or a tzinfo instance.
+    fn tzinfo(&self, tz: &Option<Obj>) -> PyResult<*mut ffi::PyObject> {
+        match tz {
+            None => Ok(unsafe { ffi::Py_None() }),
+            Some(t) => {
+                let ok =
+                    unsafe { ffi::PyObject_TypeCheck(t.ptr(), datetime_api().TZInfoType) } != 0;
+                if !ok {
+                    return Err(PyValueError::new_err("tzinfo is not a tzinfo instance"));
+                }
+                Ok(t.ptr())
+            }
+        }
+    }
+
+    pub(super) fn date_(&mut self, year: u16, month: u8, day: u8) -> PyResult<Obj> {
+        let api = datetime_api();
+        self.own(unsafe {
+            (api.Date_FromDate)(year as i32, month as i32, day as i32, api.DateType)
+        })
+    }
+
+    pub(super) fn time_(&mut self, p: DateTimeParts<Obj>) -> PyResult<Obj> {
+        let api = datetime_api();
+        let tz = self.tzinfo(&p.tz)?;
+        self.own(unsafe {
+            (api.Time_FromTimeAndFold)(
+                p.hour as i32,
+                p.minute as i32,
+                p.second as i32,
+                p.microsecond as i32,
+                tz,
+                p.fold as i32,
+                api.TimeType,
+            )
+        })
+    }
+
+    pub(super) fn datetime_(&mut self, p: DateTimeParts<Obj>) -> PyResult<Obj> {
+        let api = datetime_api();
+        let tz = self.tzinfo(&p.tz)?;
+        if p.microsecond > 999_999 {
+            return Err(PyValueError::new_err("microsecond must be in 0..999999"));
+        }
+        self.own(unsafe {
+            (api.DateTime_FromDateAndTimeAndFold)(
+                p.year as i32,
+                p.month as i32,
+                p.day as i32,
+                p.hour as i32,
+                p.minute as i32,
+                p.second as i32,
+                p.microsecond as i32,
+                tz,
+                p.fold as i32,
+                api.DateTimeType,
+            )
+        })
+    }
+
+    pub(super) fn timedelta_(&mut self, days: i32, seconds: i32, micros: i32) -> PyResult<Obj> {
+        // The C constructor trusts normalized fields; check them first.
+        if !(0..86_400).contains(&seconds)
+            || !(0..1_000_000).contains(&micros)
+            || days.unsigned_abs() > 999_999_999
+        {
+            return Err(PyValueError::new_err(format!(
+                "timedelta fields out of range: days={days} seconds={seconds} microseconds={micros}"
+            )));
+        }
+        let api = datetime_api();
+        self.own(unsafe { (api.Delta_FromDelta)(days, seconds, micros, 0, api.DeltaType) })
+    }
+
+    pub(super) fn tz_fixed_(&mut self, offset_us: i64, name: Obj) -> PyResult<Obj> {
+        let py = self.py;
+        let kw = PyDict::new(py);
+        kw.set_item("microseconds", offset_us)?;
+        let delta = py
+            .import("datetime")?
+            .getattr("timedelta")?
+            .call((), Some(&kw))?;
+        let name = self.bound(&name);
+        let tz = if name.is_none() {
+            types::timezone(py)?.call1((delta,))?
+        } else if name.is_exact_instance_of::<PyString>() {
+            types::timezone(py)?.call1((delta, name))?
+        } else {
+            return Err(PyValueError::new_err("timezone name must be None or a str"));
+        };
+        Ok(self.obj(tz))
+    }
+
+    pub(super) fn uuid_(&mut self, bytes: [u8; 16], safe: u8) -> PyResult<Obj> {
+        let py = self.py;
+        let safe_uuid = types::safe_uuid(py)?;
+        let is_safe = match safe {
+            0 => safe_uuid.getattr("unknown")?,
+            1 => safe_uuid.getattr("safe")?,
+            2 => safe_uuid.getattr("unsafe")?,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown UUID safety code {safe}"
+                )))
+            }
+        };
+        let kw = PyDict::new(py);
+        kw.set_item("bytes", pyo3::types::PyBytes::new(py, &bytes))?;
+        kw.set_item("is_safe", is_safe)?;
+        Ok(self.obj(types::uuid(py)?.call((), Some(&kw))?))
+    }
+
+    pub(super) fn fraction_(&mut self, num: Obj, den: Obj) -> PyResult<Obj> {
+        let (num, den) = (self.bound(&num), self.bound(&den));
+        if !num.is_exact_instance_of::<PyInt>() || !den.is_exact_instance_of::<PyInt>() {
+            return Err(PyValueError::new_err("Fraction parts must be ints"));
+        }
+        if den.le(0)? {
+            return Err(PyValueError::new_err(
+                "Fraction denominator must be positive",
+            ));
+        }
+        Ok(self.obj(types::fraction(self.py)?.call1((num, den))?))
+    }
+
+    pub(super) fn object_fill_(&mut self, class: &Entry, obj: &Obj, state: Obj) -> PyResult<()> {
+        let state = self.bound(&state);
+        let state = state
+            .cast::<PyDict>()
+            .map_err(|_| PyValueError::new_err("object state must be a dict"))?;
+        let obj = self.bound(obj);
+        if class.mode == mode::DICT {
+            obj.getattr("__dict__")?.call_method1("update", (state,))?;
+        } else {
+            let setattr = self
+                .py
+                .import("builtins")?
+                .getattr("object")?
+                .getattr("__setattr__")?;
+            for (k, v) in state.iter() {
+                if !k.is_exact_instance_of::<PyString>() {
+                    return Err(PyValueError::new_err("attribute names must be str"));
+                }
+                setattr.call1((&obj, k, v))?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn object_build_(&mut self, class: &Entry, state: Obj) -> PyResult<Obj> {
+        let state = self.bound(&state);
+        let cls = self.bound(&class.cls);
+        let obj = match class.mode {
+            mode::NAMEDTUPLE => {
+                if !state.is_exact_instance_of::<PyTuple>() {
+                    return Err(PyValueError::new_err("named tuple state must be a tuple"));
+                }
+                let tuple_new = self.py.get_type::<PyTuple>().getattr("__new__")?;
+                tuple_new.call1((&cls, state))?
+            }
+            mode::HOOK => self.bound(&class.decode).call1((state,))?,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "object of a class registered as an Enum",
+                ))
+            }
+        };
+        Ok(self.obj(obj))
+    }
+
+    /// Rebuild a dtype from its description (see the encoder's `dtype_descr`).
+    fn dtype(&self, descr: &Bound<'py, PyAny>, depth: usize) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let np = types::numpy(py)?;
+        if depth > 32 {
+            return Err(PyValueError::new_err("dtype description nested too deeply"));
+        }
+        let dtype = if descr.is_exact_instance_of::<PyString>() {
+            np.getattr("dtype")?.call1((descr,))?
+        } else if let Ok(l) = descr.cast::<PyList>() {
+            if l.len() != 2 {
+                return Err(PyValueError::new_err(
+                    "subarray dtype must be [base, shape]",
+                ));
+            }
+            let base = self.dtype(&l.get_item(0)?, depth + 1)?;
+            let shape: Vec<usize> = l.get_item(1)?.extract()?;
+            np.getattr("dtype")?
+                .call1(((base, PyTuple::new(py, shape)?),))?
+        } else if let Ok(d) = descr.cast::<PyDict>() {
+            let spec = PyDict::new(py);
+            for key in ["names", "offsets", "itemsize"] {
+                let v = d
+                    .get_item(key)?
+                    .ok_or_else(|| PyValueError::new_err(format!("dtype lacks {key}")))?;
+                spec.set_item(key, v)?;
+            }
+            let formats = d
+                .get_item("formats")?
+                .ok_or_else(|| PyValueError::new_err("dtype lacks formats"))?;
+            let formats = formats
+                .cast::<PyList>()
+                .map_err(|_| PyValueError::new_err("dtype formats must be a list"))?;
+            let built = PyList::empty(py);
+            for f in formats.iter() {
+                built.append(self.dtype(&f, depth + 1)?)?;
+            }
+            spec.set_item("formats", built)?;
+            np.getattr("dtype")?.call1((spec,))?
+        } else {
+            return Err(PyValueError::new_err("invalid dtype description"));
+        };
+        if dtype.getattr("hasobject")?.is_truthy()? {
+            return Err(PyValueError::new_err(
+                "dtypes holding Python objects are refused",
+            ));
+        }
+        Ok(dtype)
+    }
+
+    pub(super) fn ndarray_(&mut self, a: NdArray<'_, Obj>) -> PyResult<Obj> {
+        let py = self.py;
+        let np = types::numpy(py)?;
+        let dtype = self.dtype(&self.bound(&a.dtype), 0)?;
+        let itemsize: u64 = dtype.getattr("itemsize")?.extract()?;
+        let count = a.shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(d));
+        let nbytes = count.and_then(|c| c.checked_mul(itemsize));
+        let Some(nbytes) = nbytes.and_then(|n| usize::try_from(n).ok()) else {
+            return Err(PyValueError::new_err("ndarray size overflows"));
+        };
+        let order = if a.fortran { "F" } else { "C" };
+        let shape = PyTuple::new(py, &a.shape)?;
+        let u1 = np.getattr("uint8")?;
+        let flat = match a.data {
+            NdData::Inline { bytes, offset } => {
+                if bytes.len() != nbytes {
+                    return Err(PyValueError::new_err(format!(
+                        "ndarray data is {} bytes, its shape and dtype need {nbytes}",
+                        bytes.len()
+                    )));
+                }
+                if nbytes == 0 {
+                    let kw = PyDict::new(py);
+                    kw.set_item("dtype", &dtype)?;
+                    kw.set_item("order", order)?;
+                    return Ok(self.obj(np.getattr("empty")?.call((shape,), Some(&kw))?));
+                }
+                let view = self.input_slice(offset, nbytes)?;
+                np.getattr("frombuffer")?.call1((view, &u1))?
+            }
+            NdData::OutOfBand { index } => {
+                let buf = self.buffer(index)?.clone();
+                let flat = np.getattr("frombuffer")?.call1((buf, &u1))?;
+                let len: usize = flat.len()?;
+                if len != nbytes {
+                    return Err(PyValueError::new_err(format!(
+                        "out-of-band buffer {index} is {len} bytes, the array needs {nbytes}"
+                    )));
+                }
+                if nbytes == 0 {
+                    let kw = PyDict::new(py);
+                    kw.set_item("dtype", &dtype)?;
+                    kw.set_item("order", order)?;
+                    return Ok(self.obj(np.getattr("empty")?.call((shape,), Some(&kw))?));
+                }
+                flat
+            }
+        };
+        let kw = PyDict::new(py);
+        kw.set_item("order", order)?;
+        let arr =
+            flat.call_method1("view", (&dtype,))?
+                .call_method("reshape", (shape,), Some(&kw))?;
+        let in_band = matches!(a.data, NdData::Inline { .. });
+        let arr = if in_band && !self.opts.zero_copy {
+            arr.call_method1("copy", ("K",))?
+        } else {
+            arr
+        };
+        Ok(self.obj(arr))
+    }
+
+    pub(super) fn npscalar_(&mut self, dtype: Obj, raw: &[u8]) -> PyResult<Obj> {
+        let py = self.py;
+        let dtype = self.dtype(&self.bound(&dtype), 0)?;
+        let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+        if itemsize != raw.len() {
+            return Err(PyValueError::new_err(
+                "numpy scalar size does not match its dtype",
+            ));
+        }
+        let kw = PyDict::new(py);
+        kw.set_item("dtype", &dtype)?;
+        kw.set_item("count", 1)?;
+        let arr = types::numpy(py)?
+            .getattr("frombuffer")?
+            .call((pyo3::types::PyBytes::new(py, raw),), Some(&kw))?;
+        Ok(self.obj(arr.get_item(0)?))
+    }
+}

@@ -1,0 +1,391 @@
+//! The decoder: amber-core's walker drives `PyBuilder`, which makes Python
+//! objects. The builder never imports a module or calls anything named by
+//! the data: classes come only from the registry (see `types.rs`).
+
+mod extra;
+
+use amber_core::decode::{Build, DateTimeParts, DictKind, NdArray, SeqKind};
+use amber_core::error::{DecodeError, Problem};
+use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+
+use crate::errors;
+use crate::obj::Obj;
+use crate::types::{self, mode, Entry};
+
+/// Options of one `loads` call.
+pub struct Options<'py> {
+    /// The input object, for zero-copy views.
+    pub input: Bound<'py, PyAny>,
+    pub buffers: Option<Vec<Bound<'py, PyAny>>>,
+    pub zero_copy: bool,
+}
+
+pub struct PyBuilder<'py, 'a> {
+    pub py: Python<'py>,
+    pub opts: &'a Options<'py>,
+    /// A memoryview of the input, made on first zero-copy use.
+    input_view: Option<Bound<'py, PyAny>>,
+}
+
+impl<'py, 'a> PyBuilder<'py, 'a> {
+    pub fn new(py: Python<'py>, opts: &'a Options<'py>) -> Self {
+        PyBuilder {
+            py,
+            opts,
+            input_view: None,
+        }
+    }
+
+    #[inline(always)]
+    fn own(&self, p: *mut ffi::PyObject) -> PyResult<Obj> {
+        unsafe { Obj::from_owned(p) }.ok_or_else(|| PyErr::fetch(self.py))
+    }
+
+    #[inline(always)]
+    fn check(&self, rc: std::os::raw::c_int) -> PyResult<()> {
+        if rc < 0 {
+            Err(PyErr::fetch(self.py))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn bound(&self, o: &Obj) -> Bound<'py, PyAny> {
+        unsafe { Bound::from_borrowed_ptr(self.py, o.ptr()) }
+    }
+
+    fn obj(&self, b: Bound<'py, PyAny>) -> Obj {
+        unsafe { Obj::from_owned(b.into_ptr()).unwrap_unchecked() }
+    }
+
+    /// The `i`-th out-of-band buffer.
+    fn buffer(&self, i: usize) -> PyResult<&Bound<'py, PyAny>> {
+        let Some(bufs) = &self.opts.buffers else {
+            return Err(PyValueError::new_err(
+                "the data holds out-of-band buffers; pass them with loads(..., buffers=...)",
+            ));
+        };
+        bufs.get(i).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "out-of-band buffer {i} is missing ({} given)",
+                bufs.len()
+            ))
+        })
+    }
+
+    /// A read-only memoryview of `n` input bytes at `offset`.
+    fn input_slice(&mut self, offset: usize, n: usize) -> PyResult<Bound<'py, PyAny>> {
+        if self.input_view.is_none() {
+            let mv = unsafe { ffi::PyMemoryView_FromObject(self.opts.input.as_ptr()) };
+            let mv = unsafe { Bound::from_owned_ptr_or_err(self.py, mv) }?;
+            self.input_view = Some(
+                mv.call_method0("toreadonly")?
+                    .call_method1("cast", ("B",))?,
+            );
+        }
+        let mv = self.input_view.as_ref().expect("set above");
+        let slice = pyo3::types::PySlice::new(self.py, offset as isize, (offset + n) as isize, 1);
+        mv.get_item(slice)
+    }
+}
+
+impl<'py> Build for PyBuilder<'py, '_> {
+    type V = Obj;
+    type Err = PyErr;
+    type Class = Entry;
+
+    #[inline(always)]
+    fn none(&mut self) -> PyResult<Obj> {
+        Ok(unsafe { Obj::from_borrowed(ffi::Py_None()) })
+    }
+
+    #[inline(always)]
+    fn bool(&mut self, v: bool) -> PyResult<Obj> {
+        Ok(unsafe { Obj::from_borrowed(if v { ffi::Py_True() } else { ffi::Py_False() }) })
+    }
+
+    #[inline(always)]
+    fn int(&mut self, v: i64) -> PyResult<Obj> {
+        self.own(unsafe { ffi::PyLong_FromLongLong(v) })
+    }
+
+    fn bigint(&mut self, le: &[u8]) -> PyResult<Obj> {
+        self.own(unsafe { ffi::_PyLong_FromByteArray(le.as_ptr(), le.len(), 1, 1) })
+    }
+
+    #[inline(always)]
+    fn float(&mut self, v: f64) -> PyResult<Obj> {
+        self.own(unsafe { ffi::PyFloat_FromDouble(v) })
+    }
+
+    fn complex(&mut self, re: f64, im: f64) -> PyResult<Obj> {
+        self.own(unsafe { ffi::PyComplex_FromDoubles(re, im) })
+    }
+
+    #[inline(always)]
+    fn str(&mut self, s: &str, ascii: bool) -> PyResult<Obj> {
+        unsafe {
+            if ascii {
+                let o = self.own(ffi::PyUnicode_New(s.len() as ffi::Py_ssize_t, 127))?;
+                std::ptr::copy_nonoverlapping(
+                    s.as_ptr(),
+                    ffi::PyUnicode_DATA(o.ptr()) as *mut u8,
+                    s.len(),
+                );
+                Ok(o)
+            } else {
+                self.own(ffi::PyUnicode_DecodeUTF8(
+                    s.as_ptr().cast(),
+                    s.len() as ffi::Py_ssize_t,
+                    c"strict".as_ptr(),
+                ))
+            }
+        }
+    }
+
+    fn str_surrogates(&mut self, raw: &[u8]) -> PyResult<Obj> {
+        self.own(unsafe {
+            ffi::PyUnicode_DecodeUTF8(
+                raw.as_ptr().cast(),
+                raw.len() as ffi::Py_ssize_t,
+                c"surrogatepass".as_ptr(),
+            )
+        })
+    }
+
+    fn bytes(&mut self, b: &[u8], offset: usize, mutable: bool) -> PyResult<Obj> {
+        if mutable {
+            return self.own(unsafe {
+                ffi::PyByteArray_FromStringAndSize(b.as_ptr().cast(), b.len() as ffi::Py_ssize_t)
+            });
+        }
+        if self.opts.zero_copy {
+            let v = self.input_slice(offset, b.len())?;
+            return Ok(self.obj(v));
+        }
+        self.own(unsafe {
+            ffi::PyBytes_FromStringAndSize(b.as_ptr().cast(), b.len() as ffi::Py_ssize_t)
+        })
+    }
+
+    fn bytes_oob(&mut self, index: usize, mutable: bool) -> PyResult<Obj> {
+        let buf = self.buffer(index)?.clone();
+        let py = self.py;
+        let v = if mutable {
+            py.get_type::<pyo3::types::PyByteArray>().call1((buf,))?
+        } else if self.opts.zero_copy {
+            pyo3::types::PyMemoryView::from(&buf)?
+                .call_method0("toreadonly")?
+                .call_method1("cast", ("B",))?
+        } else {
+            py.get_type::<pyo3::types::PyBytes>().call1((buf,))?
+        };
+        Ok(self.obj(v))
+    }
+
+    #[inline(always)]
+    fn seq_begin(&mut self, kind: SeqKind, n: usize, shared: bool) -> PyResult<Obj> {
+        let n = n as ffi::Py_ssize_t;
+        unsafe {
+            match kind {
+                SeqKind::List => self.own(ffi::PyList_New(if shared { 0 } else { n })),
+                SeqKind::Tuple => self.own(ffi::PyTuple_New(n)),
+                SeqKind::Set => self.own(ffi::PySet_New(std::ptr::null_mut())),
+                SeqKind::FrozenSet => self.own(ffi::PyFrozenSet_New(std::ptr::null_mut())),
+                SeqKind::Deque => unreachable!("deques start with deque_begin"),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn seq_item(&mut self, seq: &Obj, kind: SeqKind, i: usize, item: Obj) -> PyResult<()> {
+        unsafe {
+            match kind {
+                SeqKind::List => {
+                    if ffi::PyList_GET_SIZE(seq.ptr()) as usize > i {
+                        ffi::PyList_SET_ITEM(seq.ptr(), i as ffi::Py_ssize_t, item.into_ptr());
+                        Ok(())
+                    } else {
+                        self.check(ffi::PyList_Append(seq.ptr(), item.ptr()))
+                    }
+                }
+                SeqKind::Tuple => {
+                    ffi::PyTuple_SET_ITEM(seq.ptr(), i as ffi::Py_ssize_t, item.into_ptr());
+                    Ok(())
+                }
+                SeqKind::Set | SeqKind::FrozenSet => {
+                    self.check(ffi::PySet_Add(seq.ptr(), item.ptr()))
+                }
+                SeqKind::Deque => {
+                    self.bound(seq)
+                        .call_method1("append", (self.bound(&item),))?;
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn seq_end(&mut self, seq: Obj, _kind: SeqKind) -> PyResult<Obj> {
+        Ok(seq)
+    }
+
+    fn deque_begin(&mut self, maxlen: Obj) -> PyResult<Obj> {
+        let py = self.py;
+        let maxlen = self.bound(&maxlen);
+        if !maxlen.is_none() && !maxlen.is_exact_instance_of::<pyo3::types::PyInt>() {
+            return Err(PyValueError::new_err("deque maxlen must be None or an int"));
+        }
+        let d = types::deque(py)?.call1((pyo3::types::PyTuple::empty(py), maxlen))?;
+        Ok(self.obj(d))
+    }
+
+    #[inline(always)]
+    fn dict_begin(&mut self, kind: DictKind, n: usize) -> PyResult<Obj> {
+        let py = self.py;
+        match kind {
+            DictKind::Dict => unsafe {
+                if n > 5 {
+                    self.own(ffi::_PyDict_NewPresized(n as ffi::Py_ssize_t))
+                } else {
+                    self.own(ffi::PyDict_New())
+                }
+            },
+            DictKind::Ordered => Ok(self.obj(types::ordered_dict(py)?.call0()?)),
+            DictKind::Counter => Ok(self.obj(types::counter(py)?.call0()?)),
+            DictKind::Default(code) => {
+                let factory = types::default_factory(py, code)?;
+                Ok(self.obj(types::defaultdict(py)?.call1((factory,))?))
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn dict_item(&mut self, dict: &Obj, key: Obj, value: Obj) -> PyResult<()> {
+        unsafe {
+            if ffi::PyDict_CheckExact(dict.ptr()) != 0
+                || ffi::Py_TYPE(dict.ptr()) != types::ordered_dict(self.py)?.as_type_ptr()
+            {
+                self.check(ffi::PyDict_SetItem(dict.ptr(), key.ptr(), value.ptr()))
+            } else {
+                self.check(ffi::PyObject_SetItem(dict.ptr(), key.ptr(), value.ptr()))
+            }
+        }
+    }
+
+    fn date(&mut self, year: u16, month: u8, day: u8) -> PyResult<Obj> {
+        self.date_(year, month, day)
+    }
+    fn time(&mut self, p: DateTimeParts<Obj>) -> PyResult<Obj> {
+        self.time_(p)
+    }
+    fn datetime(&mut self, p: DateTimeParts<Obj>) -> PyResult<Obj> {
+        self.datetime_(p)
+    }
+    fn timedelta(&mut self, days: i32, seconds: i32, micros: i32) -> PyResult<Obj> {
+        self.timedelta_(days, seconds, micros)
+    }
+    fn tz_utc(&mut self) -> PyResult<Obj> {
+        Ok(unsafe { Obj::from_borrowed(types::datetime_api().TimeZone_UTC) })
+    }
+    fn tz_fixed(&mut self, offset_us: i64, name: Obj) -> PyResult<Obj> {
+        self.tz_fixed_(offset_us, name)
+    }
+    fn tz_zone(&mut self, key: Obj) -> PyResult<Obj> {
+        let key = self.bound(&key);
+        if !key.is_exact_instance_of::<pyo3::types::PyString>() {
+            return Err(PyValueError::new_err("zone key must be a str"));
+        }
+        Ok(self.obj(types::zoneinfo(self.py)?.call1((key,))?))
+    }
+    fn decimal(&mut self, s: &str) -> PyResult<Obj> {
+        Ok(self.obj(types::decimal(self.py)?.call1((s,))?))
+    }
+    fn uuid(&mut self, bytes: [u8; 16], safe: u8) -> PyResult<Obj> {
+        self.uuid_(bytes, safe)
+    }
+    fn fraction(&mut self, num: Obj, den: Obj) -> PyResult<Obj> {
+        self.fraction_(num, den)
+    }
+
+    fn class(&mut self, name: &Obj) -> PyResult<Entry> {
+        let name = self.bound(name);
+        if !name.is_exact_instance_of::<pyo3::types::PyString>() {
+            return Err(PyValueError::new_err("class name must be a str"));
+        }
+        types::lookup_name(self.py, &name)?.ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "class {name} is not registered; register it with amber.register() to decode it"
+            ))
+        })
+    }
+
+    fn construct_first(&self, class: &Entry) -> bool {
+        matches!(class.mode, mode::DICT | mode::SLOTS)
+    }
+
+    fn enum_member(&mut self, class: &Entry, value: Obj) -> PyResult<Obj> {
+        if class.mode != mode::ENUM {
+            return Err(PyValueError::new_err(
+                "enum member of a class not registered as an Enum",
+            ));
+        }
+        Ok(self.obj(self.bound(&class.cls).call1((self.bound(&value),))?))
+    }
+
+    fn object_new(&mut self, class: &Entry) -> PyResult<Obj> {
+        let cls = self.bound(&class.cls);
+        Ok(self.obj(cls.call_method1("__new__", (&cls,))?))
+    }
+
+    fn object_fill(&mut self, class: &Entry, obj: &Obj, state: Obj) -> PyResult<()> {
+        self.object_fill_(class, obj, state)
+    }
+
+    fn object_build(&mut self, class: &Entry, state: Obj) -> PyResult<Obj> {
+        self.object_build_(class, state)
+    }
+
+    fn ndarray(&mut self, array: NdArray<'_, Obj>) -> PyResult<Obj> {
+        self.ndarray_(array)
+    }
+
+    fn npscalar(&mut self, dtype: Obj, raw: &[u8]) -> PyResult<Obj> {
+        self.npscalar_(dtype, raw)
+    }
+
+    fn key_str(&self, key: &Obj) -> Option<String> {
+        self.bound(key).extract::<String>().ok()
+    }
+}
+
+/// Turn a decode error into `amber.DecodeError`.
+#[cold]
+pub fn to_pyerr(py: Python<'_>, e: DecodeError<PyErr>) -> PyErr {
+    let path = e.path_string();
+    let offset = e.offset;
+    let (msg, cause) = match e.problem {
+        Problem::Format(m) | Problem::Limit(m) => (m, None),
+        Problem::Build(err) => {
+            if err.is_instance(py, errors::decode_error(py)) {
+                return err;
+            }
+            let name = err
+                .get_type(py)
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default();
+            (format!("{name}: {}", err.value(py)), Some(err))
+        }
+    };
+    errors::make(
+        py,
+        errors::decode_error(py),
+        format!("{msg} (at byte {offset}, {path})"),
+        Some(offset),
+        Some(path),
+        cause,
+    )
+}

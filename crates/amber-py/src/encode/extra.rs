@@ -1,0 +1,506 @@
+//! Encoding of everything outside the hot set: sets, bytes, complex, the
+//! stdlib types amber keeps exactly, registered classes and NumPy.
+
+use amber_core::format as f;
+use amber_core::writer as w;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+
+use super::{fail, Encoder, Memo, OrFail, R};
+use crate::obj::Obj;
+use crate::types::{self, datetime_api, kind, mode};
+
+impl<'py> Encoder<'py> {
+    /// Types outside the hot set.
+    pub(super) unsafe fn other(&mut self, o: *mut ffi::PyObject, t: *mut ffi::PyTypeObject) -> R {
+        unsafe {
+            if t == &raw mut ffi::PyBytes_Type {
+                return self.shared_leaf(o, |e| e.bytes_like(o, false));
+            }
+            if t == &raw mut ffi::PyByteArray_Type {
+                return self.shared_leaf(o, |e| e.bytes_like(o, true));
+            }
+            if t == &raw mut ffi::PySet_Type || t == &raw mut ffi::PyFrozenSet_Type {
+                return self.set(o, t == &raw mut ffi::PyFrozenSet_Type);
+            }
+            if t == &raw mut ffi::PyComplex_Type {
+                let c = ffi::PyComplex_AsCComplex(o);
+                w::write_complex(&mut self.out, c.real, c.imag);
+                return Ok(());
+            }
+        }
+        let api = datetime_api();
+        unsafe {
+            if t == api.DateTimeType {
+                return self.datetime(o);
+            }
+            if t == api.DateType {
+                w::write_date(
+                    &mut self.out,
+                    ffi::PyDateTime_GET_YEAR(o) as u16,
+                    ffi::PyDateTime_GET_MONTH(o) as u8,
+                    ffi::PyDateTime_GET_DAY(o) as u8,
+                );
+                return Ok(());
+            }
+        }
+        let py = self.py;
+        let (k, extra) = types::classify(py, t).or_fail()?;
+        unsafe {
+            match k {
+                kind::TIME => self.time(o),
+                kind::TIMEDELTA => {
+                    w::write_timedelta(
+                        &mut self.out,
+                        ffi::PyDateTime_DELTA_GET_DAYS(o),
+                        ffi::PyDateTime_DELTA_GET_SECONDS(o),
+                        ffi::PyDateTime_DELTA_GET_MICROSECONDS(o),
+                    );
+                    Ok(())
+                }
+                kind::TIMEZONE => self.timezone(o),
+                kind::ZONEINFO => {
+                    let key = Bound::from_borrowed_ptr(py, o).getattr("key").or_fail()?;
+                    if key.is_none() {
+                        return fail(
+                            "a ZoneInfo made from a file has no key and cannot be encoded",
+                        );
+                    }
+                    self.out.push(f::TZ_ZONE);
+                    self.item(key.as_ptr())
+                }
+                kind::DECIMAL => {
+                    let s = Bound::from_borrowed_ptr(py, o).str().or_fail()?;
+                    w::write_decimal(&mut self.out, s.to_str().or_fail()?.as_bytes());
+                    Ok(())
+                }
+                kind::UUID => self.uuid(o),
+                kind::FRACTION => {
+                    let fr = Bound::from_borrowed_ptr(py, o);
+                    let num = fr.getattr("numerator").or_fail()?;
+                    let den = fr.getattr("denominator").or_fail()?;
+                    self.out.push(f::FRACTION);
+                    self.item(num.as_ptr())?;
+                    self.item(den.as_ptr())
+                }
+                kind::ORDERED_DICT => self.shared_container(o, |e| {
+                    let d = Bound::from_borrowed_ptr(py, o);
+                    let n = d.len().or_fail()?;
+                    w::write_counted(&mut e.out, f::ORDERED_DICT, n);
+                    // Iterate in the OrderedDict's own order, not the dict's.
+                    let items = d.call_method0("items").or_fail()?;
+                    e.pairs_from_iter(o, &items, n)
+                }),
+                kind::COUNTER => self.shared_container(o, |e| {
+                    let n = ffi::PyDict_Size(o) as usize;
+                    w::write_counted(&mut e.out, f::COUNTER, n);
+                    e.dict_pairs(o, n)
+                }),
+                kind::DEFAULTDICT => self.shared_container(o, |e| e.defaultdict(o)),
+                kind::DEQUE => self.shared_container(o, |e| {
+                    let d = Bound::from_borrowed_ptr(py, o);
+                    e.out.push(f::DEQUE);
+                    let maxlen = d.getattr("maxlen").or_fail()?;
+                    e.item(maxlen.as_ptr())?;
+                    let n = d.len().or_fail()?;
+                    w::write_count(&mut e.out, n);
+                    e.iter_items(o, &d, n)
+                }),
+                kind::NDARRAY => self.shared_container(o, |e| e.ndarray(o)),
+                kind::NPSCALAR => self.npscalar(o),
+                kind::REGISTERED => self.registered(o, &extra),
+                _ => {
+                    let msg: String = extra
+                        .extract()
+                        .unwrap_or_else(|_| "unsupported type".into());
+                    fail(msg)
+                }
+            }
+        }
+    }
+
+    /// A mutable container that may be shared: memo bookkeeping around `body`.
+    unsafe fn shared_container(
+        &mut self,
+        o: *mut ffi::PyObject,
+        body: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        if let Memo::Done = unsafe { self.memo_before(o, true) } {
+            return Ok(());
+        }
+        body(self)
+    }
+
+    /// An immutable value that may be shared (bytes): memo after writing.
+    unsafe fn shared_leaf(
+        &mut self,
+        o: *mut ffi::PyObject,
+        body: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        let memo = unsafe { self.memo_before(o, false) };
+        match memo {
+            Memo::Done => Ok(()),
+            Memo::Plain => body(self),
+            Memo::Shared(at) => {
+                body(self)?;
+                self.memo_after_immutable(o, at);
+                Ok(())
+            }
+        }
+    }
+
+    unsafe fn set(&mut self, o: *mut ffi::PyObject, frozen: bool) -> R {
+        let memo = unsafe { self.memo_before(o, !frozen) };
+        if let Memo::Done = memo {
+            return Ok(());
+        }
+        let n = unsafe { ffi::PySet_Size(o) } as usize;
+        w::write_counted(&mut self.out, if frozen { f::FROZENSET } else { f::SET }, n);
+        let s = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        unsafe { self.iter_items(o, &s, n) }?;
+        if let (true, Memo::Shared(at)) = (frozen, memo) {
+            self.memo_after_immutable(o, at);
+        }
+        Ok(())
+    }
+
+    /// Pairs from an iterator of `(key, value)` tuples.
+    unsafe fn pairs_from_iter(
+        &mut self,
+        o: *mut ffi::PyObject,
+        items: &Bound<'py, PyAny>,
+        n: usize,
+    ) -> R {
+        self.enter()?;
+        let mut count = 0;
+        for pair in items.try_iter().or_fail()? {
+            let pair = pair.or_fail()?;
+            let pair = pair.cast::<PyTuple>().map_err(PyErr::from).or_fail()?;
+            if count == n || pair.len() != 2 {
+                return fail("mapping changed size during encoding");
+            }
+            let (k, v) = (pair.get_item(0).or_fail()?, pair.get_item(1).or_fail()?);
+            use super::Within;
+            let seg = || amber_core::PathSeg::Key(format!("[<key {count}>]"));
+            unsafe { self.key(k.as_ptr()) }.within(seg, o)?;
+            unsafe { self.item(v.as_ptr()) }.within(seg, o)?;
+            count += 1;
+        }
+        if count != n {
+            return fail("mapping changed size during encoding");
+        }
+        self.leave();
+        Ok(())
+    }
+
+    unsafe fn defaultdict(&mut self, o: *mut ffi::PyObject) -> R {
+        let py = self.py;
+        let d = unsafe { Bound::from_borrowed_ptr(py, o) };
+        let factory = d.getattr("default_factory").or_fail()?;
+        let code = factory_code(py, &factory).or_fail()?;
+        let Some(code) = code else {
+            let name = factory.repr().map(|r| r.to_string()).unwrap_or_default();
+            return fail(format!(
+                "defaultdict factory {name} is not a builtin; amber encodes defaultdicts whose \
+                 default_factory is None or one of: {}",
+                f::DEFAULT_FACTORIES[1..].join(", ")
+            ));
+        };
+        let n = unsafe { ffi::PyDict_Size(o) } as usize;
+        w::write_defaultdict_header(&mut self.out, code, n);
+        unsafe { self.dict_pairs(o, n) }
+    }
+
+    unsafe fn datetime(&mut self, o: *mut ffi::PyObject) -> R {
+        let tz = unsafe { ffi::PyDateTime_DATE_GET_TZINFO(o) };
+        let has_tz = tz != unsafe { ffi::Py_None() };
+        unsafe {
+            w::write_datetime(
+                &mut self.out,
+                ffi::PyDateTime_GET_YEAR(o) as u16,
+                ffi::PyDateTime_GET_MONTH(o) as u8,
+                ffi::PyDateTime_GET_DAY(o) as u8,
+                ffi::PyDateTime_DATE_GET_HOUR(o) as u8,
+                ffi::PyDateTime_DATE_GET_MINUTE(o) as u8,
+                ffi::PyDateTime_DATE_GET_SECOND(o) as u8,
+                ffi::PyDateTime_DATE_GET_MICROSECOND(o) as u32,
+                ffi::PyDateTime_DATE_GET_FOLD(o) != 0,
+                has_tz,
+            );
+        }
+        if has_tz {
+            unsafe { self.item(tz) }?;
+        }
+        Ok(())
+    }
+
+    unsafe fn time(&mut self, o: *mut ffi::PyObject) -> R {
+        let tz = unsafe { ffi::PyDateTime_TIME_GET_TZINFO(o) };
+        let has_tz = tz != unsafe { ffi::Py_None() };
+        unsafe {
+            w::write_time(
+                &mut self.out,
+                ffi::PyDateTime_TIME_GET_HOUR(o) as u8,
+                ffi::PyDateTime_TIME_GET_MINUTE(o) as u8,
+                ffi::PyDateTime_TIME_GET_SECOND(o) as u8,
+                ffi::PyDateTime_TIME_GET_MICROSECOND(o) as u32,
+                ffi::PyDateTime_TIME_GET_FOLD(o) != 0,
+                has_tz,
+            );
+        }
+        if has_tz {
+            unsafe { self.item(tz) }?;
+        }
+        Ok(())
+    }
+
+    unsafe fn timezone(&mut self, o: *mut ffi::PyObject) -> R {
+        if o == datetime_api().TimeZone_UTC {
+            self.out.push(f::TZ_UTC);
+            return Ok(());
+        }
+        let tz = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        // (offset,) or (offset, name), as pickle sees it.
+        let args = tz.call_method0("__getinitargs__").or_fail()?;
+        let args = args.cast::<PyTuple>().map_err(PyErr::from).or_fail()?;
+        let offset = args.get_item(0).or_fail()?;
+        let off = offset.as_ptr();
+        let us = unsafe {
+            ffi::PyDateTime_DELTA_GET_DAYS(off) as i64 * 86_400_000_000
+                + ffi::PyDateTime_DELTA_GET_SECONDS(off) as i64 * 1_000_000
+                + ffi::PyDateTime_DELTA_GET_MICROSECONDS(off) as i64
+        };
+        w::write_tz_fixed(&mut self.out, us);
+        match args.get_item(1) {
+            Ok(name) => unsafe { self.item(name.as_ptr()) },
+            Err(_) => {
+                w::write_none(&mut self.out);
+                Ok(())
+            }
+        }
+    }
+
+    unsafe fn uuid(&mut self, o: *mut ffi::PyObject) -> R {
+        let u = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        let b = u.getattr("bytes").or_fail()?;
+        let b = b
+            .cast::<PyBytes>()
+            .map_err(PyErr::from)
+            .or_fail()?
+            .as_bytes();
+        let mut raw = [0u8; 16];
+        if b.len() != 16 {
+            return fail("UUID.bytes is not 16 bytes");
+        }
+        raw.copy_from_slice(b);
+        let safe = u.getattr("is_safe").or_fail()?.getattr("value").or_fail()?;
+        let code = if safe.is_none() {
+            0
+        } else if safe.extract::<i64>().or_fail()? == 0 {
+            1
+        } else {
+            2
+        };
+        w::write_uuid(&mut self.out, &raw, code);
+        Ok(())
+    }
+
+    unsafe fn registered(&mut self, o: *mut ffi::PyObject, entry: &Bound<'py, PyAny>) -> R {
+        let py = self.py;
+        self.ran_python = true;
+        let e = types::Entry::from_tuple(entry).or_fail()?;
+        let _keep = unsafe { Obj::from_borrowed(o) };
+        let obj = unsafe { Bound::from_borrowed_ptr(py, o) };
+        if e.mode == mode::ENUM {
+            self.out.push(f::ENUM);
+            unsafe { self.str(e.name.ptr(), usize::MAX) }?;
+            let value = obj.getattr("_value_").or_fail()?;
+            return unsafe { self.item(value.as_ptr()) };
+        }
+        let construct_first = matches!(e.mode, mode::DICT | mode::SLOTS);
+        let memo = unsafe { self.memo_before(o, construct_first) };
+        if let Memo::Done = memo {
+            return Ok(());
+        }
+        self.out.push(f::OBJECT);
+        unsafe { self.str(e.name.ptr(), usize::MAX) }?;
+        self.enter()?;
+        match e.mode {
+            mode::DICT => {
+                let state = obj.getattr("__dict__").or_fail()?;
+                if !state.is_exact_instance_of::<PyDict>() {
+                    return fail("instance __dict__ is not a dict");
+                }
+                unsafe { self.item(state.as_ptr()) }?;
+            }
+            mode::SLOTS => {
+                let fields = unsafe { Bound::from_borrowed_ptr(py, e.fields.ptr()) };
+                let state = PyDict::new(py);
+                for name in fields.try_iter().or_fail()? {
+                    let name = name.or_fail()?;
+                    let name = name.cast::<PyString>().map_err(PyErr::from).or_fail()?;
+                    // Unset slots are left out, as pickle does.
+                    if let Ok(v) = obj.getattr(name) {
+                        state.set_item(name, v).or_fail()?;
+                    }
+                }
+                unsafe { self.item(state.as_ptr()) }?;
+            }
+            mode::NAMEDTUPLE => {
+                let n = unsafe { ffi::PyTuple_GET_SIZE(o) } as usize;
+                w::write_tuple_header(&mut self.out, n);
+                unsafe { self.tuple_items(o, n) }?;
+            }
+            _ => {
+                let encode = unsafe { Bound::from_borrowed_ptr(py, e.encode.ptr()) };
+                let state = encode.call1((&obj,)).or_fail()?;
+                unsafe { self.item(state.as_ptr()) }?;
+            }
+        }
+        self.leave();
+        if let (false, Memo::Shared(at)) = (construct_first, memo) {
+            self.memo_after_immutable(o, at);
+        }
+        Ok(())
+    }
+
+    unsafe fn ndarray(&mut self, o: *mut ffi::PyObject) -> R {
+        let py = self.py;
+        let _keep = unsafe { Obj::from_borrowed(o) };
+        let arr = unsafe { Bound::from_borrowed_ptr(py, o) };
+        let dtype = arr.getattr("dtype").or_fail()?;
+        if dtype
+            .getattr("hasobject")
+            .or_fail()?
+            .is_truthy()
+            .or_fail()?
+        {
+            return fail("NumPy arrays of Python objects (dtype=object) cannot be encoded");
+        }
+        let flags = arr.getattr("flags").or_fail()?;
+        let c_contig = flags
+            .getattr("c_contiguous")
+            .or_fail()?
+            .is_truthy()
+            .or_fail()?;
+        let f_contig = flags
+            .getattr("f_contiguous")
+            .or_fail()?
+            .is_truthy()
+            .or_fail()?;
+        let fortran = f_contig && !c_contig;
+        let arr = if c_contig || f_contig {
+            arr
+        } else {
+            types::numpy(py)
+                .or_fail()?
+                .call_method1("ascontiguousarray", (arr,))
+                .or_fail()?
+        };
+        self.out.push(f::NDARRAY);
+        let descr = dtype_descr(py, &dtype).or_fail()?;
+        unsafe { self.item(descr.as_ptr()) }?;
+        let shape: Vec<u64> = arr.getattr("shape").or_fail()?.extract().or_fail()?;
+        let nbytes: usize = arr.getattr("nbytes").or_fail()?.extract().or_fail()?;
+        // A flat byte view in memory order: works for every dtype, even those
+        // the buffer protocol cannot describe (datetime64).
+        let c_order = if fortran {
+            arr.getattr("T").or_fail()?
+        } else {
+            arr
+        };
+        let flat = c_order
+            .call_method1("reshape", (-1,))
+            .and_then(|a| a.call_method1("view", ("u1",)))
+            .or_fail()?;
+        let oob = if nbytes >= self.opts.oob_threshold && nbytes > 0 {
+            unsafe { self.out_of_band(flat.as_ptr()) }?
+        } else {
+            None
+        };
+        w::write_ndarray_shape(&mut self.out, &shape, fortran, oob);
+        if oob.is_none() {
+            let buf = pyo3::buffer::PyBuffer::<u8>::get(&flat).or_fail()?;
+            if buf.len_bytes() != nbytes {
+                return fail("array byte view has an unexpected size");
+            }
+            let data = unsafe { std::slice::from_raw_parts(buf.buf_ptr() as *const u8, nbytes) };
+            w::write_ndarray_data(&mut self.out, self.frame_start, data);
+        }
+        Ok(())
+    }
+
+    unsafe fn npscalar(&mut self, o: *mut ffi::PyObject) -> R {
+        let py = self.py;
+        let s = unsafe { Bound::from_borrowed_ptr(py, o) };
+        let dtype = s.getattr("dtype").or_fail()?;
+        if dtype
+            .getattr("hasobject")
+            .or_fail()?
+            .is_truthy()
+            .or_fail()?
+        {
+            return fail("NumPy object scalars cannot be encoded");
+        }
+        self.out.push(f::NPSCALAR);
+        let descr = dtype_descr(py, &dtype).or_fail()?;
+        unsafe { self.item(descr.as_ptr()) }?;
+        let raw = s.call_method0("tobytes").or_fail()?;
+        w::write_blob(
+            &mut self.out,
+            raw.cast::<PyBytes>()
+                .map_err(PyErr::from)
+                .or_fail()?
+                .as_bytes(),
+        );
+        Ok(())
+    }
+}
+
+/// A dtype as plain data: its `str` for simple dtypes; `[base, shape]` for
+/// subarrays; `{"names", "formats", "offsets", "itemsize"}` for structured
+/// ones (formats recursively). The decoder rebuilds it with `numpy.dtype`.
+fn dtype_descr<'py>(py: Python<'py>, dtype: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    let sub = dtype.getattr("subdtype")?;
+    if !sub.is_none() {
+        let base = sub.get_item(0)?;
+        let shape = sub.get_item(1)?;
+        return Ok(PyList::new(py, [dtype_descr(py, &base)?, shape])?.into_any());
+    }
+    let fields = dtype.getattr("fields")?;
+    if fields.is_none() {
+        return dtype.getattr("str");
+    }
+    let names = dtype.getattr("names")?;
+    let formats = PyList::empty(py);
+    let offsets = PyList::empty(py);
+    for name in names.try_iter()? {
+        let field = fields.get_item(name?)?;
+        formats.append(dtype_descr(py, &field.get_item(0)?)?)?;
+        offsets.append(field.get_item(1)?)?;
+    }
+    let d = PyDict::new(py);
+    d.set_item(
+        "names",
+        PyList::new(py, names.try_iter()?.collect::<PyResult<Vec<_>>>()?)?,
+    )?;
+    d.set_item("formats", formats)?;
+    d.set_item("offsets", offsets)?;
+    d.set_item("itemsize", dtype.getattr("itemsize")?)?;
+    Ok(d.into_any())
+}
+
+/// The code of a builtin defaultdict factory, or `None` if it has none.
+fn factory_code(py: Python<'_>, factory: &Bound<'_, PyAny>) -> PyResult<Option<u8>> {
+    if factory.is_none() {
+        return Ok(Some(0));
+    }
+    for i in 1..f::DEFAULT_FACTORIES.len() {
+        let candidate = types::default_factory(py, i as u8)?;
+        if candidate.is(factory) {
+            return Ok(Some(i as u8));
+        }
+    }
+    Ok(None)
+}

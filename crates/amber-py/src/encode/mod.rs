@@ -1,0 +1,585 @@
+//! The encoder: walks Python objects and writes one amber frame.
+//!
+//! Hot types (str, int, float, dict, list, None, bool, tuple) are dispatched
+//! on the exact type pointer; everything else goes through a per-type cache
+//! filled by `amber._registry.classify` (see `extra.rs`).
+//!
+//! Ownership rule: a handler that can (transitively) run Python code holds a
+//! strong reference to its object, so Python code that mutates the graph
+//! cannot free what the walker is standing on. Containers check afterwards
+//! that their size did not change.
+
+mod extra;
+mod strings;
+
+use amber_core::error::{key_segment, render_path, PathSeg};
+use amber_core::format as f;
+use amber_core::writer as w;
+use hashbrown::HashMap;
+use pyo3::ffi;
+use pyo3::prelude::*;
+
+use crate::errors;
+use crate::obj::Obj;
+use strings::{Found, StringTable};
+
+/// Options of one `dumps` call.
+pub struct Options {
+    pub identity: bool,
+    pub max_depth: usize,
+    pub buffer_callback: Option<Obj>,
+    pub oob_threshold: usize,
+}
+
+/// Why encoding stopped.
+pub enum Fail {
+    Msg(String),
+    Py(PyErr),
+}
+
+pub struct EncErr {
+    fail: Fail,
+    /// Path from the root, built while unwinding.
+    path: Vec<PathSeg>,
+    /// Container addresses along the path, to tell a cycle from deep nesting.
+    chain: Vec<usize>,
+    depth_exceeded: bool,
+}
+
+pub type R<T = ()> = Result<T, Box<EncErr>>;
+
+#[cold]
+pub fn fail<T>(msg: impl Into<String>) -> R<T> {
+    Err(Box::new(EncErr {
+        fail: Fail::Msg(msg.into()),
+        path: vec![],
+        chain: vec![],
+        depth_exceeded: false,
+    }))
+}
+
+#[cold]
+pub fn py_fail<T>(py: Python<'_>) -> R<T> {
+    Err(Box::new(EncErr {
+        fail: Fail::Py(PyErr::fetch(py)),
+        path: vec![],
+        chain: vec![],
+        depth_exceeded: false,
+    }))
+}
+
+/// Turn a `PyResult` into the encoder's result.
+pub trait OrFail<T> {
+    fn or_fail(self) -> R<T>;
+}
+
+impl<T> OrFail<T> for PyResult<T> {
+    #[inline(always)]
+    fn or_fail(self) -> R<T> {
+        self.map_err(|e| {
+            Box::new(EncErr {
+                fail: Fail::Py(e),
+                path: vec![],
+                chain: vec![],
+                depth_exceeded: false,
+            })
+        })
+    }
+}
+
+trait Within {
+    fn within(self, seg: impl FnOnce() -> PathSeg, container: *mut ffi::PyObject) -> Self;
+}
+
+impl<T> Within for R<T> {
+    #[inline(always)]
+    fn within(self, seg: impl FnOnce() -> PathSeg, container: *mut ffi::PyObject) -> Self {
+        self.map_err(|mut e| {
+            e.path.insert(0, seg());
+            e.chain.insert(0, container as usize);
+            e
+        })
+    }
+}
+
+/// Memo state of a container in identity mode.
+enum Memo {
+    /// Written as a reference; nothing more to do.
+    Done,
+    /// Not shared (or identity is off): write it normally.
+    Plain,
+    /// Shared, SHARE marker written at this position.
+    Shared(usize),
+}
+
+pub struct Encoder<'py> {
+    pub py: Python<'py>,
+    pub out: Vec<u8>,
+    frame_start: usize,
+    depth: usize,
+    opts: &'py Options,
+    strings: StringTable,
+    /// Identity mode: address -> memo index, with the objects kept alive.
+    memo: HashMap<usize, usize, foldhash::fast::FixedState>,
+    memo_keep: Vec<Obj>,
+    /// How many out-of-band buffers were handed to the callback.
+    n_oob: usize,
+    /// Set once any Python code ran, after which borrowed keys may be stale.
+    ran_python: bool,
+}
+
+impl<'py> Encoder<'py> {
+    pub fn new(py: Python<'py>, opts: &'py Options, out: Vec<u8>) -> Self {
+        Encoder {
+            py,
+            out,
+            frame_start: 0,
+            depth: 0,
+            opts,
+            strings: StringTable::new(),
+            memo: HashMap::with_hasher(Default::default()),
+            memo_keep: Vec::new(),
+            n_oob: 0,
+            ran_python: false,
+        }
+    }
+
+    /// Encode `obj` as one frame appended to `self.out`.
+    pub fn frame(&mut self, obj: *mut ffi::PyObject) -> PyResult<()> {
+        self.frame_start = w::begin_frame(&mut self.out);
+        match unsafe { self.item(obj) } {
+            Ok(()) => {
+                w::finish_frame(&mut self.out, self.frame_start);
+                Ok(())
+            }
+            Err(e) => Err(self.to_pyerr(*e)),
+        }
+    }
+
+    #[cold]
+    fn to_pyerr(&self, e: EncErr) -> PyErr {
+        let py = self.py;
+        let path = render_path(&e.path);
+        let (msg, cause) = match e.fail {
+            Fail::Msg(m) => (m, None),
+            Fail::Py(err) => {
+                let m = format!("{}", err.value(py));
+                (
+                    format!(
+                        "{}: {m}",
+                        err.get_type(py)
+                            .name()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default()
+                    ),
+                    Some(err),
+                )
+            }
+        };
+        let msg = if e.depth_exceeded {
+            match find_cycle(&e.chain) {
+                Some((i, j)) => format!(
+                    "cycle: the object at {} contains itself (at {}); pass identity=True to \
+                     encode shared references and cycles",
+                    render_path(&e.path[..i]),
+                    render_path(&e.path[..j]),
+                ),
+                None => msg,
+            }
+        } else {
+            msg
+        };
+        errors::make(
+            py,
+            errors::encode_error(py),
+            format!("{msg} (at {path})"),
+            None,
+            Some(path),
+            cause,
+        )
+    }
+
+    #[inline(always)]
+    fn enter(&mut self) -> R {
+        self.depth += 1;
+        if self.depth > self.opts.max_depth {
+            let mut e = Box::new(EncErr {
+                fail: Fail::Msg(format!(
+                    "objects nested deeper than max_depth={}",
+                    self.opts.max_depth
+                )),
+                path: vec![],
+                chain: vec![],
+                depth_exceeded: true,
+            });
+            e.depth_exceeded = true;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Encode any object.
+    #[inline]
+    pub unsafe fn item(&mut self, o: *mut ffi::PyObject) -> R {
+        let t = unsafe { ffi::Py_TYPE(o) };
+        unsafe {
+            if t == &raw mut ffi::PyUnicode_Type {
+                self.str(o, strings::MAX_VALUE_LEN)
+            } else if t == &raw mut ffi::PyLong_Type {
+                self.int(o)
+            } else if t == &raw mut ffi::PyFloat_Type {
+                w::write_float(&mut self.out, ffi::PyFloat_AS_DOUBLE(o));
+                Ok(())
+            } else if t == &raw mut ffi::PyDict_Type {
+                self.dict(o)
+            } else if t == &raw mut ffi::PyList_Type {
+                self.list(o)
+            } else if o == ffi::Py_None() {
+                w::write_none(&mut self.out);
+                Ok(())
+            } else if t == &raw mut ffi::PyBool_Type {
+                w::write_bool(&mut self.out, o == ffi::Py_True());
+                Ok(())
+            } else if t == &raw mut ffi::PyTuple_Type {
+                self.tuple(o)
+            } else {
+                self.other(o, t)
+            }
+        }
+    }
+
+    /// A str, deduplicated through the table when at most `dedup_max` bytes.
+    #[inline(always)]
+    unsafe fn str(&mut self, o: *mut ffi::PyObject, dedup_max: usize) -> R {
+        let mut len: ffi::Py_ssize_t = 0;
+        let p = unsafe { ffi::PyUnicode_AsUTF8AndSize(o, &mut len) };
+        if p.is_null() {
+            return unsafe { self.str_surrogates(o) };
+        }
+        let utf8 = unsafe { std::slice::from_raw_parts(p as *const u8, len as usize) };
+        if utf8.len() <= dedup_max {
+            match self.strings.find(o, utf8) {
+                Found::Ref(i) => w::write_str_ref(&mut self.out, i),
+                Found::Define => w::write_str_def(&mut self.out, utf8),
+                Found::Plain => w::write_str(&mut self.out, utf8),
+            }
+        } else {
+            w::write_str(&mut self.out, utf8);
+        }
+        Ok(())
+    }
+
+    #[cold]
+    unsafe fn str_surrogates(&mut self, o: *mut ffi::PyObject) -> R {
+        // Not valid UTF-8: lone surrogates. Encode them as 3-byte sequences.
+        unsafe { ffi::PyErr_Clear() };
+        let b = unsafe {
+            Obj::from_owned(ffi::PyUnicode_AsEncodedString(
+                o,
+                c"utf-8".as_ptr(),
+                c"surrogatepass".as_ptr(),
+            ))
+        };
+        let Some(b) = b else { return py_fail(self.py) };
+        let raw = unsafe { bytes_slice(b.ptr()) };
+        w::write_str_surrogates(&mut self.out, raw);
+        Ok(())
+    }
+
+    #[inline(always)]
+    unsafe fn int(&mut self, o: *mut ffi::PyObject) -> R {
+        if let Some(v) = unsafe { crate::intfast::small_int(o) } {
+            w::write_int(&mut self.out, v);
+            return Ok(());
+        }
+        let mut overflow = 0;
+        let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(o, &mut overflow) };
+        if overflow == 0 {
+            if v == -1 && unsafe { !ffi::PyErr_Occurred().is_null() } {
+                return py_fail(self.py);
+            }
+            w::write_int(&mut self.out, v);
+            Ok(())
+        } else {
+            unsafe { self.bigint(o) }
+        }
+    }
+
+    #[cold]
+    unsafe fn bigint(&mut self, o: *mut ffi::PyObject) -> R {
+        let py = self.py;
+        let n = unsafe { Bound::from_borrowed_ptr(py, o) };
+        // bit_length // 8 + 1 bytes always leave room for the sign bit.
+        let bits: u64 = n
+            .call_method0("bit_length")
+            .or_fail()?
+            .extract()
+            .or_fail()?;
+        let kw = pyo3::types::PyDict::new(py);
+        kw.set_item("signed", true).or_fail()?;
+        let b = n
+            .call_method("to_bytes", ((bits / 8 + 1) as usize, "little"), Some(&kw))
+            .or_fail()?;
+        let raw = b
+            .cast::<pyo3::types::PyBytes>()
+            .map_err(PyErr::from)
+            .or_fail()?
+            .as_bytes();
+        let negative = raw.last().is_some_and(|&b| b & 0x80 != 0);
+        w::write_bigint(&mut self.out, shortest_twos_complement(raw, negative));
+        Ok(())
+    }
+
+    /// Identity mode bookkeeping before writing a container.
+    #[inline(always)]
+    unsafe fn memo_before(&mut self, o: *mut ffi::PyObject, mutable: bool) -> Memo {
+        if !self.opts.identity || unsafe { ffi::Py_REFCNT(o) } <= 1 {
+            return Memo::Plain;
+        }
+        if let Some(&i) = self.memo.get(&(o as usize)) {
+            self.out.push(f::MEMO_REF);
+            amber_core::varint::write(&mut self.out, i as u64);
+            return Memo::Done;
+        }
+        let at = self.out.len();
+        self.out.push(f::SHARE);
+        if mutable {
+            self.memo_insert(o);
+        }
+        Memo::Shared(at)
+    }
+
+    fn memo_insert(&mut self, o: *mut ffi::PyObject) {
+        let i = self.memo_keep.len();
+        self.memo_keep.push(unsafe { Obj::from_borrowed(o) });
+        self.memo.insert(o as usize, i);
+    }
+
+    /// Identity mode bookkeeping after writing an immutable container that
+    /// got a SHARE marker at `at`. If a cycle through its contents already
+    /// wrote and registered it, the outer copy is wrapped in REPLACE.
+    fn memo_after_immutable(&mut self, o: *mut ffi::PyObject, at: usize) {
+        match self.memo.get(&(o as usize)) {
+            None => self.memo_insert(o),
+            Some(&i) => {
+                let mut marker = vec![f::REPLACE];
+                amber_core::varint::write(&mut marker, i as u64);
+                self.out.splice(at..at + 1, marker);
+            }
+        }
+    }
+
+    unsafe fn dict(&mut self, o: *mut ffi::PyObject) -> R {
+        if let Memo::Done = unsafe { self.memo_before(o, true) } {
+            return Ok(());
+        }
+        let n = unsafe { ffi::PyDict_Size(o) } as usize;
+        w::write_dict_header(&mut self.out, n);
+        unsafe { self.dict_pairs(o, n) }
+    }
+
+    /// The `n` pairs of a dict (or dict subclass iterated in dict order).
+    pub(crate) unsafe fn dict_pairs(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
+        self.enter()?;
+        let _keep = unsafe { Obj::from_borrowed(o) };
+        let mut pos: ffi::Py_ssize_t = 0;
+        let mut k: *mut ffi::PyObject = std::ptr::null_mut();
+        let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+        let mut count = 0usize;
+        while unsafe { ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) } != 0 {
+            if count == n {
+                break;
+            }
+            unsafe { self.key(k) }.within(|| self.key_seg(k, count), o)?;
+            unsafe { self.item(v) }.within(|| self.key_seg(k, count), o)?;
+            count += 1;
+        }
+        if count != n || unsafe { ffi::PyDict_Size(o) } as usize != n {
+            return fail("dict changed size during encoding");
+        }
+        self.leave();
+        Ok(())
+    }
+
+    #[inline(always)]
+    unsafe fn key(&mut self, k: *mut ffi::PyObject) -> R {
+        if unsafe { ffi::Py_TYPE(k) } == &raw mut ffi::PyUnicode_Type {
+            unsafe { self.str(k, strings::MAX_KEY_LEN) }
+        } else {
+            unsafe { self.item(k) }
+        }
+    }
+
+    #[cold]
+    fn key_seg(&self, k: *mut ffi::PyObject, i: usize) -> PathSeg {
+        if self.ran_python {
+            // The key may have been freed by Python code: name it by position.
+            return PathSeg::Key(format!("[<key {i}>]"));
+        }
+        let key = unsafe { Bound::from_borrowed_ptr(self.py, k) };
+        match key.extract::<String>() {
+            Ok(s) => PathSeg::Key(key_segment(&s)),
+            Err(_) => PathSeg::Key(format!(
+                "[{}]",
+                key.repr()
+                    .map(|r| r.to_string())
+                    .unwrap_or_else(|_| format!("<key {i}>"))
+            )),
+        }
+    }
+
+    unsafe fn list(&mut self, o: *mut ffi::PyObject) -> R {
+        if let Memo::Done = unsafe { self.memo_before(o, true) } {
+            return Ok(());
+        }
+        let n = unsafe { ffi::PyList_GET_SIZE(o) } as usize;
+        w::write_list_header(&mut self.out, n);
+        self.enter()?;
+        let _keep = unsafe { Obj::from_borrowed(o) };
+        for i in 0..n {
+            if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
+                return fail("list changed size during encoding");
+            }
+            let item = unsafe { ffi::PyList_GET_ITEM(o, i as ffi::Py_ssize_t) };
+            unsafe { self.item(item) }.within(|| PathSeg::Index(i), o)?;
+        }
+        if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
+            return fail("list changed size during encoding");
+        }
+        self.leave();
+        Ok(())
+    }
+
+    unsafe fn tuple(&mut self, o: *mut ffi::PyObject) -> R {
+        let memo = unsafe { self.memo_before(o, false) };
+        if let Memo::Done = memo {
+            return Ok(());
+        }
+        let n = unsafe { ffi::PyTuple_GET_SIZE(o) } as usize;
+        w::write_tuple_header(&mut self.out, n);
+        unsafe { self.tuple_items(o, n) }?;
+        if let Memo::Shared(at) = memo {
+            self.memo_after_immutable(o, at);
+        }
+        Ok(())
+    }
+
+    /// The items of a tuple (or tuple subclass).
+    unsafe fn tuple_items(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
+        self.enter()?;
+        let _keep = unsafe { Obj::from_borrowed(o) };
+        for i in 0..n {
+            let item = unsafe { ffi::PyTuple_GET_ITEM(o, i as ffi::Py_ssize_t) };
+            unsafe { self.item(item) }.within(|| PathSeg::Index(i), o)?;
+        }
+        self.leave();
+        Ok(())
+    }
+
+    /// Items produced by iterating `o` (sets, deques, OrderedDict items).
+    unsafe fn iter_items(
+        &mut self,
+        o: *mut ffi::PyObject,
+        iterable: &Bound<'py, PyAny>,
+        n: usize,
+    ) -> R {
+        self.enter()?;
+        let mut count = 0;
+        for item in iterable.try_iter().or_fail()? {
+            let item = item.or_fail()?;
+            if count == n {
+                return fail("container changed size during encoding");
+            }
+            unsafe { self.item(item.as_ptr()) }.within(|| PathSeg::Index(count), o)?;
+            count += 1;
+        }
+        if count != n {
+            return fail("container changed size during encoding");
+        }
+        self.leave();
+        Ok(())
+    }
+
+    /// Bytes and bytearrays, in band or out of band.
+    unsafe fn bytes_like(&mut self, o: *mut ffi::PyObject, bytearray: bool) -> R {
+        let raw = unsafe {
+            if bytearray {
+                std::slice::from_raw_parts(
+                    ffi::PyByteArray_AsString(o) as *const u8,
+                    ffi::PyByteArray_Size(o) as usize,
+                )
+            } else {
+                bytes_slice(o)
+            }
+        };
+        if raw.len() >= self.opts.oob_threshold {
+            if let Some(i) = unsafe { self.out_of_band(o) }? {
+                w::write_bytes_oob(&mut self.out, i, bytearray);
+                return Ok(());
+            }
+        }
+        w::write_bytes(&mut self.out, raw, bytearray);
+        Ok(())
+    }
+
+    /// Offer `o` (anything with the buffer protocol) to the buffer callback;
+    /// `Some(index)` if it went out of band.
+    unsafe fn out_of_band(&mut self, o: *mut ffi::PyObject) -> R<Option<usize>> {
+        let Some(cb) = &self.opts.buffer_callback else {
+            return Ok(None);
+        };
+        let py = self.py;
+        self.ran_python = true;
+        let obj = unsafe { Bound::from_borrowed_ptr(py, o) };
+        let pb = crate::types::pickle_buffer(py)
+            .or_fail()?
+            .call1((obj,))
+            .or_fail()?;
+        let keep_in_band = unsafe { Bound::from_borrowed_ptr(py, cb.ptr()) }
+            .call1((pb,))
+            .or_fail()?;
+        if keep_in_band.is_truthy().or_fail()? {
+            return Ok(None);
+        }
+        let i = self.n_oob;
+        self.n_oob += 1;
+        Ok(Some(i))
+    }
+}
+
+/// The bytes of a `bytes` object.
+pub unsafe fn bytes_slice<'a>(o: *mut ffi::PyObject) -> &'a [u8] {
+    unsafe {
+        std::slice::from_raw_parts(
+            ffi::PyBytes_AsString(o) as *const u8,
+            ffi::PyBytes_Size(o) as usize,
+        )
+    }
+}
+
+/// Drop redundant sign bytes from little-endian two's complement.
+fn shortest_twos_complement(le: &[u8], negative: bool) -> &[u8] {
+    let mut n = le.len();
+    let fill = if negative { 0xFF } else { 0x00 };
+    while n > 1 && le[n - 1] == fill && ((le[n - 2] & 0x80 != 0) == negative) {
+        n -= 1;
+    }
+    &le[..n]
+}
+
+/// The first container address that appears twice along the failing path.
+fn find_cycle(chain: &[usize]) -> Option<(usize, usize)> {
+    let mut seen: HashMap<usize, usize> = HashMap::new();
+    for (j, &a) in chain.iter().enumerate() {
+        if let Some(&i) = seen.get(&a) {
+            return Some((i, j));
+        }
+        seen.insert(a, j);
+    }
+    None
+}

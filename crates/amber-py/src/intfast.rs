@@ -1,0 +1,60 @@
+//! Reading ints of up to two digits straight from CPython's object layout,
+//! which `PyLong_AsLongLongAndOverflow` does through a call and a loop.
+//! Used only when the interpreter uses 30-bit digits (checked at import).
+
+use pyo3::ffi;
+use pyo3::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static ENABLED: AtomicBool = AtomicBool::new(false);
+
+pub fn init(py: Python<'_>) -> PyResult<()> {
+    let bits: u32 = py
+        .import("sys")?
+        .getattr("int_info")?
+        .getattr("bits_per_digit")?
+        .extract()?;
+    ENABLED.store(bits == 30, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The value of an exact `int` with at most two 30-bit digits, else `None`.
+#[inline(always)]
+pub unsafe fn small_int(o: *mut ffi::PyObject) -> Option<i64> {
+    if !ENABLED.load(Ordering::Relaxed) {
+        return None;
+    }
+    let (sign, ndigits, digits) = unsafe { layout(o) };
+    let d = |i: usize| unsafe { *digits.add(i) } as i64;
+    match ndigits {
+        0 => Some(0),
+        1 => Some(sign * d(0)),
+        2 => Some(sign * (d(0) | (d(1) << 30))),
+        _ => None,
+    }
+}
+
+/// Python 3.12+: `long_value.lv_tag` holds the digit count (above 3 bits)
+/// and the sign (low 2 bits: 0 positive, 1 zero, 2 negative).
+#[cfg(Py_3_12)]
+#[inline(always)]
+unsafe fn layout(o: *mut ffi::PyObject) -> (i64, usize, *const u32) {
+    let base = o as *const u8;
+    let tag = unsafe { *(base.add(std::mem::size_of::<ffi::PyObject>()) as *const usize) };
+    let digits =
+        unsafe { base.add(std::mem::size_of::<ffi::PyObject>() + std::mem::size_of::<usize>()) };
+    (1 - (tag & 3) as i64, tag >> 3, digits as *const u32)
+}
+
+/// Python 3.10 and 3.11: `ob_size` is the signed digit count.
+#[cfg(not(Py_3_12))]
+#[inline(always)]
+unsafe fn layout(o: *mut ffi::PyObject) -> (i64, usize, *const u32) {
+    let size = unsafe { (*(o as *mut ffi::PyVarObject)).ob_size };
+    let digits = unsafe { (o as *const u8).add(std::mem::size_of::<ffi::PyVarObject>()) };
+    (
+        size.signum() as i64,
+        size.unsigned_abs(),
+        digits as *const u32,
+    )
+}
