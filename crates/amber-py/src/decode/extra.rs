@@ -259,7 +259,13 @@ impl<'py> PyBuilder<'py, '_> {
                     return Ok(self.obj(np.getattr("empty")?.call((shape,), Some(&kw))?));
                 }
                 let view = self.input_slice(offset, nbytes)?;
-                np.getattr("frombuffer")?.call1((view, &u1))?
+                let flat = np.getattr("frombuffer")?.call1((view, &u1))?;
+                // Copy raw bytes (padding included) unless asked for a view.
+                if self.opts.zero_copy {
+                    flat
+                } else {
+                    flat.call_method0("copy")?
+                }
             }
             NdData::OutOfBand { index } => {
                 let buf = self.buffer(index)?.clone();

@@ -308,7 +308,6 @@ impl<'py> Encoder<'py> {
 
     unsafe fn registered(&mut self, o: *mut ffi::PyObject, entry: &Bound<'py, PyAny>) -> R {
         let py = self.py;
-        self.ran_python = true;
         let e = types::Entry::from_tuple(entry).or_fail()?;
         let _keep = unsafe { Obj::from_borrowed(o) };
         let obj = unsafe { Bound::from_borrowed_ptr(py, o) };
@@ -488,6 +487,9 @@ fn dtype_descr<'py>(py: Python<'py>, dtype: &Bound<'py, PyAny>) -> PyResult<Boun
     d.set_item("formats", formats)?;
     d.set_item("offsets", offsets)?;
     d.set_item("itemsize", dtype.getattr("itemsize")?)?;
+    if dtype.getattr("isalignedstruct")?.is_truthy()? {
+        d.set_item("aligned", true)?;
+    }
     Ok(d.into_any())
 }
 

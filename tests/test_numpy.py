@@ -1,0 +1,86 @@
+"""NumPy arrays of every non-object dtype, and NumPy scalars."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from helpers import assert_exact
+
+import amber
+
+np = pytest.importorskip("numpy")
+
+CODES = "?bBhHiIlLqQefdgFDG"
+DTYPES = [np.dtype(c) for c in CODES]
+DTYPES += [np.dtype(c).newbyteorder(">") for c in "hHiIlLqQefdFD"]
+DTYPES += [np.dtype(s) for s in ("S5", "U7", ">U3", "V12", "M8[ns]", ">M8[D]", "m8[us]", "<m8[Y]")]
+DTYPES += [
+    np.dtype([("a", "<i4"), ("b", ">f8", (2, 3)), ("c", "S3")]),
+    np.dtype([("x", "u1"), ("nested", [("p", "<f4"), ("q", "<i2")])]),
+    np.dtype({"names": ["a", "b"], "formats": ["<i4", "<f8"], "offsets": [0, 8], "itemsize": 24}),
+    np.dtype([("a", "<i4"), ("b", "<f8")], align=True),
+]
+
+
+def sample(dtype: Any, shape: tuple[int, ...]) -> Any:
+    n = int(np.prod(shape)) * dtype.itemsize
+    raw = np.frombuffer(np.random.default_rng(0).bytes(n), dtype=np.uint8)
+    if dtype.kind in "fcMm":
+        # NaN payloads and NaT are kept bytewise, which is what we compare.
+        pass
+    return raw.view(dtype).reshape(shape) if n else np.zeros(shape, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4), (2, 0, 3), (2, 3, 4)])
+def test_arrays(dtype: Any, shape: tuple[int, ...]) -> None:
+    a = sample(dtype, shape)
+    assert_exact(amber.loads(amber.dumps(a)), a)
+
+
+@pytest.mark.parametrize("dtype", DTYPES[:8], ids=str)
+def test_fortran_order_and_views(dtype: Any) -> None:
+    a = np.asfortranarray(sample(dtype, (4, 5)))
+    out = amber.loads(amber.dumps(a))
+    assert_exact(out, a)
+    strided = sample(dtype, (6, 6))[::2, 1::3]
+    assert_exact(amber.loads(amber.dumps(strided)), np.ascontiguousarray(strided))
+
+
+def test_subarray_dtype() -> None:
+    dt = np.dtype(("<i4", (2, 2)))
+    a = np.zeros(3, dtype=dt)  # numpy folds the subarray into the shape
+    assert_exact(amber.loads(amber.dumps(a)), a)
+
+
+@pytest.mark.parametrize(
+    "scalar",
+    [
+        np.bool_(True),
+        np.int8(-3),
+        np.uint64(2**64 - 1),
+        np.float16(1.5),
+        np.float32("nan"),
+        np.float64(-0.0),
+        np.longdouble(1) / 3,
+        np.complex64(1 - 2j),
+        np.datetime64("2020-01-01T00:00:00.123"),
+        np.timedelta64(5, "h"),
+        np.bytes_(b"abc"),
+        np.str_("héllo"),
+    ],
+    ids=lambda s: type(s).__name__,
+)
+def test_scalars(scalar: Any) -> None:
+    assert_exact(amber.loads(amber.dumps(scalar)), scalar)
+
+
+def test_object_arrays_are_refused() -> None:
+    with pytest.raises(amber.EncodeError, match="dtype=object"):
+        amber.dumps({"a": np.array([1, "x"], dtype=object)})
+
+
+def test_array_subclass_is_refused() -> None:
+    with pytest.raises(amber.EncodeError):
+        amber.dumps(np.ma.masked_array([1, 2]))

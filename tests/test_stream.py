@@ -1,0 +1,56 @@
+"""dump/load: several frames one after another in one stream."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+import amber
+
+
+def test_several_objects_in_one_stream(tmp_path: object) -> None:
+    buf = io.BytesIO()
+    objs = [1, "two", {"three": (3,)}, [None] * 1000]
+    for o in objs:
+        amber.dump(o, buf)
+    buf.seek(0)
+    assert [amber.load(buf) for _ in objs] == objs
+    with pytest.raises(EOFError):
+        amber.load(buf)
+
+
+def test_truncated_stream_is_a_decode_error() -> None:
+    data = amber.dumps(list(range(100)))
+    for n in (3, 8, 20, len(data) - 1):
+        with pytest.raises(amber.DecodeError, match="truncated") as ei:
+            amber.load(io.BytesIO(data[:n]))
+        assert ei.value.offset == n
+
+
+def test_garbage_stream_names_the_problem() -> None:
+    with pytest.raises(amber.DecodeError, match="not amber data"):
+        amber.load(io.BytesIO(b"\x80\x05garbage"))
+
+
+def test_file_without_readinto(tmp_path: object) -> None:
+    class ReadOnly:
+        def __init__(self, data: bytes) -> None:
+            self._b = io.BytesIO(data)
+
+        def read(self, n: int = -1) -> bytes:
+            return self._b.read(min(n, 3) if n > 0 else n)  # short reads
+
+    data = amber.dumps({"k": "v"}) + amber.dumps([1])
+    f = ReadOnly(data)
+    assert amber.load(f) == {"k": "v"}  # type: ignore[arg-type]
+    assert amber.load(f) == [1]  # type: ignore[arg-type]
+
+
+def test_options_pass_through() -> None:
+    d = {"x": 1}
+    buf = io.BytesIO()
+    amber.dump([d, d], buf, identity=True)
+    buf.seek(0)
+    out = amber.load(buf, max_depth=5)
+    assert out[0] is out[1]
