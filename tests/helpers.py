@@ -43,7 +43,7 @@ def assert_exact(got: Any, want: Any, path: str = "$") -> None:
         return
     if isinstance(want, (list, tuple)):
         assert len(got) == len(want), f"{path}: length"
-        for i, (g, w) in enumerate(zip(got, want)):
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
             assert_exact(g, w, f"{path}[{i}]")
         return
     if isinstance(want, dict):

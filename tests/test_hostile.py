@@ -3,6 +3,7 @@ without crashing or allocating what a header claims."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import struct
 import time
@@ -66,10 +67,8 @@ def test_bit_flips_never_crash(data: st.DataObject) -> None:
 @settings(max_examples=2000, deadline=None)
 @given(st.binary(max_size=64))
 def test_random_bodies_never_crash(body: bytes) -> None:
-    try:
+    with contextlib.suppress(amber.DecodeError):
         amber.loads(frame(body))
-    except amber.DecodeError:
-        pass
 
 
 def test_header_errors() -> None:
@@ -189,8 +188,6 @@ def test_random_garbage_after_valid_header_is_fast() -> None:
     t0 = time.perf_counter()
     for _ in range(2000):
         body = bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 200)))
-        try:
+        with contextlib.suppress(amber.DecodeError):
             amber.loads(frame(body))
-        except amber.DecodeError:
-            pass
     assert time.perf_counter() - t0 < 5

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpers import assert_exact
 
 import amber
+from helpers import assert_exact
 
 np = pytest.importorskip("numpy")
 

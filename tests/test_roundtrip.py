@@ -14,11 +14,11 @@ import zoneinfo
 from typing import Any
 
 import pytest
-from helpers import assert_exact
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import amber
+from helpers import assert_exact
 
 
 class Color(enum.Enum):

@@ -30,6 +30,11 @@ impl Default for Limits {
 /// The default nesting limit, shared with the encoder.
 pub const DEFAULT_MAX_DEPTH: usize = 1000;
 
+/// When less stack than this is left, recursion continues on a new segment.
+pub const STACK_RED_ZONE: usize = 128 * 1024;
+/// Size of each new stack segment.
+pub const STACK_SEGMENT: usize = 2 * 1024 * 1024;
+
 /// Kinds of sequence a builder makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeqKind {
@@ -413,17 +418,17 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                     self.dict(kind, n, shared, at)?
                 }
                 f::DEQUE => {
-                    self.enter(at)?;
-                    let maxlen = self.item()?;
-                    let n = self.r.count("item count", 1)?;
-                    let d = build!(self, at, self.b.deque_begin(maxlen))?;
-                    if shared {
-                        early = true;
-                        self.memo.push(d.clone());
-                    }
-                    self.fill_seq(&d, SeqKind::Deque, n)?;
-                    self.depth -= 1;
-                    d
+                    early = shared;
+                    self.nested(at, |w| {
+                        let maxlen = w.item()?;
+                        let n = w.r.count("item count", 1)?;
+                        let d = build!(w, at, w.b.deque_begin(maxlen))?;
+                        if shared {
+                            w.memo.push(d.clone());
+                        }
+                        w.fill_seq(&d, SeqKind::Deque, n)?;
+                        Ok(d)
+                    })?
                 }
                 f::DATE => {
                     let year = u16::from_le_bytes(self.r.array("date")?);
@@ -431,19 +436,19 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                     let day = self.r.u8("date")?;
                     build!(self, at, self.b.date(year, month, day))?
                 }
-                f::TIME => {
-                    let flags = self.dt_flags(at)?;
-                    let parts = self.time_parts(flags, 0, 1, 1)?;
-                    build!(self, at, self.b.time(parts))?
-                }
-                f::DATETIME => {
-                    let flags = self.dt_flags(at)?;
-                    let year = u16::from_le_bytes(self.r.array("datetime")?);
-                    let month = self.r.u8("datetime")?;
-                    let day = self.r.u8("datetime")?;
-                    let parts = self.time_parts(flags, year, month, day)?;
-                    build!(self, at, self.b.datetime(parts))?
-                }
+                f::TIME => self.nested(at, |w| {
+                    let flags = w.dt_flags(at)?;
+                    let parts = w.time_parts(flags, 0, 1, 1)?;
+                    build!(w, at, w.b.time(parts))
+                })?,
+                f::DATETIME => self.nested(at, |w| {
+                    let flags = w.dt_flags(at)?;
+                    let year = u16::from_le_bytes(w.r.array("datetime")?);
+                    let month = w.r.u8("datetime")?;
+                    let day = w.r.u8("datetime")?;
+                    let parts = w.time_parts(flags, year, month, day)?;
+                    build!(w, at, w.b.datetime(parts))
+                })?,
                 f::TIMEDELTA => {
                     let d = i32::from_le_bytes(self.r.array("timedelta")?);
                     let s = i32::from_le_bytes(self.r.array("timedelta")?);
@@ -451,15 +456,15 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                     build!(self, at, self.b.timedelta(d, s, us))?
                 }
                 f::TZ_UTC => build!(self, at, self.b.tz_utc())?,
-                f::TZ_FIXED => {
-                    let off = i64::from_le_bytes(self.r.array("tz offset")?);
-                    let name = self.item()?;
-                    build!(self, at, self.b.tz_fixed(off, name))?
-                }
-                f::TZ_ZONE => {
-                    let key = self.item()?;
-                    build!(self, at, self.b.tz_zone(key))?
-                }
+                f::TZ_FIXED => self.nested(at, |w| {
+                    let off = i64::from_le_bytes(w.r.array("tz offset")?);
+                    let name = w.item()?;
+                    build!(w, at, w.b.tz_fixed(off, name))
+                })?,
+                f::TZ_ZONE => self.nested(at, |w| {
+                    let key = w.item()?;
+                    build!(w, at, w.b.tz_zone(key))
+                })?,
                 f::DECIMAL => {
                     let n = self.r.count("decimal length", 1)?;
                     let raw = self.r.take(n, "decimal")?;
@@ -475,44 +480,29 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                     let safe = self.r.u8("UUID")?;
                     build!(self, at, self.b.uuid(raw, safe))?
                 }
-                f::FRACTION => {
-                    let num = self.item()?;
-                    let den = self.item()?;
-                    build!(self, at, self.b.fraction(num, den))?
-                }
-                f::ENUM => {
-                    let name = self.item()?;
-                    let class = build!(self, at, self.b.class(&name))?;
-                    let value = self.item()?;
-                    build!(self, at, self.b.enum_member(&class, value))?
-                }
+                f::FRACTION => self.nested(at, |w| {
+                    let num = w.item()?;
+                    let den = w.item()?;
+                    build!(w, at, w.b.fraction(num, den))
+                })?,
+                f::ENUM => self.nested(at, |w| {
+                    let name = w.item()?;
+                    let class = build!(w, at, w.b.class(&name))?;
+                    let value = w.item()?;
+                    build!(w, at, w.b.enum_member(&class, value))
+                })?,
                 f::OBJECT => {
-                    self.enter(at)?;
-                    let name = self.item()?;
-                    let class = build!(self, at, self.b.class(&name))?;
-                    let obj = if self.b.construct_first(&class) {
-                        let obj = build!(self, at, self.b.object_new(&class))?;
-                        if shared {
-                            early = true;
-                            self.memo.push(obj.clone());
-                        }
-                        let state = self.item()?;
-                        build!(self, at, self.b.object_fill(&class, &obj, state))?;
-                        obj
-                    } else {
-                        let state = self.item()?;
-                        build!(self, at, self.b.object_build(&class, state))?
-                    };
-                    self.depth -= 1;
+                    let (obj, registered) = self.nested(at, |w| w.object(at, shared))?;
+                    early = registered;
                     obj
                 }
-                f::NDARRAY => self.ndarray(at)?,
-                f::NPSCALAR => {
-                    let dtype = self.item()?;
-                    let n = self.r.count("scalar length", 1)?;
-                    let raw = self.r.take(n, "scalar")?;
-                    build!(self, at, self.b.npscalar(dtype, raw))?
-                }
+                f::NDARRAY => self.nested(at, |w| w.ndarray(at))?,
+                f::NPSCALAR => self.nested(at, |w| {
+                    let dtype = w.item()?;
+                    let n = w.r.count("scalar length", 1)?;
+                    let raw = w.r.take(n, "scalar")?;
+                    build!(w, at, w.b.npscalar(dtype, raw))
+                })?,
                 f::SHARE => {
                     if shared {
                         return Err(DecodeError::format(at, "share marker after a share marker"));
@@ -538,6 +528,22 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                         ));
                     }
                     let i = self.index("replace target")?;
+                    // REPLACE wraps the outer copy of an immutable container
+                    // (which counts its own level): nothing else may follow.
+                    let next = self.r.pos();
+                    let wrapped = match self.r.peek() {
+                        Some(b) => {
+                            matches!(f::lead(b), Lead::FixTuple(_))
+                                || matches!(b, f::TUPLE | f::FROZENSET | f::OBJECT)
+                        }
+                        None => false,
+                    };
+                    if !wrapped {
+                        return Err(DecodeError::format(
+                            next,
+                            "replace marker must precede a tuple, frozenset or object",
+                        ));
+                    }
                     let _discarded = self.item()?;
                     self.memo_get(i, at)?
                 }
@@ -550,19 +556,46 @@ impl<'a, B: Build> Walker<'a, '_, B> {
         Ok(v)
     }
 
+    /// Run `f`, which decodes child items, one level deeper. Every tag with
+    /// children goes through here, so no input can recurse past the limit,
+    /// and the stack grows on demand, so no limit can overflow a small stack.
     #[inline(always)]
-    fn enter(&mut self, at: usize) -> Res<(), B::Err> {
-        self.depth += 1;
-        if self.depth > self.limits.max_depth {
+    fn nested<T>(
+        &mut self,
+        at: usize,
+        f: impl FnOnce(&mut Self) -> Res<T, B::Err>,
+    ) -> Res<T, B::Err> {
+        if self.depth >= self.limits.max_depth {
             return Err(DecodeError::limit(
                 at,
                 format!(
-                    "containers nested deeper than max_depth={}",
+                    "items nested deeper than max_depth={}",
                     self.limits.max_depth
                 ),
             ));
         }
-        Ok(())
+        self.depth += 1;
+        let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || f(self));
+        self.depth -= 1;
+        r
+    }
+
+    /// OBJECT after its tag: the value, and whether it was registered early.
+    fn object(&mut self, at: usize, shared: bool) -> Res<(B::V, bool), B::Err> {
+        let name = self.item()?;
+        let class = build!(self, at, self.b.class(&name))?;
+        if self.b.construct_first(&class) {
+            let obj = build!(self, at, self.b.object_new(&class))?;
+            if shared {
+                self.memo.push(obj.clone());
+            }
+            let state = self.item()?;
+            build!(self, at, self.b.object_fill(&class, &obj, state))?;
+            Ok((obj, shared))
+        } else {
+            let state = self.item()?;
+            Ok((build!(self, at, self.b.object_build(&class, state))?, false))
+        }
     }
 
     fn index(&mut self, what: &str) -> Res<usize, B::Err> {
@@ -619,15 +652,14 @@ impl<'a, B: Build> Walker<'a, '_, B> {
     }
 
     fn seq(&mut self, kind: SeqKind, n: usize, shared: bool, at: usize) -> Res<B::V, B::Err> {
-        self.enter(at)?;
-        let s = build!(self, at, self.b.seq_begin(kind, n, shared))?;
-        if shared {
-            self.memo.push(s.clone());
-        }
-        self.fill_seq(&s, kind, n)?;
-        let s = build!(self, at, self.b.seq_end(s, kind))?;
-        self.depth -= 1;
-        Ok(s)
+        self.nested(at, |w| {
+            let s = build!(w, at, w.b.seq_begin(kind, n, shared))?;
+            if shared {
+                w.memo.push(s.clone());
+            }
+            w.fill_seq(&s, kind, n)?;
+            build!(w, at, w.b.seq_end(s, kind))
+        })
     }
 
     #[inline(always)]
@@ -643,7 +675,16 @@ impl<'a, B: Build> Walker<'a, '_, B> {
     }
 
     fn dict(&mut self, kind: DictKind, n: usize, shared: bool, at: usize) -> Res<B::V, B::Err> {
-        self.enter(at)?;
+        self.nested(at, |w| w.dict_body(kind, n, shared, at))
+    }
+
+    fn dict_body(
+        &mut self,
+        kind: DictKind,
+        n: usize,
+        shared: bool,
+        at: usize,
+    ) -> Res<B::V, B::Err> {
         let d = build!(self, at, self.b.dict_begin(kind, n))?;
         if shared {
             self.memo.push(d.clone());
@@ -662,7 +703,6 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                 return Err(DecodeError::build(kat, e).within(seg));
             }
         }
-        self.depth -= 1;
         Ok(d)
     }
 

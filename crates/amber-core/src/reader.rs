@@ -40,6 +40,12 @@ impl<'a> Reader<'a> {
         )
     }
 
+    /// The next byte, without consuming it.
+    #[inline(always)]
+    pub fn peek(&self) -> Option<u8> {
+        self.data.get(self.pos).copied()
+    }
+
     #[inline(always)]
     pub fn u8<E>(&mut self, what: &str) -> Result<u8, DecodeError<E>> {
         match self.data.get(self.pos) {

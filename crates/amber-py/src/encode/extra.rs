@@ -33,7 +33,7 @@ impl<'py> Encoder<'py> {
         let api = datetime_api();
         unsafe {
             if t == api.DateTimeType {
-                return self.datetime(o);
+                return self.nested(|e| e.datetime(o));
             }
             if t == api.DateType {
                 w::write_date(
@@ -49,7 +49,7 @@ impl<'py> Encoder<'py> {
         let (k, extra) = types::classify(py, t).or_fail()?;
         unsafe {
             match k {
-                kind::TIME => self.time(o),
+                kind::TIME => self.nested(|e| e.time(o)),
                 kind::TIMEDELTA => {
                     w::write_timedelta(
                         &mut self.out,
@@ -68,7 +68,7 @@ impl<'py> Encoder<'py> {
                         );
                     }
                     self.out.push(f::TZ_ZONE);
-                    self.item(key.as_ptr())
+                    self.nested(|e| e.item(key.as_ptr()))
                 }
                 kind::DECIMAL => {
                     let s = Bound::from_borrowed_ptr(py, o).str().or_fail()?;
@@ -81,8 +81,10 @@ impl<'py> Encoder<'py> {
                     let num = fr.getattr("numerator").or_fail()?;
                     let den = fr.getattr("denominator").or_fail()?;
                     self.out.push(f::FRACTION);
-                    self.item(num.as_ptr())?;
-                    self.item(den.as_ptr())
+                    self.nested(|e| {
+                        e.item(num.as_ptr())?;
+                        e.item(den.as_ptr())
+                    })
                 }
                 kind::ORDERED_DICT => self.shared_container(o, |e| {
                     let d = Bound::from_borrowed_ptr(py, o);
@@ -107,8 +109,8 @@ impl<'py> Encoder<'py> {
                     w::write_count(&mut e.out, n);
                     e.iter_items(o, &d, n)
                 }),
-                kind::NDARRAY => self.shared_container(o, |e| e.ndarray(o)),
-                kind::NPSCALAR => self.npscalar(o),
+                kind::NDARRAY => self.shared_container(o, |e| e.nested(|e| e.ndarray(o))),
+                kind::NPSCALAR => self.nested(|e| e.npscalar(o)),
                 kind::REGISTERED => self.registered(o, &extra),
                 _ => {
                     let msg: String = extra
@@ -172,7 +174,15 @@ impl<'py> Encoder<'py> {
         items: &Bound<'py, PyAny>,
         n: usize,
     ) -> R {
-        self.enter()?;
+        self.nested(|e| unsafe { e.pairs_from_iter_body(o, items, n) })
+    }
+
+    unsafe fn pairs_from_iter_body(
+        &mut self,
+        o: *mut ffi::PyObject,
+        items: &Bound<'py, PyAny>,
+        n: usize,
+    ) -> R {
         let mut count = 0;
         for pair in items.try_iter().or_fail()? {
             let pair = pair.or_fail()?;
@@ -190,7 +200,6 @@ impl<'py> Encoder<'py> {
         if count != n {
             return fail("mapping changed size during encoding");
         }
-        self.leave();
         Ok(())
     }
 
@@ -272,13 +281,13 @@ impl<'py> Encoder<'py> {
                 + ffi::PyDateTime_DELTA_GET_MICROSECONDS(off) as i64
         };
         w::write_tz_fixed(&mut self.out, us);
-        match args.get_item(1) {
-            Ok(name) => unsafe { self.item(name.as_ptr()) },
+        self.nested(|e| match args.get_item(1) {
+            Ok(name) => unsafe { e.item(name.as_ptr()) },
             Err(_) => {
-                w::write_none(&mut self.out);
+                w::write_none(&mut e.out);
                 Ok(())
             }
-        }
+        })
     }
 
     unsafe fn uuid(&mut self, o: *mut ffi::PyObject) -> R {
@@ -313,9 +322,11 @@ impl<'py> Encoder<'py> {
         let obj = unsafe { Bound::from_borrowed_ptr(py, o) };
         if e.mode == mode::ENUM {
             self.out.push(f::ENUM);
-            unsafe { self.str(e.name.ptr(), usize::MAX) }?;
             let value = obj.getattr("_value_").or_fail()?;
-            return unsafe { self.item(value.as_ptr()) };
+            return self.nested(|enc| unsafe {
+                enc.str(e.name.ptr(), usize::MAX)?;
+                enc.item(value.as_ptr())
+            });
         }
         let construct_first = matches!(e.mode, mode::DICT | mode::SLOTS);
         let memo = unsafe { self.memo_before(o, construct_first) };
@@ -323,8 +334,22 @@ impl<'py> Encoder<'py> {
             return Ok(());
         }
         self.out.push(f::OBJECT);
+        self.nested(|enc| unsafe { enc.object_state(o, &obj, &e) })?;
+        if let (false, Memo::Shared(at)) = (construct_first, memo) {
+            self.memo_after_immutable(o, at);
+        }
+        Ok(())
+    }
+
+    /// OBJECT after its tag: the class name and the state.
+    unsafe fn object_state(
+        &mut self,
+        o: *mut ffi::PyObject,
+        obj: &Bound<'py, PyAny>,
+        e: &types::Entry,
+    ) -> R {
+        let py = self.py;
         unsafe { self.str(e.name.ptr(), usize::MAX) }?;
-        self.enter()?;
         match e.mode {
             mode::DICT => {
                 let state = obj.getattr("__dict__").or_fail()?;
@@ -353,13 +378,9 @@ impl<'py> Encoder<'py> {
             }
             _ => {
                 let encode = unsafe { Bound::from_borrowed_ptr(py, e.encode.ptr()) };
-                let state = encode.call1((&obj,)).or_fail()?;
+                let state = encode.call1((obj,)).or_fail()?;
                 unsafe { self.item(state.as_ptr()) }?;
             }
-        }
-        self.leave();
-        if let (false, Memo::Shared(at)) = (construct_first, memo) {
-            self.memo_after_immutable(o, at);
         }
         Ok(())
     }

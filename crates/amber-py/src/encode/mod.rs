@@ -12,6 +12,7 @@
 mod extra;
 mod strings;
 
+use amber_core::decode::{STACK_RED_ZONE, STACK_SEGMENT};
 use amber_core::error::{key_segment, render_path, PathSeg};
 use amber_core::format as f;
 use amber_core::writer as w;
@@ -196,11 +197,13 @@ impl<'py> Encoder<'py> {
         )
     }
 
+    /// Run `f`, which writes child items, one level deeper: the same tags
+    /// count as levels here as in the decoder, so a frame written within a
+    /// limit always reads within it. The stack grows on demand.
     #[inline(always)]
-    fn enter(&mut self) -> R {
-        self.depth += 1;
-        if self.depth > self.opts.max_depth {
-            let mut e = Box::new(EncErr {
+    pub(crate) fn nested(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        if self.depth >= self.opts.max_depth {
+            return Err(Box::new(EncErr {
                 fail: Fail::Msg(format!(
                     "objects nested deeper than max_depth={}",
                     self.opts.max_depth
@@ -208,16 +211,12 @@ impl<'py> Encoder<'py> {
                 path: vec![],
                 chain: vec![],
                 depth_exceeded: true,
-            });
-            e.depth_exceeded = true;
-            return Err(e);
+            }));
         }
-        Ok(())
-    }
-
-    #[inline(always)]
-    fn leave(&mut self) {
+        self.depth += 1;
+        let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || f(self));
         self.depth -= 1;
+        r
     }
 
     /// Encode any object.
@@ -382,7 +381,10 @@ impl<'py> Encoder<'py> {
 
     /// The `n` pairs of a dict (or dict subclass iterated in dict order).
     pub(crate) unsafe fn dict_pairs(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
-        self.enter()?;
+        self.nested(|e| unsafe { e.dict_pairs_body(o, n) })
+    }
+
+    unsafe fn dict_pairs_body(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
         let _keep = unsafe { Obj::from_borrowed(o) };
         let mut pos: ffi::Py_ssize_t = 0;
         let mut k: *mut ffi::PyObject = std::ptr::null_mut();
@@ -406,7 +408,6 @@ impl<'py> Encoder<'py> {
         if count != n || unsafe { ffi::PyDict_Size(o) } as usize != n {
             return fail("dict changed size during encoding");
         }
-        self.leave();
         Ok(())
     }
 
@@ -439,20 +440,20 @@ impl<'py> Encoder<'py> {
         }
         let n = unsafe { ffi::PyList_GET_SIZE(o) } as usize;
         w::write_list_header(&mut self.out, n);
-        self.enter()?;
-        let _keep = unsafe { Obj::from_borrowed(o) };
-        for i in 0..n {
+        self.nested(|e| {
+            let _keep = unsafe { Obj::from_borrowed(o) };
+            for i in 0..n {
+                if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
+                    return fail("list changed size during encoding");
+                }
+                let item = unsafe { ffi::PyList_GET_ITEM(o, i as ffi::Py_ssize_t) };
+                unsafe { e.item(item) }.within(|| PathSeg::Index(i), o)?;
+            }
             if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
                 return fail("list changed size during encoding");
             }
-            let item = unsafe { ffi::PyList_GET_ITEM(o, i as ffi::Py_ssize_t) };
-            unsafe { self.item(item) }.within(|| PathSeg::Index(i), o)?;
-        }
-        if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
-            return fail("list changed size during encoding");
-        }
-        self.leave();
-        Ok(())
+            Ok(())
+        })
     }
 
     unsafe fn tuple(&mut self, o: *mut ffi::PyObject) -> R {
@@ -471,14 +472,14 @@ impl<'py> Encoder<'py> {
 
     /// The items of a tuple (or tuple subclass).
     unsafe fn tuple_items(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
-        self.enter()?;
-        let _keep = unsafe { Obj::from_borrowed(o) };
-        for i in 0..n {
-            let item = unsafe { ffi::PyTuple_GET_ITEM(o, i as ffi::Py_ssize_t) };
-            unsafe { self.item(item) }.within(|| PathSeg::Index(i), o)?;
-        }
-        self.leave();
-        Ok(())
+        self.nested(|e| {
+            let _keep = unsafe { Obj::from_borrowed(o) };
+            for i in 0..n {
+                let item = unsafe { ffi::PyTuple_GET_ITEM(o, i as ffi::Py_ssize_t) };
+                unsafe { e.item(item) }.within(|| PathSeg::Index(i), o)?;
+            }
+            Ok(())
+        })
     }
 
     /// Items produced by iterating `o` (sets, deques, OrderedDict items).
@@ -488,7 +489,15 @@ impl<'py> Encoder<'py> {
         iterable: &Bound<'py, PyAny>,
         n: usize,
     ) -> R {
-        self.enter()?;
+        self.nested(|e| unsafe { e.iter_items_body(o, iterable, n) })
+    }
+
+    unsafe fn iter_items_body(
+        &mut self,
+        o: *mut ffi::PyObject,
+        iterable: &Bound<'py, PyAny>,
+        n: usize,
+    ) -> R {
         let mut count = 0;
         for item in iterable.try_iter().or_fail()? {
             let item = item.or_fail()?;
@@ -501,7 +510,6 @@ impl<'py> Encoder<'py> {
         if count != n {
             return fail("container changed size during encoding");
         }
-        self.leave();
         Ok(())
     }
 

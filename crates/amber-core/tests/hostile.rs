@@ -1,0 +1,192 @@
+//! The walker on hostile bytes: never a panic, always an error with an offset
+//! inside the input, in time linear in the input.
+
+use amber_core::decode::Limits;
+use amber_core::format as f;
+use amber_core::validate::validate;
+use amber_core::writer as w;
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let start = w::begin_frame(&mut out);
+    out.extend_from_slice(body);
+    w::finish_frame(&mut out, start);
+    out
+}
+
+/// A frame exercising most tags, written with the writer primitives.
+fn sample() -> Vec<u8> {
+    let mut b = Vec::new();
+    w::write_dict_header(&mut b, 4);
+    w::write_str_def(&mut b, b"ints");
+    w::write_list_header(&mut b, 6);
+    for v in [0, -1, 300, -70_000, 1 << 40, i64::MIN] {
+        w::write_int(&mut b, v);
+    }
+    w::write_str_def(&mut b, b"text");
+    w::write_tuple_header(&mut b, 4);
+    w::write_str(&mut b, "héllo".as_bytes());
+    w::write_str_ref(&mut b, 0);
+    w::write_float(&mut b, f64::NAN);
+    w::write_bytes(&mut b, b"raw", false);
+    w::write_str_ref(&mut b, 1);
+    w::write_counted(&mut b, f::SET, 2);
+    w::write_none(&mut b);
+    w::write_bigint(&mut b, &[0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    w::write_str(&mut b, b"date");
+    w::write_date(&mut b, 2024, 2, 29);
+    frame(&b)
+}
+
+#[test]
+fn sample_is_valid() {
+    let stats = validate(&sample(), Limits::default()).expect("valid");
+    assert!(stats.items > 10);
+}
+
+#[test]
+fn every_truncation_fails_with_an_offset_in_range() {
+    let data = sample();
+    for n in 0..data.len() {
+        let err = validate(&data[..n], Limits::default()).expect_err("truncated");
+        assert!(err.offset <= n, "offset {} beyond input {n}", err.offset);
+    }
+}
+
+#[test]
+fn every_single_bit_flip_is_handled() {
+    let data = sample();
+    for i in 0..data.len() {
+        for bit in 0..8 {
+            let mut d = data.clone();
+            d[i] ^= 1 << bit;
+            if let Err(e) = validate(&d, Limits::default()) {
+                assert!(e.offset <= d.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn random_bodies_never_panic() {
+    // xorshift, so the test needs no dependency and is repeatable.
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    for _ in 0..20_000 {
+        let len = (next() % 64) as usize;
+        let body: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        let _ = validate(&frame(&body), Limits::default());
+    }
+}
+
+#[test]
+fn huge_counts_are_rejected_before_allocating() {
+    for tag in [
+        f::LIST,
+        f::DICT,
+        f::SET,
+        f::TUPLE,
+        f::STR,
+        f::BYTES,
+        f::BIGINT,
+    ] {
+        let mut b = vec![tag];
+        amber_core::varint::write(&mut b, u64::MAX >> 1);
+        let err = validate(&frame(&b), Limits::default()).expect_err("too large");
+        assert_eq!(err.offset, f::HEADER_LEN + 1, "tag {tag:#x}");
+    }
+}
+
+#[test]
+fn deep_nesting_hits_the_limit_at_the_right_byte() {
+    let mut body = vec![f::FIXLIST + 1; 100_000];
+    body.push(f::FIXLIST);
+    let err = validate(&frame(&body), Limits { max_depth: 500 }).expect_err("deep");
+    assert_eq!(err.offset, f::HEADER_LEN + 500);
+    assert!(err.to_string().contains("max_depth=500"));
+    assert_eq!(err.path.len(), 500);
+}
+
+#[test]
+fn shared_references_follow_registration_order() {
+    // SHARE [ MEMO_REF 0 ]: a list that contains itself.
+    let body = [f::SHARE, f::FIXLIST + 1, f::MEMO_REF, 0];
+    validate(&frame(&body), Limits::default()).expect("self reference");
+    // A reference to an immutable value still being built is refused.
+    let body = [f::SHARE, f::FIXTUPLE + 1, f::MEMO_REF, 0];
+    validate(&frame(&body), Limits::default()).expect_err("tuple not yet registered");
+    // REPLACE names what its tuple registers while it is decoded.
+    let body = [f::REPLACE, 0, f::FIXTUPLE + 1, f::SHARE, f::FIXTUPLE];
+    validate(&frame(&body), Limits::default()).expect("replace");
+    // REPLACE before anything but an immutable container is refused, so
+    // REPLACE chains cannot recurse.
+    let body = [f::REPLACE, 0, f::REPLACE, 0, f::FIXTUPLE];
+    let err = validate(&frame(&body), Limits::default()).expect_err("chain");
+    assert!(err.to_string().contains("replace marker must precede"));
+}
+
+#[test]
+fn header_checks() {
+    let ok = frame(&[f::NONE]);
+    assert!(validate(&ok, Limits::default()).is_ok());
+    let mut bad = ok.clone();
+    bad[0] = 0x80;
+    assert!(validate(&bad, Limits::default())
+        .unwrap_err()
+        .to_string()
+        .contains("pickle"));
+    let mut bad = ok.clone();
+    bad[1] = 2;
+    assert_eq!(validate(&bad, Limits::default()).unwrap_err().offset, 1);
+    let mut long = ok.clone();
+    long.push(0);
+    assert!(validate(&long, Limits::default()).is_err());
+}
+
+#[test]
+fn wrapper_chains_count_as_nesting() {
+    // FRACTION FRACTION ... and REPLACE 0 REPLACE 0 ...: recursion without
+    // containers must hit the same limit.
+    for unit in [
+        vec![f::FRACTION],
+        vec![f::TZ_ZONE],
+        vec![f::ENUM],
+        vec![f::FIXTUPLE + 1],
+    ] {
+        let body: Vec<u8> = unit
+            .iter()
+            .copied()
+            .cycle()
+            .take(unit.len() * 100_000)
+            .collect();
+        let err = validate(&frame(&body), Limits::default()).expect_err("deep chain");
+        assert!(err.to_string().contains("max_depth=1000"), "{err}");
+    }
+}
+
+#[test]
+fn very_deep_nesting_is_safe_on_a_small_stack() {
+    let depth = 30_000;
+    let mut body = vec![f::FIXLIST + 1; depth];
+    body.push(f::FIXLIST);
+    let data = frame(&body);
+    let handle = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            validate(
+                &data,
+                Limits {
+                    max_depth: depth + 1,
+                },
+            )
+            .map(|s| s.containers)
+        })
+        .expect("spawn");
+    let containers = handle.join().expect("no overflow").expect("valid");
+    assert_eq!(containers, depth as u64 + 1);
+}

@@ -1,0 +1,88 @@
+"""PNG figures through matplotlib's Agg backend; every function is a no-op question away from
+`available()`, since matplotlib is an optional dependency."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+OPS = ("dumps", "loads")
+
+
+def available() -> bool:
+    return importlib.util.find_spec("matplotlib") is not None
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def ratio_bars(
+    path: Path,
+    ratios: Mapping[str, Mapping[str, Mapping[str, float]]],
+    workloads: Sequence[str],
+    codecs: Sequence[str],
+    baseline: str,
+    title: str,
+) -> Path:
+    """Grouped bars, one panel per op: `ratios[op][codec][workload]` = time / baseline time."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(OPS), figsize=(13, 4.8), sharey=True)
+    width = 0.8 / max(1, len(codecs))
+    for ax, op in zip(axes, OPS, strict=True):
+        for i, codec in enumerate(codecs):
+            per_workload = ratios.get(op, {}).get(codec, {})
+            xs = [w + (i - (len(codecs) - 1) / 2) * width for w in range(len(workloads))]
+            ys = [per_workload.get(name, float("nan")) for name in workloads]
+            ax.bar(xs, ys, width, label=codec)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_yscale("log")
+        ax.set_xticks(range(len(workloads)), list(workloads))
+        ax.set_title(f"{op}: time / {baseline} time (lower is faster)")
+        ax.grid(axis="y", which="both", alpha=0.3)
+    axes[0].set_ylabel(f"ratio vs {baseline} (log)")
+    axes[-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def loglog(
+    path: Path,
+    series: Mapping[str, Mapping[str, Sequence[tuple[int, float]]]],
+    title: str,
+    xlabel: str,
+    highlight: str = "amber",
+) -> Path:
+    """One log-log panel per op: `series[op][codec]` = [(size, seconds per operation), ...];
+    codecs whose name starts with `highlight` get a thicker line."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, len(OPS), figsize=(13, 4.8), sharey=True)
+    for ax, op in zip(axes, OPS, strict=True):
+        for codec, points in series.get(op, {}).items():
+            if not points:
+                continue
+            xs, ys = zip(*points, strict=True)
+            width = 2.6 if codec.startswith(highlight) else 1.3
+            ax.plot(xs, ys, marker="o", linewidth=width, label=codec)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_title(op)
+        ax.grid(which="both", alpha=0.3)
+    axes[0].set_ylabel("seconds per operation (median)")
+    axes[-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path

@@ -1,0 +1,125 @@
+"""Timing primitives: auto-ranged loops, medians over repeats, and the exact round trip check.
+
+The garbage collector stays on (that is what users get); `gc.collect()` runs before each series so
+that one codec's garbage is not collected on the next codec's clock.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import itertools
+import math
+import pickle
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+_MAX_LOOPS = 10_000_000
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Per-operation time of one series: the median and every sample, in nanoseconds."""
+
+    median_ns: float
+    samples_ns: tuple[float, ...]
+    loops: int  # operations per sample
+
+    @property
+    def repeats(self) -> int:
+        return len(self.samples_ns)
+
+    @property
+    def spread(self) -> float:
+        """(slowest - fastest) / median: how far the samples disagree; 0 with one sample."""
+        if self.median_ns <= 0:
+            return 0.0
+        return (max(self.samples_ns) - min(self.samples_ns)) / self.median_ns
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "median_ns": self.median_ns,
+            "samples_ns": list(self.samples_ns),
+            "loops": self.loops,
+        }
+
+
+@dataclass(frozen=True)
+class TimingPolicy:
+    """How long each sample runs, how many samples a series takes, and a cap for slow operations."""
+
+    target_ns: int  # a sample loops until it takes at least this long
+    repeats: int  # samples per series; the median is reported
+    budget_ns: int  # a series of slow single operations is cut to fit this, keeping >= 1 sample
+
+
+def run_loop(fn: Callable[[Any], object], arg: Any, loops: int) -> int:
+    """Call `fn(arg)` `loops` times; the wall time in nanoseconds."""
+    repeat = itertools.repeat(None, loops)
+    start = time.perf_counter_ns()
+    for _ in repeat:
+        fn(arg)
+    return time.perf_counter_ns() - start
+
+
+def calibrate(fn: Callable[[Any], object], arg: Any, target_ns: int, estimate_ns: int) -> int:
+    """Loop count that makes one sample last at least `target_ns`.
+
+    `estimate_ns` is the time of one call already made (the round trip check); when it alone reaches
+    the target no further call is spent.
+    """
+    if estimate_ns >= target_ns:
+        return 1
+    loops = 1
+    while True:
+        elapsed = run_loop(fn, arg, loops)
+        if elapsed >= target_ns // 5 or loops >= _MAX_LOOPS:
+            return max(1, min(_MAX_LOOPS, math.ceil(loops * target_ns / max(elapsed, 1))))
+        grow = target_ns / 5 / max(elapsed, 1)
+        loops = min(_MAX_LOOPS, max(loops * 2, math.ceil(loops * grow * 1.2)))
+
+
+def measure(
+    fn: Callable[[Any], object], arg: Any, policy: TimingPolicy, estimate_ns: int
+) -> Timing:
+    """Median per-operation time of `fn(arg)` over `policy.repeats` samples."""
+    gc.collect()
+    loops = calibrate(fn, arg, policy.target_ns, estimate_ns)
+    repeats = policy.repeats
+    if loops == 1 and estimate_ns > 0:
+        repeats = max(1, min(repeats, policy.budget_ns // estimate_ns))
+    samples = tuple(run_loop(fn, arg, loops) / loops for _ in range(repeats))
+    return Timing(statistics.median(samples), samples, loops)
+
+
+def timed(fn: Callable[[Any], Any], arg: Any) -> tuple[Any, int]:
+    """`fn(arg)` and the nanoseconds it took."""
+    start = time.perf_counter_ns()
+    out = fn(arg)
+    return out, time.perf_counter_ns() - start
+
+
+def _value_bytes(obj: Any) -> bytes:
+    """Pickle without the memo: the bytes depend on values, types and order, never on identity."""
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, 5)
+    pickler.fast = True
+    pickler.dump(obj)
+    return out.getvalue()
+
+
+def exactly_equal(a: Any, b: Any) -> bool:
+    """True when `b` has the same values, types (int vs float vs bool, tuple vs list, str vs bytes)
+    and order as `a`, bit for bit for floats.
+
+    `==` alone would accept `1.0` for `1` or a list for a tuple. Comparing memo-free pickles checks
+    all of it at C speed; objects pickle cannot write in that mode (cycles, unpicklable results) fall
+    back to `==` plus equal top-level types.
+    """
+    try:
+        return _value_bytes(a) == _value_bytes(b)
+    except (pickle.PicklingError, TypeError, ValueError, RecursionError, AttributeError):
+        return type(a) is type(b) and bool(a == b)

@@ -1,0 +1,89 @@
+"""The `amber` command line. Today it has one command, `amber bench`; heavy imports wait until a
+command runs so that `amber --help` stays instant."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def _names(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("expected a comma-separated list of names")
+    return names
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="amber", description="amber command line tools")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    bench = commands.add_parser(
+        "bench",
+        help="rerun the benchmark studies against pickle, msgpack, JSON and CBOR codecs",
+        description="Time amber against the codecs users pick today, in one process, and write "
+        "report.md, results.json and plots. Every codec's round trip is checked before timing.",
+    )
+    size = bench.add_mutually_exclusive_group()
+    size.add_argument(
+        "--quick", action="store_true", help="short run (about 1-2 minutes): fewer repeats"
+    )
+    size.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)  # tests only
+    bench.add_argument("--studies", type=_names, help="comma-separated studies (default: all)")
+    bench.add_argument("--codecs", type=_names, help="comma-separated codecs (default: all)")
+    bench.add_argument(
+        "--out",
+        type=Path,
+        default=Path("bench-out"),
+        help="output directory (default: %(default)s)",
+    )
+    bench.add_argument("--repeat", type=_positive, help="samples per series; the median is kept")
+    bench.add_argument("--list", action="store_true", help="list studies and codecs, then exit")
+    bench.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    return parser
+
+
+def _bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    from amber import bench
+
+    if args.list:
+        for name in bench.study_names():
+            print(f"study  {name:10} {bench.get_study(name).description}")
+        codecs, skipped = bench.resolve()
+        for codec in codecs:
+            print(f"codec  {codec.name:14} {codec.note}".rstrip())
+        for skip in skipped:
+            print(f"codec  {skip.name:14} skipped: {skip.reason}")
+        return 0
+    config = bench.BenchConfig(
+        out_dir=args.out,
+        mode="tiny" if args.tiny else "quick" if args.quick else "full",
+        studies=args.studies,
+        codecs=args.codecs,
+        repeat=args.repeat,
+        progress=not args.no_progress,
+        command=shlex.join(["amber", *argv]),
+    )
+    try:
+        bench.run(config)
+    except bench.UnknownNameError as exc:
+        print(f"amber bench: error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser().parse_args(argv)
+    if args.command == "bench":
+        return _bench(args, argv)
+    return 2  # unreachable: argparse rejects unknown commands

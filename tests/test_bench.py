@@ -1,0 +1,136 @@
+"""The benchmark framework in its tiny mode: files written, wrong codecs caught, copies named."""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from amber.bench import BenchConfig, Codec, codecs, run
+from amber.bench.runner import (
+    CANNOT_REPRESENT,
+    INPUT_COPY,
+    INPUT_MEMORYVIEW,
+    NOT_EXACT,
+    OK,
+    run_codec,
+)
+from amber.bench.study import POLICIES
+from amber.bench.timing import exactly_equal
+from amber.bench.workloads import ALL_KINDS, TUPLE, Workload, w1, w1_records, w3, w3_table
+from amber.cli import main
+
+
+def _ints_to_floats(obj: Any) -> Any:
+    """Equal under `==` (1 == 1.0) but not the same values: what the exact check must catch."""
+    if isinstance(obj, dict):
+        return {k: _ints_to_floats(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_ints_to_floats(v) for v in obj]
+    if type(obj) is int:
+        return float(obj)
+    return obj
+
+
+def _pickle5(obj: Any) -> bytes:
+    return pickle.dumps(obj, 5)
+
+
+WRONG = Codec("wrong", _pickle5, lambda buf: _ints_to_floats(pickle.loads(buf)), ALL_KINDS)
+
+
+def _bytes_only(buf: Any) -> Any:
+    if not isinstance(buf, bytes):
+        raise TypeError("bytes required")
+    return pickle.loads(buf)
+
+
+BYTES_ONLY = Codec("bytes-only", _pickle5, _bytes_only, ALL_KINDS)
+TINY = POLICIES["tiny"]
+
+
+def test_exactly_equal_sees_types_that_eq_ignores() -> None:
+    assert exactly_equal({"a": [1, 2.5, None]}, {"a": [1, 2.5, None]})
+    assert not exactly_equal([1], [1.0])
+    assert not exactly_equal([1], [True])
+    assert not exactly_equal((1, 2), [1, 2])
+    assert not exactly_equal({"a": 1, "b": 2}, {"b": 2, "a": 1})  # order is part of the value
+    assert not exactly_equal(0.0, -0.0)
+
+
+def test_workloads_are_seeded_and_shaped_as_anchored() -> None:
+    assert w1_records(3) == w1_records(3)
+    first = w1_records(1)[0]
+    assert list(first) == [
+        *("id", "score", "name", "active", "parent", "tags", "count", "ratio", "code", "values")
+    ]
+    assert first["id"] == 1000 and first["name"] == "user000000" and first["code"] == "C0"
+    assert len(pickle.dumps(w1_records(1_000), 5)) == pytest.approx(99_600, rel=0.01)
+    table = w3_table(2)
+    assert list(table) == ["key0000000", "key0000001"]
+    assert table["key0000001"]["name"] == "n1"
+
+
+def test_wrong_codec_is_reported_not_exact_and_not_timed() -> None:
+    rows = [run_codec(c, w1("S"), w1_records(10), TINY) for c in (WRONG, BYTES_ONLY)]
+    assert rows[0].status == NOT_EXACT and not rows[0].ops
+    assert rows[1].status == OK and set(rows[1].ops) == {"dumps", "loads"}
+
+
+def test_memoryview_refused_means_copy_counted_and_said() -> None:
+    workload, obj = w3(100), w3_table(100)
+    copied = run_codec(BYTES_ONLY, workload, obj, TINY, from_view=True)
+    assert copied.status == OK and copied.loads_input == INPUT_COPY
+    assert "TypeError" in copied.note
+    direct = run_codec(WRONG, workload, obj, TINY, from_view=True)
+    assert direct.loads_input == INPUT_MEMORYVIEW and direct.status == NOT_EXACT
+
+
+def test_codec_lacking_a_kind_is_not_run() -> None:
+    needs_tuples = Workload("T", "tuples", lambda: (1, 2), frozenset({TUPLE}))
+    json_only = Codec("json-only", _pickle5, pickle.loads, frozenset({"json"}))
+    assert run_codec(json_only, needs_tuples, (1, 2), TINY).status == CANNOT_REPRESENT
+
+
+def test_missing_library_is_skipped_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
+    def factory() -> Codec:
+        raise ImportError("No module named 'nothing_here'")
+
+    monkeypatch.setitem(codecs._FACTORIES, "nothing", factory)
+    found, skipped = codecs.resolve(["pickle-5", "nothing"])
+    assert [c.name for c in found] == ["pickle-5"]
+    assert skipped[0].name == "nothing" and skipped[0].reason.startswith("not installed")
+
+
+def test_tiny_run_writes_report_and_results(tmp_path: Path) -> None:
+    found, _ = codecs.resolve(["pickle-5", "pickle-5-fast"])
+    out = io.StringIO()
+    result = run(
+        BenchConfig(out_dir=tmp_path, mode="tiny", progress=False),
+        codecs=[*found, WRONG],
+        stdout=out,
+    )
+    assert result.report.exists() and result.results.exists()
+    data = json.loads(result.results.read_text())
+    assert set(data["studies"]) == {"objects", "scaling"}
+    for study in data["studies"].values():
+        by_codec: dict[str, set[str]] = {}
+        for row in study["rows"]:
+            by_codec.setdefault(row["codec"], set()).add(row["status"])
+        assert by_codec == {"pickle-5": {OK}, "pickle-5-fast": {OK}, "wrong": {NOT_EXACT}}
+    report = result.report.read_text()
+    assert "logical CPUs" in report and "not exact" in report and "objects_ratio.png" in report
+    assert "W1-L" in out.getvalue()
+
+
+def test_cli_runs_one_study_and_rejects_unknown_names(tmp_path: Path) -> None:
+    args = ["bench", "--tiny", "--studies", "objects", "--no-progress", "--out", str(tmp_path)]
+    assert main([*args, "--codecs", "orjson"]) == 0
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["config"]["codecs"] == ["pickle-5", "orjson"]  # the baseline is always added
+    assert main([*args, "--codecs", "no-such-codec"]) == 2
+    assert main(["bench", "--studies", "no-such-study", "--out", str(tmp_path)]) == 2
