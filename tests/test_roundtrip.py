@@ -230,7 +230,16 @@ def test_repeated_strings_are_deduplicated() -> None:
 def test_equal_strings_from_different_objects_deduplicated() -> None:
     values = ["C" + str(i % 5) for i in range(100)]
     assert len({id(v) for v in values}) > 5
-    assert amber.dumps(values).count(b"C3") == 1
+    # Values are defined at their second sighting (unique values cost no
+    # table entry) and referenced after that.
+    assert amber.dumps(values).count(b"C3") == 2
+
+
+def test_unique_values_are_not_entered_in_the_table() -> None:
+    values = [f"unique-{i}" for i in range(1000)]
+    data = amber.dumps(values)
+    assert data.count(b"\xb3") == 0  # no STR_DEF
+    assert amber.loads(data) == values
 
 
 # --- hypothesis: arbitrary nestings of every plain type ---------------------

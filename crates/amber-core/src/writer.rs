@@ -29,9 +29,33 @@ fn put_tag_varint(out: &mut Vec<u8>, tag: u8, v: u64) {
     }
 }
 
-/// Append a byte slice.
+/// Append a byte slice; up to 16 bytes without a `memcpy` call.
 #[inline(always)]
 fn put_slice(out: &mut Vec<u8>, b: &[u8]) {
+    let n = b.len();
+    if (4..=16).contains(&n) {
+        out.reserve(n);
+        let len = out.len();
+        // SAFETY: room for n bytes reserved; the overlapping stores write
+        // exactly bytes len..len+n.
+        unsafe {
+            let dst = out.as_mut_ptr().add(len);
+            let src = b.as_ptr();
+            if n >= 8 {
+                let head = std::ptr::read_unaligned(src as *const u64);
+                let tail = std::ptr::read_unaligned(src.add(n - 8) as *const u64);
+                std::ptr::write_unaligned(dst as *mut u64, head);
+                std::ptr::write_unaligned(dst.add(n - 8) as *mut u64, tail);
+            } else {
+                let head = std::ptr::read_unaligned(src as *const u32);
+                let tail = std::ptr::read_unaligned(src.add(n - 4) as *const u32);
+                std::ptr::write_unaligned(dst as *mut u32, head);
+                std::ptr::write_unaligned(dst.add(n - 4) as *mut u32, tail);
+            }
+            out.set_len(len + n);
+        }
+        return;
+    }
     out.reserve(b.len());
     let len = out.len();
     // SAFETY: room reserved above; the source cannot overlap our buffer.

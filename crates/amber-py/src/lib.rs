@@ -6,6 +6,7 @@
 //! - `errors.rs`: the exception classes.
 
 mod decode;
+mod dictiter;
 mod encode;
 mod errors;
 mod intfast;
@@ -57,8 +58,7 @@ fn dumps<'py>(
     out.clear();
     let mut enc = encode::Encoder::new(py, &opts, out);
     let res = enc.frame(obj.as_ptr());
-    let out = std::mem::take(&mut enc.out);
-    drop(enc);
+    let out = enc.finish();
     let bytes = res.map(|()| PyBytes::new(py, &out));
     if out.capacity() <= KEEP_SCRATCH {
         SCRATCH.with(|s| {

@@ -324,7 +324,7 @@ impl<'py> Encoder<'py> {
             self.out.push(f::ENUM);
             let value = obj.getattr("_value_").or_fail()?;
             return self.nested(|enc| unsafe {
-                enc.str(e.name.ptr(), usize::MAX)?;
+                enc.str(e.name.ptr(), usize::MAX, true)?;
                 enc.item(value.as_ptr())
             });
         }
@@ -349,7 +349,7 @@ impl<'py> Encoder<'py> {
         e: &types::Entry,
     ) -> R {
         let py = self.py;
-        unsafe { self.str(e.name.ptr(), usize::MAX) }?;
+        unsafe { self.str(e.name.ptr(), usize::MAX, true) }?;
         match e.mode {
             mode::DICT => {
                 let state = obj.getattr("__dict__").or_fail()?;

@@ -20,6 +20,7 @@ use hashbrown::HashMap;
 use pyo3::ffi;
 use pyo3::prelude::*;
 
+use crate::dictiter::DictIter;
 use crate::errors;
 use crate::obj::Obj;
 use strings::{Found, StringTable};
@@ -135,11 +136,17 @@ impl<'py> Encoder<'py> {
             frame_start: 0,
             depth: 0,
             opts,
-            strings: StringTable::new(),
+            strings: StringTable::take(),
             memo: HashMap::with_hasher(Default::default()),
             memo_keep: Vec::new(),
             n_oob: 0,
         }
+    }
+
+    /// The output, giving the string table back for the next call.
+    pub fn finish(self) -> Vec<u8> {
+        self.strings.give_back();
+        self.out
     }
 
     /// Encode `obj` as one frame appended to `self.out`.
@@ -220,27 +227,48 @@ impl<'py> Encoder<'py> {
     }
 
     /// Encode any object.
-    #[inline]
+    #[inline(always)]
     pub unsafe fn item(&mut self, o: *mut ffi::PyObject) -> R {
+        match unsafe { self.atom(o) } {
+            Some(r) => r,
+            None => unsafe { self.compound(o) },
+        }
+    }
+
+    /// Atoms (str, int, float, None, bool) inline in the caller's loop;
+    /// `None` for anything else. Atoms run no Python code.
+    #[inline(always)]
+    unsafe fn atom(&mut self, o: *mut ffi::PyObject) -> Option<R> {
         let t = unsafe { ffi::Py_TYPE(o) };
         unsafe {
             if t == &raw mut ffi::PyUnicode_Type {
-                self.str(o, strings::MAX_VALUE_LEN)
+                Some(self.str(o, strings::MAX_VALUE_LEN, false))
             } else if t == &raw mut ffi::PyLong_Type {
-                self.int(o)
+                Some(self.int(o))
             } else if t == &raw mut ffi::PyFloat_Type {
                 w::write_float(&mut self.out, ffi::PyFloat_AS_DOUBLE(o));
-                Ok(())
-            } else if t == &raw mut ffi::PyDict_Type {
+                Some(Ok(()))
+            } else if o == ffi::Py_None() {
+                w::write_none(&mut self.out);
+                Some(Ok(()))
+            } else if t == &raw mut ffi::PyBool_Type {
+                w::write_bool(&mut self.out, o == ffi::Py_True());
+                Some(Ok(()))
+            } else {
+                None
+            }
+        }
+    }
+
+    /// Everything but atoms, out of line: containers recurse through here.
+    #[inline(never)]
+    unsafe fn compound(&mut self, o: *mut ffi::PyObject) -> R {
+        let t = unsafe { ffi::Py_TYPE(o) };
+        unsafe {
+            if t == &raw mut ffi::PyDict_Type {
                 self.dict(o)
             } else if t == &raw mut ffi::PyList_Type {
                 self.list(o)
-            } else if o == ffi::Py_None() {
-                w::write_none(&mut self.out);
-                Ok(())
-            } else if t == &raw mut ffi::PyBool_Type {
-                w::write_bool(&mut self.out, o == ffi::Py_True());
-                Ok(())
             } else if t == &raw mut ffi::PyTuple_Type {
                 self.tuple(o)
             } else {
@@ -251,15 +279,17 @@ impl<'py> Encoder<'py> {
 
     /// A str, deduplicated through the table when at most `dedup_max` bytes.
     #[inline(always)]
-    unsafe fn str(&mut self, o: *mut ffi::PyObject, dedup_max: usize) -> R {
-        let mut len: ffi::Py_ssize_t = 0;
-        let p = unsafe { ffi::PyUnicode_AsUTF8AndSize(o, &mut len) };
-        if p.is_null() {
-            return unsafe { self.str_surrogates(o) };
+    unsafe fn str(&mut self, o: *mut ffi::PyObject, dedup_max: usize, key: bool) -> R {
+        // The same object again needs no look at its text.
+        if let Some(i) = self.strings.by_address(o) {
+            w::write_str_ref(&mut self.out, i);
+            return Ok(());
         }
-        let utf8 = unsafe { std::slice::from_raw_parts(p as *const u8, len as usize) };
+        let Some(utf8) = (unsafe { strings::utf8(o) }) else {
+            return unsafe { self.str_surrogates(o) };
+        };
         if utf8.len() <= dedup_max {
-            match self.strings.find(o, utf8) {
+            match self.strings.by_content(o, utf8, key) {
                 Found::Ref(i) => w::write_str_ref(&mut self.out, i),
                 Found::Define => w::write_str_def(&mut self.out, utf8),
                 Found::Plain => w::write_str(&mut self.out, utf8),
@@ -273,7 +303,6 @@ impl<'py> Encoder<'py> {
     #[cold]
     unsafe fn str_surrogates(&mut self, o: *mut ffi::PyObject) -> R {
         // Not valid UTF-8: lone surrogates. Encode them as 3-byte sequences.
-        unsafe { ffi::PyErr_Clear() };
         let b = unsafe {
             Obj::from_owned(ffi::PyUnicode_AsEncodedString(
                 o,
@@ -386,22 +415,24 @@ impl<'py> Encoder<'py> {
 
     unsafe fn dict_pairs_body(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
         let _keep = unsafe { Obj::from_borrowed(o) };
-        let mut pos: ffi::Py_ssize_t = 0;
-        let mut k: *mut ffi::PyObject = std::ptr::null_mut();
-        let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+        let mut it = unsafe { DictIter::new(o) };
         let mut count = 0usize;
-        while unsafe { ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) } != 0 {
+        loop {
+            let Ok(next) = (unsafe { it.next(o) }) else {
+                return fail("dict changed during encoding");
+            };
+            let Some((k, v)) = next else { break };
             if count == n {
-                break;
+                return fail("dict changed size during encoding");
             }
             unsafe { self.key(k) }.within(|| self.key_seg(k, count), o)?;
-            if unsafe { is_atom(v) } {
-                unsafe { self.item(v) }?;
+            if let Some(r) = unsafe { self.atom(v) } {
+                r.within(|| self.key_seg(k, count), o)?;
             } else {
                 // Python code below (a hook) could drop the key from the dict:
                 // hold it so the error path can still name it.
                 let _key = unsafe { Obj::from_borrowed(k) };
-                unsafe { self.item(v) }.within(|| self.key_seg(k, count), o)?;
+                unsafe { self.compound(v) }.within(|| self.key_seg(k, count), o)?;
             }
             count += 1;
         }
@@ -414,7 +445,7 @@ impl<'py> Encoder<'py> {
     #[inline(always)]
     unsafe fn key(&mut self, k: *mut ffi::PyObject) -> R {
         if unsafe { ffi::Py_TYPE(k) } == &raw mut ffi::PyUnicode_Type {
-            unsafe { self.str(k, strings::MAX_KEY_LEN) }
+            unsafe { self.str(k, strings::MAX_KEY_LEN, true) }
         } else {
             unsafe { self.item(k) }
         }
@@ -557,16 +588,6 @@ impl<'py> Encoder<'py> {
         self.n_oob += 1;
         Ok(Some(i))
     }
-}
-
-/// Types whose encoding runs no Python code and cannot fail.
-#[inline(always)]
-unsafe fn is_atom(o: *mut ffi::PyObject) -> bool {
-    let t = unsafe { ffi::Py_TYPE(o) };
-    t == &raw mut ffi::PyLong_Type
-        || t == &raw mut ffi::PyFloat_Type
-        || t == &raw mut ffi::PyBool_Type
-        || o == unsafe { ffi::Py_None() }
 }
 
 /// The bytes of a `bytes` object.

@@ -1,16 +1,22 @@
 //! The encoder's string table: repeated strings are written once (STR_DEF)
 //! and then referenced (STR_REF/FIXREF), deduplicated by value.
 //!
-//! Two levels: a direct-mapped cache keyed by object address catches the
-//! common case of the same str object again (dict keys, interned literals);
-//! a hash map keyed by the UTF-8 bytes catches equal strings that are
-//! different objects. Every defined string is kept alive until the encoder
-//! drops, so addresses in the cache and bytes in the map stay valid.
+//! Two caches, fixed in size:
+//! - by object address, direct-mapped, for the same str object again (dict
+//!   keys, interned literals): one compare;
+//! - by content hash, two-way, for equal strings that are different objects.
+//!
+//! Policy: dict keys are defined the first time they are seen (keys repeat);
+//! other strings only the second time, so unique values cost no table entry.
+//! A new string may evict a seen-once or never-referenced entry, never one
+//! that was referenced. A miss only costs a second definition, never a wrong
+//! reference. Strings the caches point at are kept alive until the frame is
+//! done. The table is reused by the next call on the same thread; a
+//! generation number empties it in O(1).
 
-use foldhash::fast::FixedState;
-use hashbrown::HashMap;
 use pyo3::ffi;
-use std::hash::{Hash, Hasher};
+use std::cell::RefCell;
+use std::hash::BuildHasher;
 
 use crate::obj::Obj;
 
@@ -21,32 +27,41 @@ pub const MAX_VALUE_LEN: usize = 32;
 /// At most this many strings are defined per frame; later ones are written plainly.
 pub const MAX_ENTRIES: usize = 1 << 16;
 
-const L1_SIZE: usize = 1024;
+const ADDR_SLOTS: usize = 1024;
+const CONTENT_SETS: usize = 4096;
 
-/// UTF-8 bytes owned by a str object that the table keeps alive.
+#[derive(Clone, Copy, Default)]
+struct AddrSlot {
+    addr: usize,
+    gen: u32,
+    idx: u32,
+}
+
+/// `idx` of a content slot seen once and not yet defined.
+const SEEN: u32 = u32::MAX;
+
 #[derive(Clone, Copy)]
-struct Utf8Key {
-    ptr: *const u8,
-    len: usize,
+struct ContentSlot {
+    hash: u64,
+    data: *const u8,
+    len: u32,
+    gen: u32,
+    /// Table index, or `SEEN`.
+    idx: u32,
+    /// Whether a reference was ever written for it.
+    used: bool,
 }
 
-impl Utf8Key {
-    fn bytes(&self) -> &[u8] {
-        // SAFETY: points into a str object held in `StringTable::keep`, or
-        // into the caller's live str for lookups.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
-    }
-}
-
-impl PartialEq for Utf8Key {
-    fn eq(&self, other: &Self) -> bool {
-        self.bytes() == other.bytes()
-    }
-}
-impl Eq for Utf8Key {}
-impl Hash for Utf8Key {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.bytes().hash(state)
+impl Default for ContentSlot {
+    fn default() -> Self {
+        ContentSlot {
+            hash: 0,
+            data: std::ptr::null(),
+            len: 0,
+            gen: 0,
+            idx: SEEN,
+            used: false,
+        }
     }
 }
 
@@ -55,60 +70,221 @@ pub enum Found {
     Ref(usize),
     /// Write a definition: the decoder makes it the next entry.
     Define,
-    /// Write the string plainly (the table is full).
+    /// Write the string plainly.
     Plain,
 }
 
 pub struct StringTable {
-    l1: Box<[(usize, u32)]>,
-    map: HashMap<Utf8Key, u32, FixedState>,
+    gen: u32,
+    by_addr: Box<[AddrSlot]>,
+    by_content: Box<[ContentSlot]>,
+    /// Defined strings, by table index.
+    defined: usize,
+    /// Every string a cache points at, kept alive for the frame.
     keep: Vec<Obj>,
+    hasher: foldhash::fast::FixedState,
+}
+
+thread_local! {
+    static SPARE: RefCell<Option<StringTable>> = const { RefCell::new(None) };
 }
 
 impl StringTable {
-    pub fn new() -> Self {
-        StringTable {
-            l1: vec![(0usize, 0u32); L1_SIZE].into_boxed_slice(),
-            map: HashMap::with_hasher(FixedState::default()),
-            keep: Vec::new(),
+    /// A table for one frame: this thread's spare one if free, else a new one.
+    pub fn take() -> StringTable {
+        let mut t = SPARE
+            .with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()))
+            .unwrap_or_else(|| StringTable {
+                gen: 0,
+                by_addr: vec![AddrSlot::default(); ADDR_SLOTS].into_boxed_slice(),
+                by_content: vec![ContentSlot::default(); CONTENT_SETS * 2].into_boxed_slice(),
+                defined: 0,
+                keep: Vec::new(),
+                hasher: foldhash::fast::FixedState::default(),
+            });
+        t.gen = t.gen.wrapping_add(1);
+        if t.gen == 0 {
+            // Generation numbers wrapped: stale slots could look current.
+            t.by_addr.fill(AddrSlot::default());
+            t.by_content.fill(ContentSlot::default());
+            t.gen = 1;
         }
+        t.defined = 0;
+        t
+    }
+
+    /// Release the frame's strings and keep the table for the next call.
+    pub fn give_back(mut self) {
+        self.keep.clear();
+        if self.keep.capacity() > 4 * MAX_ENTRIES {
+            self.keep = Vec::new();
+        }
+        SPARE.with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                *s = Some(self);
+            }
+        });
     }
 
     #[inline(always)]
-    fn slot(o: *mut ffi::PyObject) -> usize {
+    fn addr_slot(o: *mut ffi::PyObject) -> usize {
         let a = o as usize;
-        ((a >> 4) ^ (a >> 14)) & (L1_SIZE - 1)
+        ((a >> 4) ^ (a >> 14)) & (ADDR_SLOTS - 1)
     }
 
-    /// Find `o` (whose UTF-8 is `utf8`) or decide to define it.
+    /// The table index of this very object, if it was defined.
     #[inline(always)]
-    pub fn find(&mut self, o: *mut ffi::PyObject, utf8: &[u8]) -> Found {
-        let slot = Self::slot(o);
-        let (addr, idx) = self.l1[slot];
-        if addr == o as usize {
-            return Found::Ref(idx as usize);
-        }
-        self.find_slow(o, utf8, slot)
+    pub fn by_address(&self, o: *mut ffi::PyObject) -> Option<usize> {
+        let s = self.by_addr[Self::addr_slot(o)];
+        (s.addr == o as usize && s.gen == self.gen).then_some(s.idx as usize)
     }
 
+    /// Find a string equal to `o` (whose UTF-8 is `utf8`), or decide how to
+    /// write it. Keys are defined on first sight, other strings on their second.
     #[inline(never)]
-    fn find_slow(&mut self, o: *mut ffi::PyObject, utf8: &[u8], slot: usize) -> Found {
-        let key = Utf8Key {
-            ptr: utf8.as_ptr(),
-            len: utf8.len(),
+    pub fn by_content(&mut self, o: *mut ffi::PyObject, utf8: &[u8], key: bool) -> Found {
+        let gen = self.gen;
+        let hash = if utf8.len() <= 16 {
+            short_hash(utf8)
+        } else {
+            self.hasher.hash_one(utf8)
         };
-        if let Some(&idx) = self.map.get(&key) {
-            return Found::Ref(idx as usize);
+        let set = ((hash as usize) & (CONTENT_SETS - 1)) * 2;
+        for way in set..set + 2 {
+            let c = self.by_content[way];
+            if c.gen != gen || c.hash != hash || c.len as usize != utf8.len() {
+                continue;
+            }
+            // SAFETY: `c.data` points into a string in `keep`, alive for the frame.
+            let known = unsafe { std::slice::from_raw_parts(c.data, c.len as usize) };
+            if !bytes_eq(known, utf8) {
+                continue;
+            }
+            if c.idx != SEEN {
+                self.by_content[way].used = true;
+                return Found::Ref(c.idx as usize);
+            }
+            // Second sighting: define it now, as this object.
+            return match self.define(o) {
+                Some(idx) => {
+                    self.by_content[way] = ContentSlot {
+                        data: utf8.as_ptr(),
+                        idx,
+                        ..c
+                    };
+                    Found::Define
+                }
+                None => Found::Plain,
+            };
         }
-        if self.keep.len() >= MAX_ENTRIES {
+        // A miss: take a stale, seen-once or never-referenced slot, if any.
+        let victim = (set..set + 2).min_by_key(|&w| {
+            let c = &self.by_content[w];
+            match (c.gen == gen, c.idx == SEEN, c.used) {
+                (false, _, _) => 0,
+                (true, true, _) => 1,
+                (true, false, false) => 2,
+                (true, false, true) => 3,
+            }
+        });
+        let Some(way) = victim else {
+            return Found::Plain;
+        };
+        let c = self.by_content[way];
+        if c.gen == gen && c.idx != SEEN && c.used {
             return Found::Plain;
         }
-        let idx = self.keep.len() as u32;
-        // SAFETY: `o` is a live str; the table now holds a reference to it,
-        // so its address and UTF-8 buffer stay valid while the table lives.
+        let idx = if key { self.define(o) } else { None };
+        if idx.is_none() {
+            // SAFETY: `o` is a live str; the cache now points into it.
+            self.keep.push(unsafe { Obj::from_borrowed(o) });
+        }
+        self.by_content[way] = ContentSlot {
+            hash,
+            data: utf8.as_ptr(),
+            len: utf8.len() as u32,
+            gen,
+            idx: idx.unwrap_or(SEEN),
+            used: false,
+        };
+        if idx.is_some() {
+            Found::Define
+        } else {
+            Found::Plain
+        }
+    }
+
+    /// Give `o` the next table index, keep it alive and cache its address.
+    fn define(&mut self, o: *mut ffi::PyObject) -> Option<u32> {
+        if self.defined >= MAX_ENTRIES {
+            return None;
+        }
+        let idx = self.defined as u32;
+        self.defined += 1;
+        // SAFETY: `o` is a live str; holding a reference keeps its address
+        // and UTF-8 buffer valid while the caches use them.
         self.keep.push(unsafe { Obj::from_borrowed(o) });
-        self.map.insert(key, idx);
-        self.l1[slot] = (o as usize, idx);
-        Found::Define
+        self.by_addr[Self::addr_slot(o)] = AddrSlot {
+            addr: o as usize,
+            gen: self.gen,
+            idx,
+        };
+        Some(idx)
+    }
+}
+
+/// A hash of at most 16 bytes from two overlapping loads and a folded multiply.
+#[inline(always)]
+fn short_hash(b: &[u8]) -> u64 {
+    let n = b.len();
+    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or_default());
+    let half = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap_or_default()) as u64;
+    let (x, y) = match n {
+        8..=16 => (word(0), word(n - 8)),
+        4..=7 => (half(0), half(n - 4)),
+        1..=3 => (
+            b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16,
+            0,
+        ),
+        _ => (0, 0),
+    };
+    let m = (x ^ 0x243F_6A88_85A3_08D3) as u128 * (y ^ 0x1319_8A2E_0370_7344 ^ n as u64) as u128;
+    (m as u64) ^ ((m >> 64) as u64)
+}
+
+/// Equality of two slices of the same length, with word loads for short ones.
+#[inline(always)]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    debug_assert_eq!(n, b.len());
+    let word =
+        |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().unwrap_or_default());
+    let half =
+        |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().unwrap_or_default());
+    match n {
+        // Two overlapping loads cover every byte.
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => a == b,
+    }
+}
+
+/// The UTF-8 of a str: read in place for compact ASCII strings, else through
+/// `PyUnicode_AsUTF8AndSize` (which caches it). `None` if it has lone surrogates.
+#[inline(always)]
+pub unsafe fn utf8<'a>(o: *mut ffi::PyObject) -> Option<&'a [u8]> {
+    unsafe {
+        if ffi::PyUnicode_IS_COMPACT_ASCII(o) != 0 {
+            let len = (*(o as *mut ffi::PyASCIIObject)).length as usize;
+            let data = (o as *mut ffi::PyASCIIObject).add(1) as *const u8;
+            return Some(std::slice::from_raw_parts(data, len));
+        }
+        let mut len: ffi::Py_ssize_t = 0;
+        let p = ffi::PyUnicode_AsUTF8AndSize(o, &mut len);
+        if p.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        Some(std::slice::from_raw_parts(p as *const u8, len as usize))
     }
 }
