@@ -54,3 +54,17 @@ fmt:
 
 clean:
 	rm -rf $(VENV) target
+
+## test-pythons: build and run the Python suite on every CPython 3.10-3.13 found (pyenv or PATH).
+PYTHONS ?= $(shell for v in 3.10 3.11 3.12 3.13; do \
+	  p=$$(ls -d $$HOME/.pyenv/versions/$$v.*/bin/python$$v 2>/dev/null | tail -n 1); \
+	  [ -n "$$p" ] || p=$$(command -v python$$v); [ -n "$$p" ] && echo $$p; done)
+test-pythons:
+	@for py in $(PYTHONS); do \
+	  v=$$($$py -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
+	  echo "== CPython $$v ($$py)"; \
+	  [ -x .venv-$$v/bin/python ] || $$py -m venv .venv-$$v; \
+	  .venv-$$v/bin/python -m pip install --quiet --upgrade pip "maturin>=1.7,<2"; \
+	  CARGO_TARGET_DIR=target/py$$v .venv-$$v/bin/maturin develop --release --quiet --extras dev || exit 1; \
+	  .venv-$$v/bin/python -m pytest -q -p no:cacheprovider || exit 1; \
+	done
