@@ -19,7 +19,7 @@ setup: build
 
 ## build: compile the Rust extension into .venv with the extras' dependencies.
 build: $(STAMP)
-	$(VENV)/bin/maturin develop --release --quiet --extras dev,bench
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) $(VENV)/bin/maturin develop --release --quiet --extras dev,bench
 
 ## bench: amber's main job, quick size: every study side by side.
 bench: setup
@@ -65,6 +65,7 @@ test-pythons:
 	  echo "== CPython $$v ($$py)"; \
 	  [ -x .venv-$$v/bin/python ] || $$py -m venv .venv-$$v; \
 	  .venv-$$v/bin/python -m pip install --quiet --upgrade pip "maturin>=1.7,<2"; \
-	  CARGO_TARGET_DIR=target/py$$v .venv-$$v/bin/maturin develop --release --quiet --extras dev || exit 1; \
+	  VIRTUAL_ENV=$(CURDIR)/.venv-$$v CARGO_TARGET_DIR=target/py$$v \
+	    .venv-$$v/bin/maturin develop --release --quiet --extras dev,bench || exit 1; \
 	  .venv-$$v/bin/python -m pytest -q -p no:cacheprovider || exit 1; \
 	done

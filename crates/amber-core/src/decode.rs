@@ -292,18 +292,57 @@ macro_rules! build {
 }
 
 impl<'a, B: Build> Walker<'a, '_, B> {
+    /// One item. The commonest leaves are decoded inline in the caller's
+    /// loop; everything else goes to `item_inner`, which is large and not
+    /// inlined (its frame would be paid by every leaf otherwise).
     #[inline(always)]
     fn item(&mut self) -> Res<B::V, B::Err> {
-        self.item_inner(false)
+        let at = self.r.pos();
+        let Some(tag) = self.r.peek() else {
+            return self.item_inner(false);
+        };
+        match tag {
+            0x00..=0x3F | 0xE0..=0xFF => {
+                self.r.skip(1);
+                build!(self, at, self.b.int(tag as i8 as i64))
+            }
+            0x40..=0x5F => {
+                self.r.skip(1);
+                self.str_body((tag - f::FIXSTR) as usize, at)
+            }
+            0x80..=0x9F => {
+                self.r.skip(1);
+                self.string_ref((tag - f::FIXREF) as usize, at)
+            }
+            f::NONE => {
+                self.r.skip(1);
+                build!(self, at, self.b.none())
+            }
+            f::FALSE | f::TRUE => {
+                self.r.skip(1);
+                build!(self, at, self.b.bool(tag == f::TRUE))
+            }
+            f::FLOAT64 if self.r.remaining() >= 9 => {
+                self.r.skip(1);
+                let v = f64::from_le_bytes(self.r.array("float")?);
+                build!(self, at, self.b.float(v))
+            }
+            _ => self.item_inner(false),
+        }
     }
 
+    #[inline(never)]
     fn item_inner(&mut self, shared: bool) -> Res<B::V, B::Err> {
         let at = self.r.pos();
         let tag = self.r.u8("item")?;
         // Whether the value was registered before its contents were read.
         let mut early = false;
         let v = match f::lead(tag) {
-            Lead::FixInt(i) => build!(self, at, self.b.int(i))?,
+            Lead::FixInt(i) => {
+                // (0..=63 and -32..=-1; the inline path in `item` handles
+                // these unless they follow a SHARE marker.)
+                build!(self, at, self.b.int(i))?
+            }
             Lead::FixStr(n) => self.str_body(n, at)?,
             Lead::FixRef(i) => self.string_ref(i, at)?,
             Lead::FixList(n) => {

@@ -40,6 +40,13 @@ impl<'a> Reader<'a> {
         )
     }
 
+    /// Step over `n` bytes the caller has checked are there.
+    #[inline(always)]
+    pub fn skip(&mut self, n: usize) {
+        debug_assert!(n <= self.remaining());
+        self.pos += n;
+    }
+
     /// The next byte, without consuming it.
     #[inline(always)]
     pub fn peek(&self) -> Option<u8> {

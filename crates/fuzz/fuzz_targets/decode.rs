@@ -1,0 +1,68 @@
+//! Arbitrary bytes into the validator: a whole frame, header included.
+//!
+//! Checks: `validate` never panics, hangs or overflows the stack (with the
+//! default depth limit and with no limit at all, where only the decoder's
+//! on-demand stack growth stands between deep input and a crash); every
+//! error has an offset inside the input; an accepted input is exactly one
+//! frame (its header's length matches, and one byte less or more is refused);
+//! lifting the depth limit never turns an accepted frame into a refused one.
+#![no_main]
+
+use amber_core::decode::{parse_header, Limits};
+use amber_core::validate::validate;
+use amber_core::Problem;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    // The header parser on its own.
+    match parse_header::<()>(data) {
+        Ok(h) => assert!(h.header_len <= data.len(), "header longer than input"),
+        Err(e) => assert!(e.offset <= data.len(), "header error offset out of range"),
+    }
+
+    let limited = validate(data, Limits::default());
+    let unlimited = validate(
+        data,
+        Limits {
+            max_depth: usize::MAX,
+        },
+    );
+
+    for r in [&limited, &unlimited] {
+        if let Err(e) = r {
+            assert!(
+                e.offset <= data.len(),
+                "error offset {} beyond input of {} bytes: {e}",
+                e.offset,
+                data.len()
+            );
+        }
+    }
+
+    match (&limited, &unlimited) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "depth limit changed the counts"),
+        (Ok(_), Err(e)) => panic!("accepted with a depth limit, refused without: {e}"),
+        (Err(e), Ok(_)) => assert!(
+            matches!(e.problem, Problem::Limit(_)),
+            "refused with a limit for a non-limit reason: {e}"
+        ),
+        (Err(a), Err(b)) => {
+            // Until the limit is hit both walks are identical.
+            if !matches!(a.problem, Problem::Limit(_)) {
+                assert_eq!(a.offset, b.offset, "same walk, different error");
+            }
+        }
+    }
+
+    if let Ok(stats) = &limited {
+        assert!(stats.items >= 1, "an accepted frame holds an item");
+        assert!(stats.strings <= stats.items && stats.containers <= stats.items);
+        let h = parse_header::<()>(data).expect("accepted frame has a header");
+        assert_eq!(h.frame_len(), data.len() as u64, "header length disagrees");
+        // Exactly one frame: one byte short or one byte over is refused.
+        assert!(validate(&data[..data.len() - 1], Limits::default()).is_err());
+        let mut longer = data.to_vec();
+        longer.push(0);
+        assert!(validate(&longer, Limits::default()).is_err());
+    }
+});
