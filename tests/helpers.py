@@ -18,6 +18,7 @@ def assert_exact(got: Any, want: Any, path: str = "$") -> None:
     assert type(got) is type(want), f"{path}: type {type(got).__name__} != {type(want).__name__}"
     if np is not None and isinstance(want, np.ndarray):
         assert got.dtype == want.dtype, f"{path}: dtype {got.dtype} != {want.dtype}"
+        assert got.dtype.isalignedstruct == want.dtype.isalignedstruct, f"{path}: aligned"
         assert got.shape == want.shape, f"{path}: shape"
         assert got.tobytes() == want.tobytes(), f"{path}: data"
         if want.flags.f_contiguous and not want.flags.c_contiguous:

@@ -54,3 +54,27 @@ def test_options_pass_through() -> None:
     buf.seek(0)
     out = amber.load(buf, max_depth=5)
     assert out[0] is out[1]
+
+
+def test_lying_length_does_not_allocate_it() -> None:
+    import struct
+    import tracemalloc
+
+    # A long header claiming 2**40 bytes, followed by 10 bytes of data.
+    header = b"\xab\x01\x01\x00\x00\x00\x00\x00" + struct.pack("<Q", 2**40)
+    tracemalloc.start()
+    with pytest.raises(amber.DecodeError, match="truncated"):
+        amber.load(io.BytesIO(header + b"x" * 10))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 64 << 20
+
+
+def test_absurd_length_is_a_decode_error() -> None:
+    import struct
+
+    header = b"\xab\x01\x01\x00\x00\x00\x00\x00" + struct.pack("<Q", 2**64 - 3)
+    with pytest.raises(amber.DecodeError, match="too large"):
+        amber.load(io.BytesIO(header))
+    with pytest.raises(amber.DecodeError, match="too large"):
+        amber.loads(header)

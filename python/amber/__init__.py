@@ -53,42 +53,43 @@ def _truncated(got: int, need: int) -> DecodeError:
     return err
 
 
-def _read_into(file: IO[bytes], buf: bytearray, start: int) -> int:
-    """Fill `buf[start:]` from `file`; returns how many bytes are in `buf` at the end."""
-    view = memoryview(buf)
-    pos = start
+# Frames are read in pieces of at most this many bytes, so a header that claims more data
+# than the stream holds never makes amber allocate it.
+_CHUNK = 1 << 24
+
+
+def _read_exactly(file: IO[bytes], n: int, buf: bytearray) -> bool:
+    """Append `n` bytes from `file` to `buf`; False if the stream ended first."""
     readinto = getattr(file, "readinto", None)
-    while pos < len(buf):
+    while n > 0:
+        want = min(n, _CHUNK)
         if readinto is not None:
-            n = readinto(view[pos:])
+            start = len(buf)
+            buf.extend(bytes(want))
+            got = readinto(memoryview(buf)[start:])
+            del buf[start + (got or 0) :]
         else:
-            chunk = file.read(len(buf) - pos)
-            n = len(chunk)
-            view[pos : pos + n] = chunk
-        if not n:
-            break
-        pos += n
-    return pos
+            chunk = file.read(want)
+            got = len(chunk)
+            buf.extend(chunk)
+        if not got:
+            return False
+        n -= got
+    return True
 
 
 def load(file: IO[bytes], **options: Any) -> Any:
     """Read the next frame from a binary file. Raises EOFError at the end of the stream."""
-    header = bytearray(HEADER_LEN)
-    got = _read_into(file, header, 0)
-    if got == 0:
-        raise EOFError("no more amber frames in the stream")
-    if got < HEADER_LEN:
-        raise _truncated(got, HEADER_LEN)
-    total = frame_length(bytes(header))
-    if total < 0:
-        header.extend(bytes(-total))
-        got = _read_into(file, header, HEADER_LEN)
-        if got < len(header):
-            raise _truncated(got, len(header))
-        total = frame_length(bytes(header))
-    frame = bytearray(total)
-    frame[: len(header)] = header
-    got = _read_into(file, frame, len(header))
-    if got < total:
-        raise _truncated(got, total)
+    frame = bytearray()
+    if not _read_exactly(file, HEADER_LEN, frame):
+        if not frame:
+            raise EOFError("no more amber frames in the stream")
+        raise _truncated(len(frame), HEADER_LEN)
+    total = frame_length(bytes(frame))
+    if total < 0:  # a long header: 8 more bytes of length
+        if not _read_exactly(file, -total, frame):
+            raise _truncated(len(frame), HEADER_LEN - total)
+        total = frame_length(bytes(frame))
+    if not _read_exactly(file, total - len(frame), frame):
+        raise _truncated(len(frame), total)
     return loads(frame, **options)

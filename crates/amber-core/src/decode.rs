@@ -169,8 +169,9 @@ pub struct Header {
 }
 
 impl Header {
-    pub fn frame_len(&self) -> u64 {
-        self.header_len as u64 + self.body_len
+    /// Header plus body length; `None` if that does not fit in a u64.
+    pub fn frame_len(&self) -> Option<u64> {
+        self.body_len.checked_add(self.header_len as u64)
     }
 }
 
@@ -227,16 +228,24 @@ pub fn parse_header<E>(data: &[u8]) -> Res<Header, E> {
         ));
     }
     let long = u64::from_le_bytes(r.array::<8, E>("header")?);
-    Ok(Header {
+    let header = Header {
         header_len: f::HEADER_LEN_LONG,
         body_len: long,
-    })
+    };
+    if header.frame_len().is_none() {
+        return Err(DecodeError::format(
+            8,
+            format!("body length {long} is too large"),
+        ));
+    }
+    Ok(header)
 }
 
 /// Decode a frame that must fill `data` exactly.
 pub fn decode<B: Build>(data: &[u8], builder: &mut B, limits: Limits) -> Res<B::V, B::Err> {
     let header = parse_header(data)?;
-    let frame_len = header.frame_len();
+    // parse_header refuses lengths whose sum would overflow.
+    let frame_len = header.frame_len().unwrap_or(u64::MAX);
     if (data.len() as u64) < frame_len {
         return Err(DecodeError::format(
             data.len(),

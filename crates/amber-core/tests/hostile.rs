@@ -190,3 +190,15 @@ fn very_deep_nesting_is_safe_on_a_small_stack() {
     let containers = handle.join().expect("no overflow").expect("valid");
     assert_eq!(containers, depth as u64 + 1);
 }
+
+#[test]
+fn long_header_length_near_u64_max_is_refused() {
+    // Found by the `decode` fuzz target: header + body length overflowed.
+    for body_len in [u64::MAX, u64::MAX - 3, u64::MAX - 15] {
+        let mut data = vec![f::MAGIC, f::VERSION, f::FLAG_LONG, 0, 0, 0, 0, 0];
+        data.extend_from_slice(&body_len.to_le_bytes());
+        let err = validate(&data, Limits::default()).expect_err("too large");
+        assert_eq!(err.offset, 8);
+        assert!(err.to_string().contains("too large"), "{err}");
+    }
+}

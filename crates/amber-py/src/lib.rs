@@ -159,8 +159,13 @@ fn frame_length(py: Python<'_>, header: &[u8]) -> PyResult<i64> {
         return Ok(-((amber_core::format::HEADER_LEN_LONG - header.len()) as i64));
     }
     match amber_core::parse_header::<PyErr>(header) {
-        Ok(h) => i64::try_from(h.frame_len())
-            .map_err(|_| pyo3::exceptions::PyOverflowError::new_err("frame too long")),
+        Ok(h) => h
+            .frame_len()
+            .and_then(|n| i64::try_from(n).ok())
+            .ok_or_else(|| {
+                let e = amber_core::DecodeError::<PyErr>::format(4, "frame length is too large");
+                decode::to_pyerr(py, e)
+            }),
         Err(e) => Err(decode::to_pyerr(py, e)),
     }
 }

@@ -219,6 +219,12 @@ impl<'py> PyBuilder<'py, '_> {
                 built.append(self.dtype(&f, depth + 1)?)?;
             }
             spec.set_item("formats", built)?;
+            if let Some(aligned) = d.get_item("aligned")? {
+                if !aligned.is_exact_instance_of::<pyo3::types::PyBool>() {
+                    return Err(PyValueError::new_err("dtype aligned flag must be a bool"));
+                }
+                spec.set_item("aligned", aligned)?;
+            }
             np.getattr("dtype")?.call1((spec,))?
         } else {
             return Err(PyValueError::new_err("invalid dtype description"));
@@ -241,9 +247,11 @@ impl<'py> PyBuilder<'py, '_> {
         let Some(nbytes) = nbytes.and_then(|n| usize::try_from(n).ok()) else {
             return Err(PyValueError::new_err("ndarray size overflows"));
         };
-        let order = if a.fortran { "F" } else { "C" };
         let shape = PyTuple::new(py, &a.shape)?;
         let u1 = np.getattr("uint8")?;
+        // The array's bytes as a flat uint8 array: a copy of the frame's
+        // bytes (padding included), a view of them when asked, or a view of
+        // the caller's out-of-band buffer.
         let flat = match a.data {
             NdData::Inline { bytes, offset } => {
                 if bytes.len() != nbytes {
@@ -253,18 +261,15 @@ impl<'py> PyBuilder<'py, '_> {
                     )));
                 }
                 if nbytes == 0 {
-                    let kw = PyDict::new(py);
-                    kw.set_item("dtype", &dtype)?;
-                    kw.set_item("order", order)?;
-                    return Ok(self.obj(np.getattr("empty")?.call((shape,), Some(&kw))?));
-                }
-                let view = self.input_slice(offset, nbytes)?;
-                let flat = np.getattr("frombuffer")?.call1((view, &u1))?;
-                // Copy raw bytes (padding included) unless asked for a view.
-                if self.opts.zero_copy {
-                    flat
+                    None
                 } else {
-                    flat.call_method0("copy")?
+                    let view = self.input_slice(offset, nbytes)?;
+                    let flat = np.getattr("frombuffer")?.call1((view, &u1))?;
+                    Some(if self.opts.zero_copy {
+                        flat
+                    } else {
+                        flat.call_method0("copy")?
+                    })
                 }
             }
             NdData::OutOfBand { index } => {
@@ -276,25 +281,21 @@ impl<'py> PyBuilder<'py, '_> {
                         "out-of-band buffer {index} is {len} bytes, the array needs {nbytes}"
                     )));
                 }
-                if nbytes == 0 {
-                    let kw = PyDict::new(py);
-                    kw.set_item("dtype", &dtype)?;
-                    kw.set_item("order", order)?;
-                    return Ok(self.obj(np.getattr("empty")?.call((shape,), Some(&kw))?));
-                }
-                flat
+                (nbytes > 0).then_some(flat)
             }
         };
         let kw = PyDict::new(py);
-        kw.set_item("order", order)?;
-        let arr =
-            flat.call_method1("view", (&dtype,))?
-                .call_method("reshape", (shape,), Some(&kw))?;
-        let in_band = matches!(a.data, NdData::Inline { .. });
-        let arr = if in_band && !self.opts.zero_copy {
-            arr.call_method1("copy", ("K",))?
-        } else {
-            arr
+        kw.set_item("order", if a.fortran { "F" } else { "C" })?;
+        let arr = match flat {
+            Some(flat) => {
+                flat.call_method1("view", (&dtype,))?
+                    .call_method("reshape", (shape,), Some(&kw))?
+            }
+            None => {
+                // No bytes to view: an empty shape or a zero-size dtype.
+                kw.set_item("dtype", &dtype)?;
+                np.getattr("empty")?.call((shape,), Some(&kw))?
+            }
         };
         Ok(self.obj(arr))
     }
