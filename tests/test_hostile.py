@@ -133,7 +133,7 @@ def test_encoded_surrogates_are_refused_in_plain_str() -> None:
 
 
 def test_unknown_and_reserved_tags() -> None:
-    for tag in range(0xD4, 0xE0):
+    for tag in range(0xD5, 0xE0):
         err = decode_error(frame(bytes([tag])))
         assert err.offset == 8
 

@@ -128,3 +128,23 @@ def test_identity_mode_still_deduplicates_strings() -> None:
     rows = [{"name": "x" + str(i % 3)} for i in range(100)]
     # A repeated value is spelled at its first two sightings, then referenced.
     assert amber.dumps(rows, identity=True).count(b"x1") == 2
+
+
+def test_shared_array_with_subarray_dtype() -> None:
+    # The dtype description holds a shape tuple; memo numbering must agree.
+    np = pytest.importorskip("numpy")
+    a = np.zeros(1, dtype=[("a", "<i4", (2,))])
+    out = round_trip([a, a, (2,)])
+    assert out[0] is out[1] and out[0].dtype == a.dtype and out[2] == (2,)
+
+
+def test_cycle_through_tuple_keeps_array_data_aligned() -> None:
+    np = pytest.importorskip("numpy")
+    lst: list[Any] = []
+    t = (lst, np.arange(3, dtype="<f8"))
+    lst.append(t)
+    data = amber.dumps(t, identity=True)
+    raw = np.arange(3, dtype="<f8").tobytes()
+    assert data.index(raw) % 8 == 0
+    out = amber.loads(data, zero_copy=True)
+    assert out[0][0] is out and (out[1] == np.arange(3)).all()

@@ -39,6 +39,9 @@ pub const STACK_SEGMENT: usize = 2 * 1024 * 1024;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeqKind {
     List,
+    /// A list registered before its items (identity mode): visible through
+    /// shared references while it fills, so items are appended.
+    SharedList,
     Tuple,
     Set,
     FrozenSet,
@@ -109,9 +112,9 @@ pub trait Build {
     fn bytes(&mut self, b: &[u8], offset: usize, mutable: bool) -> Result<Self::V, Self::Err>;
     fn bytes_oob(&mut self, index: usize, mutable: bool) -> Result<Self::V, Self::Err>;
 
-    /// Start a sequence of `n` items. A `shared` mutable sequence is visible
-    /// through shared references while it fills, so it must be valid throughout.
-    fn seq_begin(&mut self, kind: SeqKind, n: usize, shared: bool) -> Result<Self::V, Self::Err>;
+    /// Start a sequence of `n` items (for SharedList, `n` is a hint: items
+    /// are appended, the list being visible while it fills).
+    fn seq_begin(&mut self, kind: SeqKind, n: usize) -> Result<Self::V, Self::Err>;
     fn seq_item(
         &mut self,
         seq: &Self::V,
@@ -141,10 +144,8 @@ pub trait Build {
 
     /// Look a class up by its registered name; unregistered names are errors.
     fn class(&mut self, name: &Self::V) -> Result<Self::Class, Self::Err>;
-    /// Whether instances are made before their state is decoded (mutable
-    /// objects: cycles through them work) or from it (immutable ones).
-    fn construct_first(&self, class: &Self::Class) -> bool;
     fn enum_member(&mut self, class: &Self::Class, value: Self::V) -> Result<Self::V, Self::Err>;
+    /// OBJECT_FILL: make an instance to fill; refuse classes built from state.
     fn object_new(&mut self, class: &Self::Class) -> Result<Self::V, Self::Err>;
     fn object_fill(
         &mut self,
@@ -152,6 +153,7 @@ pub trait Build {
         obj: &Self::V,
         state: Self::V,
     ) -> Result<(), Self::Err>;
+    /// OBJECT: build an instance from its state; refuse classes made first.
     fn object_build(&mut self, class: &Self::Class, state: Self::V) -> Result<Self::V, Self::Err>;
 
     fn ndarray(&mut self, array: NdArray<'_, Self::V>) -> Result<Self::V, Self::Err>;
@@ -539,10 +541,10 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                     let value = w.item()?;
                     build!(w, at, w.b.enum_member(&class, value))
                 })?,
-                f::OBJECT => {
-                    let (obj, registered) = self.nested(at, |w| w.object(at, shared))?;
-                    early = registered;
-                    obj
+                f::OBJECT | f::OBJECT_FILL => {
+                    let fill = t == f::OBJECT_FILL;
+                    early = fill && shared;
+                    self.nested(at, |w| w.object(at, fill, shared))?
                 }
                 f::NDARRAY => self.nested(at, |w| w.ndarray(at))?,
                 f::NPSCALAR => self.nested(at, |w| {
@@ -576,6 +578,7 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                         ));
                     }
                     let i = self.index("replace target")?;
+                    self.padding(f::REPLACE_ALIGN, "replace")?;
                     // REPLACE wraps the outer copy of an immutable container
                     // (which counts its own level): nothing else may follow.
                     let next = self.r.pos();
@@ -628,22 +631,35 @@ impl<'a, B: Build> Walker<'a, '_, B> {
         r
     }
 
-    /// OBJECT after its tag: the value, and whether it was registered early.
-    fn object(&mut self, at: usize, shared: bool) -> Res<(B::V, bool), B::Err> {
+    /// OBJECT or OBJECT_FILL after the tag. OBJECT_FILL objects are made
+    /// first (and registered before their state when shared); OBJECT ones
+    /// are built from their state. The tag decides, so memo numbering never
+    /// depends on what the registry says.
+    fn object(&mut self, at: usize, fill: bool, shared: bool) -> Res<B::V, B::Err> {
         let name = self.item()?;
         let class = build!(self, at, self.b.class(&name))?;
-        if self.b.construct_first(&class) {
+        if fill {
             let obj = build!(self, at, self.b.object_new(&class))?;
             if shared {
                 self.memo.push(obj.clone());
             }
             let state = self.item()?;
             build!(self, at, self.b.object_fill(&class, &obj, state))?;
-            Ok((obj, shared))
+            Ok(obj)
         } else {
             let state = self.item()?;
-            Ok((build!(self, at, self.b.object_build(&class, state))?, false))
+            build!(self, at, self.b.object_build(&class, state))
         }
+    }
+
+    /// A pad count below `align` and that many zero bytes.
+    fn padding(&mut self, align: usize, what: &str) -> Res<(), B::Err> {
+        let at = self.r.pos();
+        let pad = self.r.u8("padding")? as usize;
+        if pad >= align || self.r.take(pad, "padding")?.iter().any(|&b| b != 0) {
+            return Err(DecodeError::format(at, format!("invalid {what} padding")));
+        }
+        Ok(())
     }
 
     fn index(&mut self, what: &str) -> Res<usize, B::Err> {
@@ -700,8 +716,13 @@ impl<'a, B: Build> Walker<'a, '_, B> {
     }
 
     fn seq(&mut self, kind: SeqKind, n: usize, shared: bool, at: usize) -> Res<B::V, B::Err> {
+        let kind = if shared && kind == SeqKind::List {
+            SeqKind::SharedList
+        } else {
+            kind
+        };
         self.nested(at, |w| {
-            let s = build!(w, at, w.b.seq_begin(kind, n, shared))?;
+            let s = build!(w, at, w.b.seq_begin(kind, n))?;
             if shared {
                 w.memo.push(s.clone());
             }
@@ -830,11 +851,7 @@ impl<'a, B: Build> Walker<'a, '_, B> {
             }
         } else {
             let n = self.r.count("ndarray byte length", 1)?;
-            let pad_at = self.r.pos();
-            let pad = self.r.u8("ndarray padding")? as usize;
-            if pad >= f::ND_ALIGN || self.r.take(pad, "ndarray padding")?.iter().any(|&b| b != 0) {
-                return Err(DecodeError::format(pad_at, "invalid ndarray padding"));
-            }
+            self.padding(f::ND_ALIGN, "ndarray")?;
             let offset = self.r.pos();
             NdData::Inline {
                 bytes: self.r.take(n, "ndarray data")?,

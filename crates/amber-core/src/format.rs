@@ -87,11 +87,19 @@ pub const MEMO_REF: u8 = 0xD0;
 pub const REPLACE: u8 = 0xD1;
 pub const BYTES_OOB: u8 = 0xD2;
 pub const BYTEARRAY_OOB: u8 = 0xD3;
-// 0xD4..=0xDF are reserved: a decoder rejects them.
+/// A registered object made first and then given its state (so it is
+/// registered before its state in identity mode); OBJECT is built from it.
+pub const OBJECT_FILL: u8 = 0xD4;
+// 0xD5..=0xDF are reserved: a decoder rejects them.
 
 /// `flags` bits of TIME and DATETIME.
 pub const DT_FOLD: u8 = 0x01;
 pub const DT_TZ: u8 = 0x02;
+
+/// REPLACE pads itself so that, replacing a one-byte SHARE marker after the
+/// fact, it shifts what follows by a multiple of this (keeping array data
+/// aligned); its pad count byte is followed by that many zero bytes.
+pub const REPLACE_ALIGN: usize = 8;
 
 /// `flags` bits of NDARRAY.
 pub const ND_FORTRAN: u8 = 0x01;
@@ -144,8 +152,8 @@ pub fn lead(b: u8) -> Lead {
         0x70..=0x7F => Lead::FixDict((b - FIXDICT) as usize),
         0x80..=0x9F => Lead::FixRef((b - FIXREF) as usize),
         0xA0..=0xA7 => Lead::FixTuple((b - FIXTUPLE) as usize),
-        0xA8..=0xD3 => Lead::Tag(b),
-        0xD4..=0xDF => Lead::Reserved(b),
+        0xA8..=0xD4 => Lead::Tag(b),
+        0xD5..=0xDF => Lead::Reserved(b),
         0xE0..=0xFF => Lead::FixInt(b as i8 as i64),
     }
 }
@@ -188,7 +196,7 @@ pub fn tag_name(b: u8) -> &'static str {
             COUNTER => "Counter",
             DEFAULTDICT => "defaultdict",
             ENUM => "enum member",
-            OBJECT => "registered object",
+            OBJECT | OBJECT_FILL => "registered object",
             NDARRAY => "ndarray",
             NPSCALAR => "numpy scalar",
             SHARE => "share marker",

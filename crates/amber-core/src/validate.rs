@@ -53,7 +53,7 @@ impl Build for Stats {
     fn bytes_oob(&mut self, _: usize, _: bool) -> Result<(), Infallible> {
         self.none()
     }
-    fn seq_begin(&mut self, _: SeqKind, _: usize, _: bool) -> Result<(), Infallible> {
+    fn seq_begin(&mut self, _: SeqKind, _: usize) -> Result<(), Infallible> {
         self.containers += 1;
         self.none()
     }
@@ -64,10 +64,10 @@ impl Build for Stats {
         Ok(())
     }
     fn deque_begin(&mut self, _: ()) -> Result<(), Infallible> {
-        self.seq_begin(SeqKind::Deque, 0, false)
+        self.seq_begin(SeqKind::Deque, 0)
     }
     fn dict_begin(&mut self, _: DictKind, _: usize) -> Result<(), Infallible> {
-        self.seq_begin(SeqKind::List, 0, false)
+        self.seq_begin(SeqKind::List, 0)
     }
     fn dict_item(&mut self, _: &(), _: (), _: ()) -> Result<(), Infallible> {
         Ok(())
@@ -104,9 +104,6 @@ impl Build for Stats {
     }
     fn class(&mut self, _: &()) -> Result<(), Infallible> {
         Ok(())
-    }
-    fn construct_first(&self, _: &()) -> bool {
-        true
     }
     fn enum_member(&mut self, _: &(), _: ()) -> Result<(), Infallible> {
         self.none()

@@ -227,6 +227,20 @@ pub fn write_dict_header(out: &mut Vec<u8>, n: usize) {
     write_container(out, Some((f::FIXDICT, f::FIXDICT_MAX_LEN)), f::DICT, n);
 }
 
+/// The REPLACE marker for memo entry `idx` that takes the place of a
+/// one-byte SHARE marker already written: padded so that everything after
+/// it moves by a multiple of `REPLACE_ALIGN` (in-band array data stays
+/// aligned).
+pub fn replace_marker(idx: usize) -> Vec<u8> {
+    let mut m = vec![f::REPLACE];
+    varint::write(&mut m, idx as u64);
+    let shift = m.len(); // the marker so far, less the SHARE byte, plus the pad count byte
+    let pad = (f::REPLACE_ALIGN - shift % f::REPLACE_ALIGN) % f::REPLACE_ALIGN;
+    m.push(pad as u8);
+    m.extend(std::iter::repeat_n(0u8, pad));
+    m
+}
+
 /// Headers with no short form: SET, FROZENSET, ORDERED_DICT, COUNTER.
 pub fn write_counted(out: &mut Vec<u8>, tag: u8, n: usize) {
     write_container(out, None, tag, n);

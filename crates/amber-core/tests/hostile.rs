@@ -121,11 +121,11 @@ fn shared_references_follow_registration_order() {
     let body = [f::SHARE, f::FIXTUPLE + 1, f::MEMO_REF, 0];
     validate(&frame(&body), Limits::default()).expect_err("tuple not yet registered");
     // REPLACE names what its tuple registers while it is decoded.
-    let body = [f::REPLACE, 0, f::FIXTUPLE + 1, f::SHARE, f::FIXTUPLE];
+    let body = [f::REPLACE, 0, 0, f::FIXTUPLE + 1, f::SHARE, f::FIXTUPLE];
     validate(&frame(&body), Limits::default()).expect("replace");
     // REPLACE before anything but an immutable container is refused, so
     // REPLACE chains cannot recurse.
-    let body = [f::REPLACE, 0, f::REPLACE, 0, f::FIXTUPLE];
+    let body = [f::REPLACE, 0, 0, f::REPLACE, 0, 0, f::FIXTUPLE];
     let err = validate(&frame(&body), Limits::default()).expect_err("chain");
     assert!(err.to_string().contains("replace marker must precede"));
 }
@@ -201,4 +201,36 @@ fn long_header_length_near_u64_max_is_refused() {
         assert_eq!(err.offset, 8);
         assert!(err.to_string().contains("too large"), "{err}");
     }
+}
+
+#[test]
+fn replace_marker_shifts_by_a_multiple_of_eight() {
+    for idx in [0usize, 1, 127, 128, 1 << 20] {
+        let m = w::replace_marker(idx);
+        assert_eq!((m.len() - 1) % f::REPLACE_ALIGN, 0, "idx {idx}");
+        // It decodes: REPLACE idx pad, then the tuple that registers entry 0.
+        if idx == 0 {
+            let mut body = m.clone();
+            body.extend_from_slice(&[f::FIXTUPLE + 1, f::SHARE, f::FIXTUPLE]);
+            validate(&frame(&body), Limits::default()).expect("padded replace");
+        }
+    }
+    let bad = [f::REPLACE, 0, 1, 7, f::FIXTUPLE];
+    let err = validate(&frame(&bad), Limits::default()).expect_err("nonzero pad");
+    assert!(err.to_string().contains("replace padding"));
+}
+
+#[test]
+fn memo_numbering_follows_the_tag_not_the_registry() {
+    // OBJECT_FILL registers before its state, so its state may refer to it;
+    // OBJECT registers after, so the same reference is refused.
+    let name = [f::FIXSTR + 1, b'C'];
+    let mut fill = vec![f::SHARE, f::OBJECT_FILL];
+    fill.extend_from_slice(&name);
+    fill.extend_from_slice(&[f::MEMO_REF, 0]);
+    validate(&frame(&fill), Limits::default()).expect("self reference through OBJECT_FILL");
+    let mut build = vec![f::SHARE, f::OBJECT];
+    build.extend_from_slice(&name);
+    build.extend_from_slice(&[f::MEMO_REF, 0]);
+    validate(&frame(&build), Limits::default()).expect_err("OBJECT is not registered yet");
 }

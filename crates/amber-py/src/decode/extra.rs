@@ -173,9 +173,10 @@ impl<'py> PyBuilder<'py, '_> {
             }
             mode::HOOK => self.bound(&class.decode).call1((state,))?,
             _ => {
-                return Err(PyValueError::new_err(
-                    "object of a class registered as an Enum",
-                ))
+                return Err(PyValueError::new_err(format!(
+                    "class {} is not rebuilt from its state",
+                    self.bound(&class.name)
+                )))
             }
         };
         Ok(self.obj(obj))

@@ -186,11 +186,12 @@ impl<'py> Build for PyBuilder<'py, '_> {
     }
 
     #[inline(always)]
-    fn seq_begin(&mut self, kind: SeqKind, n: usize, shared: bool) -> PyResult<Obj> {
+    fn seq_begin(&mut self, kind: SeqKind, n: usize) -> PyResult<Obj> {
         let n = n as ffi::Py_ssize_t;
         unsafe {
             match kind {
-                SeqKind::List => self.own(ffi::PyList_New(if shared { 0 } else { n })),
+                SeqKind::List => self.own(ffi::PyList_New(n)),
+                SeqKind::SharedList => self.own(ffi::PyList_New(0)),
                 SeqKind::Tuple => self.own(ffi::PyTuple_New(n)),
                 SeqKind::Set => self.own(ffi::PySet_New(std::ptr::null_mut())),
                 SeqKind::FrozenSet => self.own(ffi::PyFrozenSet_New(std::ptr::null_mut())),
@@ -204,13 +205,11 @@ impl<'py> Build for PyBuilder<'py, '_> {
         unsafe {
             match kind {
                 SeqKind::List => {
-                    if ffi::PyList_GET_SIZE(seq.ptr()) as usize > i {
-                        ffi::PyList_SET_ITEM(seq.ptr(), i as ffi::Py_ssize_t, item.into_ptr());
-                        Ok(())
-                    } else {
-                        self.check(ffi::PyList_Append(seq.ptr(), item.ptr()))
-                    }
+                    // Pre-sized and seen by no one else until complete.
+                    ffi::PyList_SET_ITEM(seq.ptr(), i as ffi::Py_ssize_t, item.into_ptr());
+                    Ok(())
                 }
+                SeqKind::SharedList => self.check(ffi::PyList_Append(seq.ptr(), item.ptr())),
                 SeqKind::Tuple => {
                     ffi::PyTuple_SET_ITEM(seq.ptr(), i as ffi::Py_ssize_t, item.into_ptr());
                     Ok(())
@@ -322,10 +321,6 @@ impl<'py> Build for PyBuilder<'py, '_> {
         })
     }
 
-    fn construct_first(&self, class: &Entry) -> bool {
-        matches!(class.mode, mode::DICT | mode::SLOTS)
-    }
-
     fn enum_member(&mut self, class: &Entry, value: Obj) -> PyResult<Obj> {
         if class.mode != mode::ENUM {
             return Err(PyValueError::new_err(
@@ -336,6 +331,12 @@ impl<'py> Build for PyBuilder<'py, '_> {
     }
 
     fn object_new(&mut self, class: &Entry) -> PyResult<Obj> {
+        if !matches!(class.mode, mode::DICT | mode::SLOTS) {
+            return Err(PyValueError::new_err(format!(
+                "class {} is rebuilt from its state, not filled in",
+                self.bound(&class.name)
+            )));
+        }
         let cls = self.bound(&class.cls);
         Ok(self.obj(cls.call_method1("__new__", (&cls,))?))
     }

@@ -109,7 +109,8 @@ impl<'py> Encoder<'py> {
                     w::write_count(&mut e.out, n);
                     e.iter_items(o, &d, n)
                 }),
-                kind::NDARRAY => self.shared_container(o, |e| e.nested(|e| e.ndarray(o))),
+                // Arrays hold no Python objects: registered once written.
+                kind::NDARRAY => self.shared_leaf(o, |e| e.nested(|e| e.ndarray(o))),
                 kind::NPSCALAR => self.nested(|e| e.npscalar(o)),
                 kind::REGISTERED => self.registered(o, &extra),
                 _ => {
@@ -333,7 +334,11 @@ impl<'py> Encoder<'py> {
         if let Memo::Done = memo {
             return Ok(());
         }
-        self.out.push(f::OBJECT);
+        self.out.push(if construct_first {
+            f::OBJECT_FILL
+        } else {
+            f::OBJECT
+        });
         self.nested(|enc| unsafe { enc.object_state(o, &obj, &e) })?;
         if let (false, Memo::Shared(at)) = (construct_first, memo) {
             self.memo_after_immutable(o, at);

@@ -392,9 +392,7 @@ impl<'py> Encoder<'py> {
         match self.memo.get(&(o as usize)) {
             None => self.memo_insert(o),
             Some(&i) => {
-                let mut marker = vec![f::REPLACE];
-                amber_core::varint::write(&mut marker, i as u64);
-                self.out.splice(at..at + 1, marker);
+                self.out.splice(at..at + 1, w::replace_marker(i));
             }
         }
     }
