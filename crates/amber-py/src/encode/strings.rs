@@ -28,7 +28,8 @@ pub const MAX_VALUE_LEN: usize = 32;
 pub const MAX_ENTRIES: usize = 1 << 16;
 
 const ADDR_SLOTS: usize = 1024;
-const CONTENT_SETS: usize = 4096;
+/// Two-way sets of 24-byte slots: 48 KiB, small enough to stay in cache.
+const CONTENT_SETS: usize = 1024;
 
 #[derive(Clone, Copy, Default)]
 struct AddrSlot {
@@ -42,12 +43,14 @@ const SEEN: u32 = u32::MAX;
 
 #[derive(Clone, Copy)]
 struct ContentSlot {
-    hash: u64,
     data: *const u8,
-    len: u32,
+    /// The high half of the hash (its low bits chose the set).
+    tag: u32,
     gen: u32,
     /// Table index, or `SEEN`.
     idx: u32,
+    /// UTF-8 length (cached strings are at most `u16::MAX` bytes).
+    len: u16,
     /// Whether a reference was ever written for it.
     used: bool,
 }
@@ -55,11 +58,11 @@ struct ContentSlot {
 impl Default for ContentSlot {
     fn default() -> Self {
         ContentSlot {
-            hash: 0,
             data: std::ptr::null(),
-            len: 0,
+            tag: 0,
             gen: 0,
             idx: SEEN,
+            len: 0,
             used: false,
         }
     }
@@ -143,6 +146,9 @@ impl StringTable {
     /// write it. Keys are defined on first sight, other strings on their second.
     #[inline(never)]
     pub fn by_content(&mut self, o: *mut ffi::PyObject, utf8: &[u8], key: bool) -> Found {
+        if utf8.len() > u16::MAX as usize {
+            return Found::Plain;
+        }
         let gen = self.gen;
         let hash = if utf8.len() <= 16 {
             short_hash(utf8)
@@ -150,9 +156,10 @@ impl StringTable {
             self.hasher.hash_one(utf8)
         };
         let set = ((hash as usize) & (CONTENT_SETS - 1)) * 2;
+        let tag = (hash >> 32) as u32;
         for way in set..set + 2 {
-            let c = self.by_content[way];
-            if c.gen != gen || c.hash != hash || c.len as usize != utf8.len() {
+            let c = &self.by_content[way];
+            if c.gen != gen || c.tag != tag || c.len as usize != utf8.len() {
                 continue;
             }
             // SAFETY: `c.data` points into a string in `keep`, alive for the frame.
@@ -161,37 +168,34 @@ impl StringTable {
                 continue;
             }
             if c.idx != SEEN {
+                let idx = c.idx as usize;
                 self.by_content[way].used = true;
-                return Found::Ref(c.idx as usize);
+                return Found::Ref(idx);
             }
             // Second sighting: define it now, as this object.
             return match self.define(o) {
                 Some(idx) => {
-                    self.by_content[way] = ContentSlot {
-                        data: utf8.as_ptr(),
-                        idx,
-                        ..c
-                    };
+                    let c = &mut self.by_content[way];
+                    c.data = utf8.as_ptr();
+                    c.idx = idx;
                     Found::Define
                 }
                 None => Found::Plain,
             };
         }
         // A miss: take a stale, seen-once or never-referenced slot, if any.
-        let victim = (set..set + 2).min_by_key(|&w| {
-            let c = &self.by_content[w];
-            match (c.gen == gen, c.idx == SEEN, c.used) {
-                (false, _, _) => 0,
-                (true, true, _) => 1,
-                (true, false, false) => 2,
-                (true, false, true) => 3,
-            }
-        });
-        let Some(way) = victim else {
-            return Found::Plain;
+        let rank = |c: &ContentSlot| match (c.gen == gen, c.idx == SEEN, c.used) {
+            (false, _, _) => 0,
+            (true, true, _) => 1,
+            (true, false, false) => 2,
+            (true, false, true) => 3,
         };
-        let c = self.by_content[way];
-        if c.gen == gen && c.idx != SEEN && c.used {
+        let way = if rank(&self.by_content[set + 1]) < rank(&self.by_content[set]) {
+            set + 1
+        } else {
+            set
+        };
+        if rank(&self.by_content[way]) == 3 {
             return Found::Plain;
         }
         let idx = if key { self.define(o) } else { None };
@@ -200,11 +204,11 @@ impl StringTable {
             self.keep.push(unsafe { Obj::from_borrowed(o) });
         }
         self.by_content[way] = ContentSlot {
-            hash,
             data: utf8.as_ptr(),
-            len: utf8.len() as u32,
+            tag,
             gen,
             idx: idx.unwrap_or(SEEN),
+            len: utf8.len() as u16,
             used: false,
         };
         if idx.is_some() {
