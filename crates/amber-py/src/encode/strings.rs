@@ -10,7 +10,8 @@
 //! other strings only the second time, so unique values cost no table entry.
 //! A new string may evict a seen-once or never-referenced entry, never one
 //! that was referenced. A miss only costs a second definition, never a wrong
-//! reference. Strings the caches point at are kept alive until the frame is
+//! reference. When content lookups find almost nothing (data of unique ids
+//! and names), they stop for the rest of the frame. Strings the caches point at are kept alive until the frame is
 //! done. The table is reused by the next call on the same thread; a
 //! generation number empties it in O(1).
 
@@ -28,6 +29,8 @@ pub const MAX_VALUE_LEN: usize = 32;
 pub const MAX_ENTRIES: usize = 1 << 16;
 
 const ADDR_SLOTS: usize = 1024;
+/// Content lookups per window for the hit-rate check.
+const WINDOW: u32 = 4096;
 /// Two-way sets of 24-byte slots: 48 KiB, small enough to stay in cache.
 const CONTENT_SETS: usize = 1024;
 
@@ -79,6 +82,11 @@ pub enum Found {
 
 pub struct StringTable {
     gen: u32,
+    /// Content lookups in the current window, and how many found a string.
+    window: u32,
+    window_hits: u32,
+    /// Set when content lookups stopped paying for themselves in this frame.
+    content_off: bool,
     by_addr: Box<[AddrSlot]>,
     by_content: Box<[ContentSlot]>,
     /// Defined strings, by table index.
@@ -99,6 +107,9 @@ impl StringTable {
             .with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()))
             .unwrap_or_else(|| StringTable {
                 gen: 0,
+                window: 0,
+                window_hits: 0,
+                content_off: false,
                 by_addr: vec![AddrSlot::default(); ADDR_SLOTS].into_boxed_slice(),
                 by_content: vec![ContentSlot::default(); CONTENT_SETS * 2].into_boxed_slice(),
                 defined: 0,
@@ -113,6 +124,9 @@ impl StringTable {
             t.gen = 1;
         }
         t.defined = 0;
+        t.window = 0;
+        t.window_hits = 0;
+        t.content_off = false;
         t
     }
 
@@ -146,8 +160,16 @@ impl StringTable {
     /// write it. Keys are defined on first sight, other strings on their second.
     #[inline(never)]
     pub fn by_content(&mut self, o: *mut ffi::PyObject, utf8: &[u8], key: bool) -> Found {
-        if utf8.len() > u16::MAX as usize {
+        if self.content_off || utf8.len() > u16::MAX as usize {
             return Found::Plain;
+        }
+        // Data made of unique strings (ids, names) gains nothing here: after a
+        // window of lookups with almost no hits, stop looking for this frame.
+        self.window += 1;
+        if self.window == WINDOW {
+            self.content_off = self.window_hits < WINDOW / 16;
+            self.window = 0;
+            self.window_hits = 0;
         }
         let gen = self.gen;
         let hash = if utf8.len() <= 16 {
@@ -167,10 +189,20 @@ impl StringTable {
             if !bytes_eq(known, utf8) {
                 continue;
             }
+            self.window_hits += 1;
             if c.idx != SEEN {
-                let idx = c.idx as usize;
+                let (idx, same_object) = (c.idx, c.data == utf8.as_ptr());
                 self.by_content[way].used = true;
-                return Found::Ref(idx);
+                if same_object {
+                    // The defined object itself, evicted from the address
+                    // cache by another definition: put it back.
+                    self.by_addr[Self::addr_slot(o)] = AddrSlot {
+                        addr: o as usize,
+                        gen,
+                        idx,
+                    };
+                }
+                return Found::Ref(idx as usize);
             }
             // Second sighting: define it now, as this object.
             return match self.define(o) {
