@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.amber-deps
 
-.PHONY: setup build bench bench-full test test-rust test-python lint fmt clean
+.PHONY: setup build bench bench-full test test-rust test-python test-pythons lint fmt fuzz clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,7 @@ test-python:
 ## lint: formatting, clippy, ruff, mypy and stubtest, as CI runs them.
 lint: setup
 	cargo fmt --all --check
+	cd crates/fuzz && cargo fmt --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	$(VENV)/bin/ruff check python tests benches
 	$(VENV)/bin/ruff format --check python tests benches
@@ -68,4 +69,14 @@ test-pythons:
 	  VIRTUAL_ENV=$(CURDIR)/.venv-$$v CARGO_TARGET_DIR=target/py$$v \
 	    .venv-$$v/bin/maturin develop --release --quiet --extras dev,bench || exit 1; \
 	  .venv-$$v/bin/python -m pytest -q -p no:cacheprovider || exit 1; \
+	done
+
+## fuzz: each cargo-fuzz target for FUZZ_SECONDS (needs `cargo install cargo-fuzz`; see crates/fuzz/README.md).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= decode decode_body roundtrip varint
+fuzz:
+	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+	cd crates/fuzz && for t in $(FUZZ_TARGETS); do \
+	  mkdir -p corpus/$$t && cp -n seeds/$$t/* corpus/$$t/ 2>/dev/null; \
+	  RUSTC_BOOTSTRAP=1 cargo fuzz run --fuzz-dir . $$t -- -max_total_time=$(FUZZ_SECONDS) -timeout=10 || exit 1; \
 	done

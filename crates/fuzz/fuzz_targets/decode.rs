@@ -16,7 +16,11 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     // The header parser on its own.
     match parse_header::<()>(data) {
-        Ok(h) => assert!(h.header_len <= data.len(), "header longer than input"),
+        Ok(h) => {
+            assert!(h.header_len <= data.len(), "header longer than input");
+            // parse_header refuses body lengths whose frame length overflows.
+            assert!(h.frame_len().is_some(), "frame length overflows: {h:?}");
+        }
         Err(e) => assert!(e.offset <= data.len(), "header error offset out of range"),
     }
 
@@ -58,7 +62,11 @@ fuzz_target!(|data: &[u8]| {
         assert!(stats.items >= 1, "an accepted frame holds an item");
         assert!(stats.strings <= stats.items && stats.containers <= stats.items);
         let h = parse_header::<()>(data).expect("accepted frame has a header");
-        assert_eq!(h.frame_len(), data.len() as u64, "header length disagrees");
+        assert_eq!(
+            h.frame_len(),
+            Some(data.len() as u64),
+            "header length disagrees"
+        );
         // Exactly one frame: one byte short or one byte over is refused.
         assert!(validate(&data[..data.len() - 1], Limits::default()).is_err());
         let mut longer = data.to_vec();

@@ -304,7 +304,7 @@ fn to_value(h: &H, like: &Value) -> Option<Value> {
                 SeqKind::Tuple => Value::Tuple(vals),
                 SeqKind::Set => Value::Set(vals),
                 SeqKind::FrozenSet => Value::FrozenSet(vals),
-                SeqKind::Deque => return None,
+                SeqKind::SharedList | SeqKind::Deque => return None,
             }
         }
         (Node::Dict(pairs), Value::Dict(likes)) => {
@@ -383,7 +383,7 @@ impl Build for Rebuild {
     fn bytes_oob(&mut self, _: usize, _: bool) -> R<H> {
         Err("out-of-band bytes")
     }
-    fn seq_begin(&mut self, kind: SeqKind, n: usize, _: bool) -> R<H> {
+    fn seq_begin(&mut self, kind: SeqKind, n: usize) -> R<H> {
         Ok(Rc::new(RefCell::new(Node::Seq(
             kind,
             Vec::with_capacity(n),
@@ -451,9 +451,6 @@ impl Build for Rebuild {
     }
     fn class(&mut self, _: &H) -> R<Infallible> {
         Err("class")
-    }
-    fn construct_first(&self, c: &Infallible) -> bool {
-        match *c {}
     }
     fn enum_member(&mut self, c: &Infallible, _: H) -> R<H> {
         match *c {}

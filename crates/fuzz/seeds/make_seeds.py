@@ -64,9 +64,21 @@ BODIES = {
         + struct.pack("<H", 2024)
         + b"\x02\x1d"
     ),
-    # A list that holds itself (SHARE [MEMO_REF 0]), then REPLACE 1 around a
-    # tuple whose shared inner tuple is registered as entry 1.
-    "shared": b"\x62" + b"\xcf\x61\xd0\x00" + b"\xd1\x01\xa1\xcf\xa0",
+    # A list that holds itself (SHARE [MEMO_REF 0]), then REPLACE 1 (padded
+    # to REPLACE_ALIGN) around a tuple whose shared inner tuple is entry 1,
+    # then a shared OBJECT_FILL whose state refers to the object itself.
+    "shared": (
+        b"\x63"
+        + b"\xcf\x61\xd0\x00"
+        + b"\xd1\x01\x06"
+        + b"\x00" * 6
+        + b"\xa1\xcf\xa0"
+        + b"\xcf\xd4"
+        + fixstr(b"mod.Node")
+        + b"\x71"
+        + fixstr(b"me")
+        + b"\xd0\x02"
+    ),
     # datetime(2024, 1, 2, 3, 4, 5, 6, fold=1, tz=UTC), time with a fixed
     # offset zone named "X", timedelta, a zone key, Decimal, UUID, complex.
     "datetime": (
