@@ -88,14 +88,6 @@ pub fn finish_frame(out: &mut Vec<u8>, start: usize) {
     }
 }
 
-/// Byte offset of the body from the frame start, as the decoder will see it
-/// (used to align in-band array data). Assumes the short header; the long
-/// header adds 8 bytes, which keeps 8-byte alignment.
-#[inline]
-pub fn body_offset(start: usize, pos: usize) -> usize {
-    pos - start
-}
-
 #[inline(always)]
 pub fn write_none(out: &mut Vec<u8>) {
     put(out, [f::NONE]);
