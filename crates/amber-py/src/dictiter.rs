@@ -1,114 +1,84 @@
-//! Iterating a dict's pairs in insertion order.
+//! Direct access to a dict's entries in insertion order.
 //!
-//! On CPython 3.11 to 3.13 a combined-table dict is walked through its entry
-//! array directly (its layout, from `Include/internal/pycore_dict.h`, is the
-//! same in those versions); elsewhere, and for split tables, `PyDict_Next`.
-//! Python code may run between two pairs (a hook), so each step re-checks
-//! that the dict still holds the same keys object before reading from it.
+//! On CPython 3.11 to 3.13 a combined-table dict is read through its entry
+//! array (its layout, from `Include/internal/pycore_dict.h`, is the same in
+//! those versions), which is several times cheaper per pair than
+//! `PyDict_Next`. Callers fall back to `PyDict_Next` where `Table::of`
+//! gives `None` and on other versions. Python code may run between two
+//! pairs (a hook), so callers check `Table::current` before each entry.
+
+#![cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 
 use pyo3::ffi;
 
-#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
-mod layout {
-    /// `struct _dictkeysobject` up to its flexible `dk_indices` array.
-    #[repr(C)]
-    pub struct DictKeys {
-        pub dk_refcnt: isize,
-        pub dk_log2_size: u8,
-        pub dk_log2_index_bytes: u8,
-        pub dk_kind: u8,
-        pub dk_version: u32,
-        pub dk_usable: isize,
-        pub dk_nentries: isize,
-    }
-    pub const DICT_KEYS_GENERAL: u8 = 0;
-    pub const DICT_KEYS_SPLIT: u8 = 2;
+/// `struct _dictkeysobject` up to its flexible `dk_indices` array.
+#[repr(C)]
+struct DictKeys {
+    dk_refcnt: isize,
+    dk_log2_size: u8,
+    dk_log2_index_bytes: u8,
+    dk_kind: u8,
+    dk_version: u32,
+    dk_usable: isize,
+    dk_nentries: isize,
 }
 
-pub struct DictIter {
-    pos: ffi::Py_ssize_t,
-    #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
-    fast: Option<Fast>,
-}
+const DICT_KEYS_GENERAL: u8 = 0;
+const DICT_KEYS_SPLIT: u8 = 2;
 
-#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
-struct Fast {
+pub struct Table {
     keys: *mut ffi::PyDictKeysObject,
     entries: *const *mut ffi::PyObject,
     /// Pointers per entry: 2 for str-keyed tables, 3 (hash first) otherwise.
     stride: usize,
     key_at: usize,
-    n: usize,
+    /// Entries in use or deleted (deleted ones have a null value).
+    pub n: usize,
 }
 
-/// The dict changed size or storage while being walked.
-pub struct Changed;
-
-impl DictIter {
-    /// # Safety
-    /// `d` must be a dict (or subclass) that stays alive while iterating.
-    #[inline(always)]
-    pub unsafe fn new(d: *mut ffi::PyObject) -> DictIter {
-        #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
-        {
-            use layout::*;
-            let dict = d as *mut ffi::PyDictObject;
-            let (keys, values) = unsafe { ((*dict).ma_keys, (*dict).ma_values) };
-            let k = keys as *const DictKeys;
-            let fast = if values.is_null() && unsafe { (*k).dk_kind } != DICT_KEYS_SPLIT {
-                let general = unsafe { (*k).dk_kind } == DICT_KEYS_GENERAL;
-                let indices = unsafe { (k as *const u8).add(std::mem::size_of::<DictKeys>()) };
-                let entries = unsafe { indices.add(1usize << (*k).dk_log2_index_bytes) };
-                Some(Fast {
-                    keys,
-                    entries: entries as *const *mut ffi::PyObject,
-                    stride: if general { 3 } else { 2 },
-                    key_at: if general { 1 } else { 0 },
-                    n: unsafe { (*k).dk_nentries } as usize,
-                })
-            } else {
-                None
-            };
-            DictIter { pos: 0, fast }
-        }
-        #[cfg(not(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED))))]
-        {
-            let _ = d;
-            DictIter { pos: 0 }
-        }
-    }
-
-    /// The next pair (borrowed references), `Ok(None)` at the end.
+impl Table {
+    /// The entry table of `d`, or `None` for a split table.
     ///
     /// # Safety
-    /// `d` must be the dict given to `new`.
+    /// `d` must be a dict (or subclass).
     #[inline(always)]
-    #[allow(clippy::type_complexity)]
-    pub unsafe fn next(
-        &mut self,
-        d: *mut ffi::PyObject,
-    ) -> Result<Option<(*mut ffi::PyObject, *mut ffi::PyObject)>, Changed> {
-        #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
-        if let Some(f) = &self.fast {
-            if unsafe { (*(d as *mut ffi::PyDictObject)).ma_keys } != f.keys {
-                return Err(Changed);
-            }
-            while (self.pos as usize) < f.n {
-                let e = unsafe { f.entries.add(self.pos as usize * f.stride) };
-                self.pos += 1;
-                let (k, v) = unsafe { (*e.add(f.key_at), *e.add(f.key_at + 1)) };
-                if !v.is_null() {
-                    return Ok(Some((k, v)));
-                }
-            }
-            return Ok(None);
+    pub unsafe fn of(d: *mut ffi::PyObject) -> Option<Table> {
+        let dict = d as *mut ffi::PyDictObject;
+        let (keys, values) = unsafe { ((*dict).ma_keys, (*dict).ma_values) };
+        let k = keys as *const DictKeys;
+        let kind = unsafe { (*k).dk_kind };
+        if !values.is_null() || kind == DICT_KEYS_SPLIT {
+            return None;
         }
-        let mut k: *mut ffi::PyObject = std::ptr::null_mut();
-        let mut v: *mut ffi::PyObject = std::ptr::null_mut();
-        if unsafe { ffi::PyDict_Next(d, &mut self.pos, &mut k, &mut v) } != 0 {
-            Ok(Some((k, v)))
-        } else {
-            Ok(None)
-        }
+        let general = kind == DICT_KEYS_GENERAL;
+        let indices = unsafe { (k as *const u8).add(std::mem::size_of::<DictKeys>()) };
+        let entries = unsafe { indices.add(1usize << (*k).dk_log2_index_bytes) };
+        Some(Table {
+            keys,
+            entries: entries as *const *mut ffi::PyObject,
+            stride: if general { 3 } else { 2 },
+            key_at: if general { 1 } else { 0 },
+            n: unsafe { (*k).dk_nentries } as usize,
+        })
+    }
+
+    /// Whether `d` still uses this table (Python code may have resized it).
+    ///
+    /// # Safety
+    /// `d` must be the dict given to `of`, still alive.
+    #[inline(always)]
+    pub unsafe fn current(&self, d: *mut ffi::PyObject) -> bool {
+        unsafe { (*(d as *mut ffi::PyDictObject)).ma_keys == self.keys }
+    }
+
+    /// Key and value of entry `i` (borrowed); the value is null for a
+    /// deleted entry.
+    ///
+    /// # Safety
+    /// `i < self.n`, and the table must be current.
+    #[inline(always)]
+    pub unsafe fn entry(&self, i: usize) -> (*mut ffi::PyObject, *mut ffi::PyObject) {
+        let e = unsafe { self.entries.add(i * self.stride + self.key_at) };
+        unsafe { (*e, *e.add(1)) }
     }
 }

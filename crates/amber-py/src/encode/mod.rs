@@ -20,7 +20,8 @@ use hashbrown::HashMap;
 use pyo3::ffi;
 use pyo3::prelude::*;
 
-use crate::dictiter::DictIter;
+#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+use crate::dictiter;
 use crate::errors;
 use crate::obj::Obj;
 use strings::{Found, StringTable};
@@ -413,27 +414,56 @@ impl<'py> Encoder<'py> {
 
     unsafe fn dict_pairs_body(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
         let _keep = unsafe { Obj::from_borrowed(o) };
-        let mut it = unsafe { DictIter::new(o) };
         let mut count = 0usize;
-        loop {
-            let Ok(next) = (unsafe { it.next(o) }) else {
-                return fail("dict changed during encoding");
-            };
-            let Some((k, v)) = next else { break };
-            if count == n {
-                return fail("dict changed size during encoding");
+        #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+        if let Some(table) = unsafe { dictiter::Table::of(o) } {
+            for i in 0..table.n {
+                if !unsafe { table.current(o) } {
+                    return fail("dict changed during encoding");
+                }
+                let (k, v) = unsafe { table.entry(i) };
+                if !v.is_null() {
+                    unsafe { self.pair(o, k, v, count, n) }?;
+                    count += 1;
+                }
             }
-            unsafe { self.key(k) }.within(|| self.key_seg(k, count), o)?;
-            if let Some(r) = unsafe { self.atom(v) } {
-                r.within(|| self.key_seg(k, count), o)?;
-            } else {
-                // Python code below (a hook) could drop the key from the dict:
-                // hold it so the error path can still name it.
-                let _key = unsafe { Obj::from_borrowed(k) };
-                unsafe { self.compound(v) }.within(|| self.key_seg(k, count), o)?;
-            }
+            return unsafe { self.same_size(o, count, n) };
+        }
+        let mut pos: ffi::Py_ssize_t = 0;
+        let mut k: *mut ffi::PyObject = std::ptr::null_mut();
+        let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+        while unsafe { ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) } != 0 {
+            unsafe { self.pair(o, k, v, count, n) }?;
             count += 1;
         }
+        unsafe { self.same_size(o, count, n) }
+    }
+
+    /// Pair number `count` of a dict of `n` pairs.
+    #[inline(always)]
+    unsafe fn pair(
+        &mut self,
+        o: *mut ffi::PyObject,
+        k: *mut ffi::PyObject,
+        v: *mut ffi::PyObject,
+        count: usize,
+        n: usize,
+    ) -> R {
+        if count == n {
+            return fail("dict changed size during encoding");
+        }
+        unsafe { self.key(k) }.within(|| self.key_seg(k, count), o)?;
+        if let Some(r) = unsafe { self.atom(v) } {
+            r.within(|| self.key_seg(k, count), o)
+        } else {
+            // Python code below (a hook) could drop the key from the dict:
+            // hold it so the error path can still name it.
+            let _key = unsafe { Obj::from_borrowed(k) };
+            unsafe { self.compound(v) }.within(|| self.key_seg(k, count), o)
+        }
+    }
+
+    unsafe fn same_size(&self, o: *mut ffi::PyObject, count: usize, n: usize) -> R {
         if count != n || unsafe { ffi::PyDict_Size(o) } as usize != n {
             return fail("dict changed size during encoding");
         }
