@@ -148,3 +148,30 @@ def test_cycle_through_tuple_keeps_array_data_aligned() -> None:
     assert data.index(raw) % 8 == 0
     out = amber.loads(data, zero_copy=True)
     assert out[0][0] is out and (out[1] == np.arange(3)).all()
+
+
+def test_very_deep_data_on_a_small_thread_stack() -> None:
+    import threading
+
+    x: Any = []
+    for _ in range(50_000):
+        x = [x]
+    result: dict[str, Any] = {}
+
+    def run() -> None:
+        data = amber.dumps(x, max_depth=60_000)
+        out = amber.loads(data, max_depth=60_000)
+        depth = 0
+        while out:
+            (out,) = out
+            depth += 1
+        result["depth"] = depth
+
+    old = threading.stack_size(256 * 1024)
+    try:
+        t = threading.Thread(target=run)
+        t.start()
+        t.join()
+    finally:
+        threading.stack_size(old)
+    assert result == {"depth": 50_000}

@@ -34,6 +34,10 @@ pub const DEFAULT_MAX_DEPTH: usize = 1000;
 pub const STACK_RED_ZONE: usize = 128 * 1024;
 /// Size of each new stack segment.
 pub const STACK_SEGMENT: usize = 2 * 1024 * 1024;
+/// The stack is checked every this many levels of nesting: eight levels of
+/// optimised frames take a few KiB, far less than the red zone; unoptimised
+/// (debug) frames are much larger, so those builds check every level.
+pub const GROW_EVERY: usize = if cfg!(debug_assertions) { 1 } else { 8 };
 
 /// Kinds of sequence a builder makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -626,7 +630,13 @@ impl<'a, B: Build> Walker<'a, '_, B> {
             ));
         }
         self.depth += 1;
-        let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || f(self));
+        // Eight levels take far less than the red zone, so checking the
+        // stack at every eighth is enough.
+        let r = if self.depth % GROW_EVERY == 0 {
+            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || f(self))
+        } else {
+            f(self)
+        };
         self.depth -= 1;
         r
     }

@@ -12,7 +12,7 @@
 mod extra;
 mod strings;
 
-use amber_core::decode::{STACK_RED_ZONE, STACK_SEGMENT};
+use amber_core::decode::{GROW_EVERY, STACK_RED_ZONE, STACK_SEGMENT};
 use amber_core::error::{key_segment, render_path, PathSeg};
 use amber_core::format as f;
 use amber_core::writer as w;
@@ -222,7 +222,13 @@ impl<'py> Encoder<'py> {
             }));
         }
         self.depth += 1;
-        let r = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || f(self));
+        // Eight levels take far less than the red zone, so checking the
+        // stack at every eighth is enough.
+        let r = if self.depth % GROW_EVERY == 0 {
+            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || f(self))
+        } else {
+            f(self)
+        };
         self.depth -= 1;
         r
     }
