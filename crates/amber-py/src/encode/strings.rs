@@ -91,7 +91,7 @@ pub struct StringTable {
     by_content: Box<[ContentSlot]>,
     /// Defined strings, by table index.
     defined: usize,
-    /// Every string a cache points at, kept alive for the frame.
+    /// Every defined string (the caches point into them), kept alive for the frame.
     keep: Vec<Obj>,
     hasher: foldhash::fast::FixedState,
 }
@@ -184,36 +184,40 @@ impl StringTable {
             if c.gen != gen || c.tag != tag || c.len as usize != utf8.len() {
                 continue;
             }
-            // SAFETY: `c.data` points into a string in `keep`, alive for the frame.
+            if c.idx == SEEN {
+                // Second sighting, known by fingerprint only: a false match
+                // merely defines this string early, it never yields a wrong
+                // reference (the definition carries this string's bytes).
+                self.window_hits += 1;
+                return match self.define(o) {
+                    Some(idx) => {
+                        let c = &mut self.by_content[way];
+                        c.data = utf8.as_ptr();
+                        c.idx = idx;
+                        Found::Define
+                    }
+                    None => Found::Plain,
+                };
+            }
+            // SAFETY: a defined entry points into a string in `keep`, alive
+            // for the frame.
             let known = unsafe { std::slice::from_raw_parts(c.data, c.len as usize) };
             if !bytes_eq(known, utf8) {
                 continue;
             }
             self.window_hits += 1;
-            if c.idx != SEEN {
-                let (idx, same_object) = (c.idx, c.data == utf8.as_ptr());
-                self.by_content[way].used = true;
-                if same_object {
-                    // The defined object itself, evicted from the address
-                    // cache by another definition: put it back.
-                    self.by_addr[Self::addr_slot(o)] = AddrSlot {
-                        addr: o as usize,
-                        gen,
-                        idx,
-                    };
-                }
-                return Found::Ref(idx as usize);
+            let (idx, same_object) = (c.idx, c.data == utf8.as_ptr());
+            self.by_content[way].used = true;
+            if same_object {
+                // The defined object itself, evicted from the address cache
+                // by another definition: put it back.
+                self.by_addr[Self::addr_slot(o)] = AddrSlot {
+                    addr: o as usize,
+                    gen,
+                    idx,
+                };
             }
-            // Second sighting: define it now, as this object.
-            return match self.define(o) {
-                Some(idx) => {
-                    let c = &mut self.by_content[way];
-                    c.data = utf8.as_ptr();
-                    c.idx = idx;
-                    Found::Define
-                }
-                None => Found::Plain,
-            };
+            return Found::Ref(idx as usize);
         }
         // A miss: take a stale, seen-once or never-referenced slot, if any.
         let rank = |c: &ContentSlot| match (c.gen == gen, c.idx == SEEN, c.used) {
@@ -231,12 +235,13 @@ impl StringTable {
             return Found::Plain;
         }
         let idx = if key { self.define(o) } else { None };
-        if idx.is_none() {
-            // SAFETY: `o` is a live str; the cache now points into it.
-            self.keep.push(unsafe { Obj::from_borrowed(o) });
-        }
         self.by_content[way] = ContentSlot {
-            data: utf8.as_ptr(),
+            // Seen-once entries keep only a fingerprint (tag and length).
+            data: if idx.is_some() {
+                utf8.as_ptr()
+            } else {
+                std::ptr::null()
+            },
             tag,
             gen,
             idx: idx.unwrap_or(SEEN),
