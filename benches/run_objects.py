@@ -6,12 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from amber.cli import main
-
-STUDY = "objects"
+from amber.cli import rerun
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if not any(a == "--out" or a.startswith("--out=") for a in args):
-        args += ["--out", f"bench-out/{STUDY}"]
-    raise SystemExit(main(["bench", "--studies", STUDY, *args]))
+    raise SystemExit(rerun("objects", sys.argv[1:]))

@@ -81,6 +81,15 @@ def _bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
+def rerun(study: str, argv: Sequence[str]) -> int:
+    """`amber bench --studies STUDY ARGV`, writing to bench-out/STUDY unless `--out` is given:
+    what each script in benches/ runs to reproduce one claim."""
+    args = list(argv)
+    if not any(a == "--out" or a.startswith("--out=") for a in args):
+        args += ["--out", f"bench-out/{study}"]
+    return main(["bench", "--studies", study, *args])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)

@@ -30,15 +30,6 @@ impl Default for Limits {
 /// The default nesting limit, shared with the encoder.
 pub const DEFAULT_MAX_DEPTH: usize = 1000;
 
-/// When less stack than this is left, recursion continues on a new segment.
-pub const STACK_RED_ZONE: usize = 128 * 1024;
-/// Size of each new stack segment.
-pub const STACK_SEGMENT: usize = 2 * 1024 * 1024;
-/// The stack is checked every this many levels of nesting: eight levels of
-/// optimised frames take a few KiB, far less than the red zone; unoptimised
-/// (debug) frames are much larger, so those builds check every level.
-pub const GROW_EVERY: usize = if cfg!(debug_assertions) { 1 } else { 8 };
-
 /// Kinds of sequence a builder makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeqKind {
@@ -630,16 +621,7 @@ impl<'a, B: Build> Walker<'a, '_, B> {
             ));
         }
         self.depth += 1;
-        // Eight levels take far less than the red zone, so checking the
-        // stack at every eighth is enough.
-        // (GROW_EVERY is 1 in debug builds, where clippy sees `% 1`.)
-        #[allow(clippy::modulo_one)]
-        let check = self.depth % GROW_EVERY == 0;
-        let r = if check {
-            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || f(self))
-        } else {
-            f(self)
-        };
+        let r = crate::stack::descend(self.depth, || f(self));
         self.depth -= 1;
         r
     }

@@ -4,6 +4,7 @@
 //! - [`writer`]: encoder primitives that append items in shortest form;
 //! - [`decode`]: the generic decode walker, driven by a [`decode::Build`];
 //! - [`validate`]: a structural validator built on the walker;
+//! - [`stack`]: recursion on a bounded stack, for both walkers;
 //! - [`reader`], [`varint`], [`error`]: bounds-checked reading and errors.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
@@ -11,6 +12,7 @@ pub mod decode;
 pub mod error;
 pub mod format;
 pub mod reader;
+pub mod stack;
 pub mod validate;
 pub mod varint;
 pub mod writer;

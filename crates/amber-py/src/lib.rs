@@ -13,8 +13,6 @@ mod intfast;
 mod obj;
 mod types;
 
-use std::cell::RefCell;
-
 use amber_core::{Limits, DEFAULT_MAX_DEPTH};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -24,13 +22,6 @@ use pyo3::types::{PyBytes, PyDict};
 const DEFAULT_OOB_THRESHOLD: usize = 1 << 16;
 // The signatures spell the defaults out so `__text_signature__` shows them.
 const _: () = assert!(DEFAULT_MAX_DEPTH == 1000 && DEFAULT_OOB_THRESHOLD == 65536);
-
-/// Scratch buffers larger than this are not kept between calls.
-const KEEP_SCRATCH: usize = 1 << 22;
-
-thread_local! {
-    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
 
 /// Encode `obj` as one amber frame.
 #[pyfunction]
@@ -49,25 +40,7 @@ fn dumps<'py>(
         buffer_callback: buffer_callback.map(|cb| unsafe { obj::Obj::from_borrowed(cb.as_ptr()) }),
         oob_threshold,
     };
-    // Reuse a per-thread buffer; a nested call (from a hook) gets a new one.
-    let mut out = SCRATCH.with(|s| {
-        s.try_borrow_mut()
-            .map(|mut v| std::mem::take(&mut *v))
-            .unwrap_or_default()
-    });
-    out.clear();
-    let mut enc = encode::Encoder::new(py, &opts, out);
-    let res = enc.frame(obj.as_ptr());
-    let out = enc.finish();
-    let bytes = res.map(|()| PyBytes::new(py, &out));
-    if out.capacity() <= KEEP_SCRATCH {
-        SCRATCH.with(|s| {
-            if let Ok(mut v) = s.try_borrow_mut() {
-                *v = out;
-            }
-        });
-    }
-    bytes
+    encode::dumps(py, obj, &opts)
 }
 
 /// A contiguous read-only view of a buffer-protocol object, released on drop.

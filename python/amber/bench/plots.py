@@ -24,6 +24,17 @@ def _pyplot() -> Any:
     return plt
 
 
+def _save(plt: Any, fig: Any, axes: Any, ylabel: str, title: str, path: Path) -> Path:
+    """Label, add the legend beside the last panel, title and write the figure as PNG."""
+    axes[0].set_ylabel(ylabel)
+    axes[-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def ratio_bars(
     path: Path,
     ratios: Mapping[str, Mapping[str, Mapping[str, float]]],
@@ -47,13 +58,7 @@ def ratio_bars(
         ax.set_xticks(range(len(workloads)), list(workloads))
         ax.set_title(f"{op}: time / {baseline} time (lower is faster)")
         ax.grid(axis="y", which="both", alpha=0.3)
-    axes[0].set_ylabel(f"ratio vs {baseline} (log)")
-    axes[-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, axes, f"ratio vs {baseline} (log)", title, path)
 
 
 def loglog(
@@ -79,10 +84,4 @@ def loglog(
         ax.set_xlabel(xlabel)
         ax.set_title(op)
         ax.grid(which="both", alpha=0.3)
-    axes[0].set_ylabel("seconds per operation (median)")
-    axes[-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(plt, fig, axes, "seconds per operation (median)", title, path)

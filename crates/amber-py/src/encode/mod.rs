@@ -12,13 +12,14 @@
 mod extra;
 mod strings;
 
-use amber_core::decode::{GROW_EVERY, STACK_RED_ZONE, STACK_SEGMENT};
 use amber_core::error::{key_segment, render_path, PathSeg};
 use amber_core::format as f;
 use amber_core::writer as w;
 use hashbrown::HashMap;
 use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::cell::RefCell;
 
 #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 use crate::dictiter;
@@ -115,9 +116,9 @@ enum Memo {
     Shared(usize),
 }
 
-pub struct Encoder<'py> {
-    pub py: Python<'py>,
-    pub out: Vec<u8>,
+struct Encoder<'py> {
+    py: Python<'py>,
+    out: Vec<u8>,
     frame_start: usize,
     depth: usize,
     opts: &'py Options,
@@ -129,29 +130,69 @@ pub struct Encoder<'py> {
     n_oob: usize,
 }
 
-impl<'py> Encoder<'py> {
-    pub fn new(py: Python<'py>, opts: &'py Options, out: Vec<u8>) -> Self {
-        Encoder {
-            py,
-            out,
-            frame_start: 0,
-            depth: 0,
-            opts,
-            strings: StringTable::take(),
-            memo: HashMap::with_hasher(Default::default()),
-            memo_keep: Vec::new(),
-            n_oob: 0,
+/// What one `dumps` call reuses from the previous one on the same thread:
+/// the output buffer and the string table's caches.
+struct Spare {
+    out: Vec<u8>,
+    strings: StringTable,
+}
+
+/// Output buffers larger than this are not kept between calls.
+const KEEP_OUT: usize = 1 << 22;
+
+thread_local! {
+    static SPARE: RefCell<Option<Spare>> = const { RefCell::new(None) };
+}
+
+/// Encode `obj` as one frame. A call made while another is running on this
+/// thread (from a hook) finds no spare and starts afresh.
+pub fn dumps<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    opts: &Options,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let spare = SPARE.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()));
+    let Spare {
+        mut out,
+        mut strings,
+    } = spare.unwrap_or_else(|| Spare {
+        out: Vec::new(),
+        strings: StringTable::new(),
+    });
+    out.clear();
+    strings.begin_frame();
+    let mut enc = Encoder {
+        py,
+        out,
+        frame_start: 0,
+        depth: 0,
+        opts,
+        strings,
+        memo: HashMap::with_hasher(Default::default()),
+        memo_keep: Vec::new(),
+        n_oob: 0,
+    };
+    let result = enc.frame(obj.as_ptr()).map(|()| PyBytes::new(py, &enc.out));
+    let Encoder {
+        mut out,
+        mut strings,
+        ..
+    } = enc;
+    strings.end_frame();
+    if out.capacity() > KEEP_OUT {
+        out = Vec::new();
+    }
+    SPARE.with(|s| {
+        if let Ok(mut s) = s.try_borrow_mut() {
+            *s = Some(Spare { out, strings });
         }
-    }
+    });
+    result
+}
 
-    /// The output, giving the string table back for the next call.
-    pub fn finish(self) -> Vec<u8> {
-        self.strings.give_back();
-        self.out
-    }
-
+impl<'py> Encoder<'py> {
     /// Encode `obj` as one frame appended to `self.out`.
-    pub fn frame(&mut self, obj: *mut ffi::PyObject) -> PyResult<()> {
+    fn frame(&mut self, obj: *mut ffi::PyObject) -> PyResult<()> {
         self.frame_start = w::begin_frame(&mut self.out);
         match unsafe { self.item(obj) } {
             Ok(()) => {
@@ -222,16 +263,7 @@ impl<'py> Encoder<'py> {
             }));
         }
         self.depth += 1;
-        // Eight levels take far less than the red zone, so checking the
-        // stack at every eighth is enough.
-        // (GROW_EVERY is 1 in debug builds, where clippy sees `% 1`.)
-        #[allow(clippy::modulo_one)]
-        let check = self.depth % GROW_EVERY == 0;
-        let r = if check {
-            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || f(self))
-        } else {
-            f(self)
-        };
+        let r = amber_core::stack::descend(self.depth, || f(self));
         self.depth -= 1;
         r
     }

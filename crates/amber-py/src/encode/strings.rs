@@ -12,11 +12,10 @@
 //! that was referenced. A miss only costs a second definition, never a wrong
 //! reference. When content lookups find almost nothing (data of unique ids
 //! and names), they stop for the rest of the frame. Strings the caches point at are kept alive until the frame is
-//! done. The table is reused by the next call on the same thread; a
-//! generation number empties it in O(1).
+//! done. The table is reused by the next call on the same thread (see
+//! `encode::Spare`); a generation number empties it in O(1).
 
 use pyo3::ffi;
-use std::cell::RefCell;
 use std::hash::BuildHasher;
 
 use crate::obj::Obj;
@@ -96,51 +95,43 @@ pub struct StringTable {
     hasher: foldhash::fast::FixedState,
 }
 
-thread_local! {
-    static SPARE: RefCell<Option<StringTable>> = const { RefCell::new(None) };
-}
-
 impl StringTable {
-    /// A table for one frame: this thread's spare one if free, else a new one.
-    pub fn take() -> StringTable {
-        let mut t = SPARE
-            .with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()))
-            .unwrap_or_else(|| StringTable {
-                gen: 0,
-                window: 0,
-                window_hits: 0,
-                content_off: false,
-                by_addr: vec![AddrSlot::default(); ADDR_SLOTS].into_boxed_slice(),
-                by_content: vec![ContentSlot::default(); CONTENT_SETS * 2].into_boxed_slice(),
-                defined: 0,
-                keep: Vec::new(),
-                hasher: foldhash::fast::FixedState::default(),
-            });
-        t.gen = t.gen.wrapping_add(1);
-        if t.gen == 0 {
-            // Generation numbers wrapped: stale slots could look current.
-            t.by_addr.fill(AddrSlot::default());
-            t.by_content.fill(ContentSlot::default());
-            t.gen = 1;
+    pub fn new() -> StringTable {
+        StringTable {
+            gen: 0,
+            window: 0,
+            window_hits: 0,
+            content_off: false,
+            by_addr: vec![AddrSlot::default(); ADDR_SLOTS].into_boxed_slice(),
+            by_content: vec![ContentSlot::default(); CONTENT_SETS * 2].into_boxed_slice(),
+            defined: 0,
+            keep: Vec::new(),
+            hasher: foldhash::fast::FixedState::default(),
         }
-        t.defined = 0;
-        t.window = 0;
-        t.window_hits = 0;
-        t.content_off = false;
-        t
     }
 
-    /// Release the frame's strings and keep the table for the next call.
-    pub fn give_back(mut self) {
+    /// Empty the table for a new frame, in O(1): a new generation number
+    /// makes every cached slot stale.
+    pub fn begin_frame(&mut self) {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            // Generation numbers wrapped: stale slots could look current.
+            self.by_addr.fill(AddrSlot::default());
+            self.by_content.fill(ContentSlot::default());
+            self.gen = 1;
+        }
+        self.defined = 0;
+        self.window = 0;
+        self.window_hits = 0;
+        self.content_off = false;
+    }
+
+    /// Release the frame's strings (and a very large `keep` allocation).
+    pub fn end_frame(&mut self) {
         self.keep.clear();
         if self.keep.capacity() > 4 * MAX_ENTRIES {
             self.keep = Vec::new();
         }
-        SPARE.with(|s| {
-            if let Ok(mut s) = s.try_borrow_mut() {
-                *s = Some(self);
-            }
-        });
     }
 
     #[inline(always)]
