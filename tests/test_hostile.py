@@ -21,6 +21,7 @@ SAMPLE: Any = {
     "t": (1.5, None, True),
     "s": {1, 2},
     "b": b"bytes" * 10,
+    "rows": [{"k": 1, "v": None}, {"k": 2, "v": "x"}, {"k": 3, "v": ()}],  # dict shapes
 }
 
 
@@ -133,7 +134,7 @@ def test_encoded_surrogates_are_refused_in_plain_str() -> None:
 
 
 def test_unknown_and_reserved_tags() -> None:
-    for tag in range(0xD5, 0xE0):
+    for tag in range(0xD7, 0xE0):
         err = decode_error(frame(bytes([tag])))
         assert err.offset == 8
 

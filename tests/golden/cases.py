@@ -94,6 +94,8 @@ CASES: list[tuple[str, Callable[[], Any], dict[str, Any]]] = [
     ("tuple_8", lambda: tuple(range(8)), {}),
     ("dict", lambda: {"a": 1, 2: "b"}, {}),
     ("dict_keys_repeat", lambda: [{"id": 1}, {"id": 2}], {}),
+    ("dict_shapes", lambda: [{"id": i, "ok": i > 1} for i in range(4)], {}),
+    ("dict_shapes_nested", lambda: [{"at": {"x": i, "y": -i}, "n": i} for i in range(3)], {}),
     ("values_repeat", lambda: ["v" + str(i % 1) for i in range(3)], {}),
     ("set", lambda: {7}, {}),
     ("frozenset", lambda: frozenset({7}), {}),

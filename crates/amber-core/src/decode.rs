@@ -265,6 +265,8 @@ pub fn decode<B: Build>(data: &[u8], builder: &mut B, limits: Limits) -> Res<B::
         r: Reader::new(data),
         b: builder,
         strings: Vec::new(),
+        shapes: Vec::new(),
+        shape_keys: Vec::new(),
         memo: Vec::new(),
         depth: 0,
         limits,
@@ -285,6 +287,10 @@ struct Walker<'a, 'b, B: Build> {
     b: &'b mut B,
     /// Strings defined by STR_DEF, for STR_REF and FIXREF.
     strings: Vec<B::V>,
+    /// Shapes defined by SHAPE_DEF, for SHAPED: where each one's keys are in
+    /// `shape_keys`, and how many.
+    shapes: Vec<(usize, usize)>,
+    shape_keys: Vec<B::V>,
     /// Objects registered by SHARE, for MEMO_REF and REPLACE.
     memo: Vec<B::V>,
     depth: usize,
@@ -461,6 +467,16 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                     let n = self.r.count("pair count", 2)?;
                     early = shared;
                     self.dict(kind, n, shared, at)?
+                }
+                f::SHAPE_DEF => {
+                    let n = self.r.count("pair count", 2)?;
+                    early = shared;
+                    self.nested(at, |w| w.shape_def(n, shared, at))?
+                }
+                f::SHAPED => {
+                    let s = self.index("shape index")?;
+                    early = shared;
+                    self.nested(at, |w| w.shaped(s, shared, at))?
                 }
                 f::DEQUE => {
                     early = shared;
@@ -768,6 +784,71 @@ impl<'a, B: Build> Walker<'a, '_, B> {
             }
         }
         Ok(d)
+    }
+
+    /// SHAPE_DEF after its pair count: the keys, which become the next
+    /// shape, then a value for each.
+    fn shape_def(&mut self, n: usize, shared: bool, at: usize) -> Res<B::V, B::Err> {
+        let d = build!(self, at, self.b.dict_begin(DictKind::Dict, n))?;
+        if shared {
+            self.memo.push(d.clone());
+        }
+        let start = self.shape_keys.len();
+        for i in 0..n {
+            let k = self
+                .item()
+                .map_err(|e| e.within(PathSeg::Key(format!("[<key {i}>]"))))?;
+            self.shape_keys.push(k);
+        }
+        self.shapes.push((start, n));
+        self.shape_values(&d, start, n)?;
+        Ok(d)
+    }
+
+    /// SHAPED after its tag: a dict with the keys of shape `s`.
+    fn shaped(&mut self, s: usize, shared: bool, at: usize) -> Res<B::V, B::Err> {
+        let Some(&(start, n)) = self.shapes.get(s) else {
+            return Err(DecodeError::format(
+                at,
+                format!(
+                    "shape reference {s} but only {} shapes are defined",
+                    self.shapes.len()
+                ),
+            ));
+        };
+        // One byte at least per value: refuse before sizing the dict.
+        if self.r.remaining() < n {
+            return Err(DecodeError::format(
+                self.r.pos(),
+                format!(
+                    "truncated: shape {s} has {n} keys but only {} bytes are left for the values",
+                    self.r.remaining()
+                ),
+            ));
+        }
+        let d = build!(self, at, self.b.dict_begin(DictKind::Dict, n))?;
+        if shared {
+            self.memo.push(d.clone());
+        }
+        self.shape_values(&d, start, n)?;
+        Ok(d)
+    }
+
+    /// The values of a dict whose keys are `shape_keys[start..start + n]`.
+    fn shape_values(&mut self, d: &B::V, start: usize, n: usize) -> Res<(), B::Err> {
+        for i in start..start + n {
+            let vat = self.r.pos();
+            let v = match self.item() {
+                Ok(v) => v,
+                Err(e) => return Err(e.within(self.key_seg(&self.shape_keys[i], i - start))),
+            };
+            let k = self.shape_keys[i].clone();
+            if let Err(e) = self.b.dict_item(d, k, v) {
+                let seg = self.key_seg(&self.shape_keys[i], i - start);
+                return Err(DecodeError::build(vat, e).within(seg));
+            }
+        }
+        Ok(())
     }
 
     #[cold]

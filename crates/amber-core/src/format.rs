@@ -90,7 +90,13 @@ pub const BYTEARRAY_OOB: u8 = 0xD3;
 /// A registered object made first and then given its state (so it is
 /// registered before its state in identity mode); OBJECT is built from it.
 pub const OBJECT_FILL: u8 = 0xD4;
-// 0xD5..=0xDF are reserved: a decoder rejects them.
+/// A dict written keys first (`n`, the `n` keys, then the `n` values) whose
+/// key sequence becomes the next entry of the shape table.
+pub const SHAPE_DEF: u8 = 0xD5;
+/// A dict with the keys of shape table entry `s`: the index, then one value
+/// per key.
+pub const SHAPED: u8 = 0xD6;
+// 0xD7..=0xDF are reserved: a decoder rejects them.
 
 /// `flags` bits of TIME and DATETIME.
 pub const DT_FOLD: u8 = 0x01;
@@ -152,8 +158,8 @@ pub fn lead(b: u8) -> Lead {
         0x70..=0x7F => Lead::FixDict((b - FIXDICT) as usize),
         0x80..=0x9F => Lead::FixRef((b - FIXREF) as usize),
         0xA0..=0xA7 => Lead::FixTuple((b - FIXTUPLE) as usize),
-        0xA8..=0xD4 => Lead::Tag(b),
-        0xD5..=0xDF => Lead::Reserved(b),
+        0xA8..=0xD6 => Lead::Tag(b),
+        0xD7..=0xDF => Lead::Reserved(b),
         0xE0..=0xFF => Lead::FixInt(b as i8 as i64),
     }
 }
@@ -180,7 +186,7 @@ pub fn tag_name(b: u8) -> &'static str {
             BYTEARRAY | BYTEARRAY_OOB => "bytearray",
             LIST => "list",
             TUPLE => "tuple",
-            DICT => "dict",
+            DICT | SHAPE_DEF | SHAPED => "dict",
             SET => "set",
             FROZENSET => "frozenset",
             DATE => "date",

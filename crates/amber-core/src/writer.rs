@@ -219,6 +219,18 @@ pub fn write_dict_header(out: &mut Vec<u8>, n: usize) {
     write_container(out, Some((f::FIXDICT, f::FIXDICT_MAX_LEN)), f::DICT, n);
 }
 
+/// A dict of `n` pairs written keys first, defining the next shape.
+#[inline(always)]
+pub fn write_shape_def_header(out: &mut Vec<u8>, n: usize) {
+    put_tag_varint(out, f::SHAPE_DEF, n as u64);
+}
+
+/// A dict with the keys of shape `s`; its values follow.
+#[inline(always)]
+pub fn write_shaped_header(out: &mut Vec<u8>, s: usize) {
+    put_tag_varint(out, f::SHAPED, s as u64);
+}
+
 /// The REPLACE marker for memo entry `idx` that takes the place of a
 /// one-byte SHARE marker already written: padded so that everything after
 /// it moves by a multiple of `REPLACE_ALIGN` (in-band array data stays

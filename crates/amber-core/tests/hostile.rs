@@ -17,7 +17,7 @@ fn frame(body: &[u8]) -> Vec<u8> {
 /// A frame exercising most tags, written with the writer primitives.
 fn sample() -> Vec<u8> {
     let mut b = Vec::new();
-    w::write_dict_header(&mut b, 4);
+    w::write_dict_header(&mut b, 5);
     w::write_str_def(&mut b, b"ints");
     w::write_list_header(&mut b, 6);
     for v in [0, -1, 300, -70_000, 1 << 40, i64::MIN] {
@@ -35,6 +35,17 @@ fn sample() -> Vec<u8> {
     w::write_bigint(&mut b, &[0, 0, 0, 0, 0, 0, 0, 0, 1]);
     w::write_str(&mut b, b"date");
     w::write_date(&mut b, 2024, 2, 29);
+    // Records: a shape defined by the first, used by the second.
+    w::write_str(&mut b, b"rows");
+    w::write_list_header(&mut b, 2);
+    w::write_shape_def_header(&mut b, 2);
+    w::write_str_def(&mut b, b"k");
+    w::write_str_ref(&mut b, 1);
+    w::write_int(&mut b, 1);
+    w::write_none(&mut b);
+    w::write_shaped_header(&mut b, 0);
+    w::write_int(&mut b, 2);
+    w::write_str_ref(&mut b, 2);
     frame(&b)
 }
 
@@ -89,6 +100,7 @@ fn huge_counts_are_rejected_before_allocating() {
     for tag in [
         f::LIST,
         f::DICT,
+        f::SHAPE_DEF,
         f::SET,
         f::TUPLE,
         f::STR,
@@ -128,6 +140,43 @@ fn shared_references_follow_registration_order() {
     let body = [f::REPLACE, 0, 0, f::REPLACE, 0, 0, f::FIXTUPLE];
     let err = validate(&frame(&body), Limits::default()).expect_err("chain");
     assert!(err.to_string().contains("replace marker must precede"));
+}
+
+#[test]
+fn shapes_are_checked() {
+    let def = [
+        f::SHAPE_DEF,
+        2,
+        f::FIXSTR + 1,
+        b'a',
+        f::FIXSTR + 1,
+        b'b',
+        1,
+        2,
+    ];
+    let stats = validate(&frame(&def), Limits::default()).expect("shape definition");
+    assert_eq!(stats.items, 5);
+    // A second dict of the shape: one value per key.
+    let mut two = vec![f::FIXLIST + 2];
+    two.extend_from_slice(&def);
+    two.extend_from_slice(&[f::SHAPED, 0, 3, 4]);
+    validate(&frame(&two), Limits::default()).expect("shaped dict");
+    // An undefined shape.
+    let err = validate(&frame(&[f::SHAPED, 0]), Limits::default()).expect_err("undefined");
+    assert!(err.to_string().contains("shape reference 0 but only 0"));
+    assert_eq!(err.offset, f::HEADER_LEN);
+    // Fewer bytes left than the shape has keys: refused before the dict is made.
+    let mut short = vec![f::FIXLIST + 2];
+    short.extend_from_slice(&def);
+    short.extend_from_slice(&[f::SHAPED, 0, 3]);
+    let err = validate(&frame(&short), Limits::default()).expect_err("short");
+    assert!(err.to_string().contains("shape 0 has 2 keys"), "{err}");
+    // A shape is defined once its keys are read, so a value may use it.
+    let nested = [f::SHAPE_DEF, 1, f::FIXSTR + 1, b'a', f::SHAPED, 0, 1];
+    validate(&frame(&nested), Limits::default()).expect("shape used inside its own value");
+    // A dict of a shape counts as a level of nesting.
+    let err = validate(&frame(&nested), Limits { max_depth: 1 }).expect_err("depth");
+    assert_eq!(err.offset, f::HEADER_LEN + 4);
 }
 
 #[test]

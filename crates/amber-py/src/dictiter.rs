@@ -71,6 +71,13 @@ impl Table {
         unsafe { (*(d as *mut ffi::PyDictObject)).ma_keys == self.keys }
     }
 
+    /// Where the first entry's key is, and the distance in pointers from
+    /// one entry's key to the next.
+    #[inline(always)]
+    pub fn keys(&self) -> (*const *mut ffi::PyObject, usize) {
+        (unsafe { self.entries.add(self.key_at) }, self.stride)
+    }
+
     /// Key and value of entry `i` (borrowed); the value is null for a
     /// deleted entry.
     ///

@@ -10,6 +10,7 @@
 //! that their size did not change.
 
 mod extra;
+mod shapes;
 mod strings;
 
 use amber_core::error::{key_segment, render_path, PathSeg};
@@ -25,6 +26,7 @@ use std::cell::RefCell;
 use crate::dictiter;
 use crate::errors;
 use crate::obj::Obj;
+use shapes::{KeyView, ShapeTable};
 use strings::{Found, StringTable};
 
 /// Options of one `dumps` call.
@@ -123,6 +125,7 @@ struct Encoder<'py> {
     depth: usize,
     opts: &'py Options,
     strings: StringTable,
+    shapes: ShapeTable,
     /// Identity mode: address -> memo index, with the objects kept alive.
     memo: HashMap<usize, usize, foldhash::fast::FixedState>,
     memo_keep: Vec<Obj>,
@@ -131,10 +134,11 @@ struct Encoder<'py> {
 }
 
 /// What one `dumps` call reuses from the previous one on the same thread:
-/// the output buffer and the string table's caches.
+/// the output buffer and the caches of the string and shape tables.
 struct Spare {
     out: Vec<u8>,
     strings: StringTable,
+    shapes: ShapeTable,
 }
 
 /// Output buffers larger than this are not kept between calls.
@@ -155,12 +159,15 @@ pub fn dumps<'py>(
     let Spare {
         mut out,
         mut strings,
+        mut shapes,
     } = spare.unwrap_or_else(|| Spare {
         out: Vec::new(),
         strings: StringTable::new(),
+        shapes: ShapeTable::new(),
     });
     out.clear();
     strings.begin_frame();
+    shapes.begin_frame();
     let mut enc = Encoder {
         py,
         out,
@@ -168,6 +175,7 @@ pub fn dumps<'py>(
         depth: 0,
         opts,
         strings,
+        shapes,
         memo: HashMap::with_hasher(Default::default()),
         memo_keep: Vec::new(),
         n_oob: 0,
@@ -176,15 +184,21 @@ pub fn dumps<'py>(
     let Encoder {
         mut out,
         mut strings,
+        mut shapes,
         ..
     } = enc;
     strings.end_frame();
+    shapes.end_frame();
     if out.capacity() > KEEP_OUT {
         out = Vec::new();
     }
     SPARE.with(|s| {
         if let Ok(mut s) = s.try_borrow_mut() {
-            *s = Some(Spare { out, strings });
+            *s = Some(Spare {
+                out,
+                strings,
+                shapes,
+            });
         }
     });
     result
@@ -444,16 +458,50 @@ impl<'py> Encoder<'py> {
             return Ok(());
         }
         let n = unsafe { ffi::PyDict_Size(o) } as usize;
+        if self.shapes.wanted(n) {
+            let mut buf = [std::mem::MaybeUninit::uninit(); shapes::MAX_KEYS];
+            if let Some(keys) = unsafe { KeyView::of(o, n, &mut buf) } {
+                if let Some(s) = self.shapes.find(&keys) {
+                    w::write_shaped_header(&mut self.out, s);
+                    return self.nested(|e| unsafe { e.dict_entries::<false>(o, n, Some(&keys)) });
+                }
+                if self.shapes.sighting(&keys) {
+                    w::write_shape_def_header(&mut self.out, n);
+                    return self.nested(|e| {
+                        for i in 0..n {
+                            let k = keys.get(i);
+                            // Keys of a shape are str: this runs no Python code.
+                            unsafe { e.str(k, strings::MAX_KEY_LEN, true) }
+                                .within(|| e.key_seg(k, i), o)?;
+                        }
+                        unsafe { e.dict_entries::<false>(o, n, Some(&keys)) }
+                    });
+                }
+            }
+        }
         w::write_dict_header(&mut self.out, n);
         unsafe { self.dict_pairs(o, n) }
     }
 
     /// The `n` pairs of a dict (or dict subclass iterated in dict order).
     pub(crate) unsafe fn dict_pairs(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
-        self.nested(|e| unsafe { e.dict_pairs_body(o, n) })
+        self.nested(|e| unsafe { e.dict_entries::<true>(o, n, None) })
     }
 
-    unsafe fn dict_pairs_body(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
+    /// The `n` entries of a dict: keys and values, or (`KEYS` false) only
+    /// the values of a dict whose keys are `shape`.
+    ///
+    /// Values may run Python code (hooks) that changes the dict. Read
+    /// through its entry table, which is checked to be current, an entry
+    /// never changes its key (CPython appends new keys and marks deleted
+    /// ones; a resize makes a new table), so the count checks suffice; read
+    /// through `PyDict_Next`, each key is checked against the shape.
+    unsafe fn dict_entries<const KEYS: bool>(
+        &mut self,
+        o: *mut ffi::PyObject,
+        n: usize,
+        shape: Option<&KeyView>,
+    ) -> R {
         let _keep = unsafe { Obj::from_borrowed(o) };
         let mut count = 0usize;
         #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
@@ -464,7 +512,7 @@ impl<'py> Encoder<'py> {
                 }
                 let (k, v) = unsafe { table.entry(i) };
                 if !v.is_null() {
-                    unsafe { self.pair(o, k, v, count, n) }?;
+                    unsafe { self.entry::<KEYS>(o, k, v, count, n, None) }?;
                     count += 1;
                 }
             }
@@ -474,26 +522,31 @@ impl<'py> Encoder<'py> {
         let mut k: *mut ffi::PyObject = std::ptr::null_mut();
         let mut v: *mut ffi::PyObject = std::ptr::null_mut();
         while unsafe { ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) } != 0 {
-            unsafe { self.pair(o, k, v, count, n) }?;
+            unsafe { self.entry::<KEYS>(o, k, v, count, n, shape) }?;
             count += 1;
         }
         unsafe { self.same_size(o, count, n) }
     }
 
-    /// Pair number `count` of a dict of `n` pairs.
+    /// Entry number `count` of a dict of `n` pairs (see `dict_entries`).
     #[inline(always)]
-    unsafe fn pair(
+    unsafe fn entry<const KEYS: bool>(
         &mut self,
         o: *mut ffi::PyObject,
         k: *mut ffi::PyObject,
         v: *mut ffi::PyObject,
         count: usize,
         n: usize,
+        shape: Option<&KeyView>,
     ) -> R {
         if count == n {
             return fail("dict changed size during encoding");
         }
-        unsafe { self.key(k) }.within(|| self.key_seg(k, count), o)?;
+        if KEYS {
+            unsafe { self.key(k) }.within(|| self.key_seg(k, count), o)?;
+        } else if shape.is_some_and(|s| !s.collected || s.get(count) != k) {
+            return fail("dict changed during encoding");
+        }
         if let Some(r) = unsafe { self.atom(v) } {
             r.within(|| self.key_seg(k, count), o)
         } else {

@@ -1,10 +1,10 @@
 //! The encoder's string table: repeated strings are written once (STR_DEF)
 //! and then referenced (STR_REF/FIXREF), deduplicated by value.
 //!
-//! Two caches, fixed in size:
-//! - by object address, direct-mapped, for the same str object again (dict
-//!   keys, interned literals): one compare;
-//! - by content hash, two-way, for equal strings that are different objects.
+//! Two direct-mapped caches, fixed in size:
+//! - by object address, for the same str object again (dict keys, interned
+//!   literals): one compare;
+//! - by content hash, for equal strings that are different objects.
 //!
 //! Policy: dict keys are defined the first time they are seen (keys repeat);
 //! other strings only the second time, so unique values cost no table entry.
@@ -30,8 +30,8 @@ pub const MAX_ENTRIES: usize = 1 << 16;
 const ADDR_SLOTS: usize = 1024;
 /// Content lookups per window for the hit-rate check.
 const WINDOW: u32 = 4096;
-/// Two-way sets of 24-byte slots: 48 KiB, small enough to stay in cache.
-const CONTENT_SETS: usize = 1024;
+/// 24-byte slots: 48 KiB, small enough to stay in cache.
+const CONTENT_SLOTS: usize = 2048;
 
 #[derive(Clone, Copy, Default)]
 struct AddrSlot {
@@ -46,9 +46,9 @@ const SEEN: u32 = u32::MAX;
 #[derive(Clone, Copy)]
 struct ContentSlot {
     data: *const u8,
-    /// The high half of the hash (its low bits chose the set).
-    tag: u32,
-    gen: u32,
+    /// The high half of the hash (its low bits chose the slot) above the
+    /// generation: one compare checks both.
+    stamp: u64,
     /// Table index, or `SEEN`.
     idx: u32,
     /// UTF-8 length (cached strings are at most `u16::MAX` bytes).
@@ -61,8 +61,7 @@ impl Default for ContentSlot {
     fn default() -> Self {
         ContentSlot {
             data: std::ptr::null(),
-            tag: 0,
-            gen: 0,
+            stamp: 0,
             idx: SEEN,
             len: 0,
             used: false,
@@ -86,8 +85,8 @@ pub struct StringTable {
     window_hits: u32,
     /// Set when content lookups stopped paying for themselves in this frame.
     content_off: bool,
-    by_addr: Box<[AddrSlot]>,
-    by_content: Box<[ContentSlot]>,
+    by_addr: Box<[AddrSlot; ADDR_SLOTS]>,
+    by_content: Box<[ContentSlot; CONTENT_SLOTS]>,
     /// Defined strings, by table index.
     defined: usize,
     /// Every defined string (the caches point into them), kept alive for the frame.
@@ -102,8 +101,8 @@ impl StringTable {
             window: 0,
             window_hits: 0,
             content_off: false,
-            by_addr: vec![AddrSlot::default(); ADDR_SLOTS].into_boxed_slice(),
-            by_content: vec![ContentSlot::default(); CONTENT_SETS * 2].into_boxed_slice(),
+            by_addr: Box::new([AddrSlot::default(); ADDR_SLOTS]),
+            by_content: Box::new([ContentSlot::default(); CONTENT_SLOTS]),
             defined: 0,
             keep: Vec::new(),
             hasher: foldhash::fast::FixedState::default(),
@@ -168,73 +167,55 @@ impl StringTable {
         } else {
             self.hasher.hash_one(utf8)
         };
-        let set = ((hash as usize) & (CONTENT_SETS - 1)) * 2;
-        let tag = (hash >> 32) as u32;
-        for way in set..set + 2 {
-            let c = &self.by_content[way];
-            if c.gen != gen || c.tag != tag || c.len as usize != utf8.len() {
-                continue;
-            }
+        let at = hash as usize % CONTENT_SLOTS;
+        let stamp = (hash & !0xFFFF_FFFF) | gen as u64;
+        let c = self.by_content[at];
+        if c.stamp == stamp && c.len as usize == utf8.len() {
+            self.window_hits += 1;
             if c.idx == SEEN {
                 // Second sighting, known by fingerprint only: a false match
                 // merely defines this string early, it never yields a wrong
                 // reference (the definition carries this string's bytes).
-                self.window_hits += 1;
-                return match self.define(o) {
-                    Some(idx) => {
-                        let c = &mut self.by_content[way];
-                        c.data = utf8.as_ptr();
-                        c.idx = idx;
-                        Found::Define
-                    }
-                    None => Found::Plain,
+                let Some(idx) = self.define(o) else {
+                    return Found::Plain;
                 };
+                let c = &mut self.by_content[at];
+                c.data = utf8.as_ptr();
+                c.idx = idx;
+                return Found::Define;
             }
             // SAFETY: a defined entry points into a string in `keep`, alive
             // for the frame.
             let known = unsafe { std::slice::from_raw_parts(c.data, c.len as usize) };
             if !bytes_eq(known, utf8) {
-                continue;
+                // Another string with this fingerprint: keep the first.
+                return Found::Plain;
             }
-            self.window_hits += 1;
-            let (idx, same_object) = (c.idx, c.data == utf8.as_ptr());
-            self.by_content[way].used = true;
-            if same_object {
+            self.by_content[at].used = true;
+            if c.data == utf8.as_ptr() {
                 // The defined object itself, evicted from the address cache
                 // by another definition: put it back.
                 self.by_addr[Self::addr_slot(o)] = AddrSlot {
                     addr: o as usize,
                     gen,
-                    idx,
+                    idx: c.idx,
                 };
             }
-            return Found::Ref(idx as usize);
+            return Found::Ref(c.idx as usize);
         }
-        // A miss: take a stale, seen-once or never-referenced slot, if any.
-        let rank = |c: &ContentSlot| match (c.gen == gen, c.idx == SEEN, c.used) {
-            (false, _, _) => 0,
-            (true, true, _) => 1,
-            (true, false, false) => 2,
-            (true, false, true) => 3,
-        };
-        let way = if rank(&self.by_content[set + 1]) < rank(&self.by_content[set]) {
-            set + 1
-        } else {
-            set
-        };
-        if rank(&self.by_content[way]) == 3 {
+        if c.stamp as u32 == gen && c.idx != SEEN && c.used {
+            // Never evict a string that pays for itself.
             return Found::Plain;
         }
         let idx = if key { self.define(o) } else { None };
-        self.by_content[way] = ContentSlot {
-            // Seen-once entries keep only a fingerprint (tag and length).
+        self.by_content[at] = ContentSlot {
+            // Seen-once entries keep only a fingerprint (stamp and length).
             data: if idx.is_some() {
                 utf8.as_ptr()
             } else {
                 std::ptr::null()
             },
-            tag,
-            gen,
+            stamp,
             idx: idx.unwrap_or(SEEN),
             len: utf8.len() as u16,
             used: false,

@@ -1,0 +1,260 @@
+//! The encoder's shape table: a dict whose keys are the very key objects,
+//! in the same order, of an earlier dict is written as SHAPED (a shape
+//! index and the values), with no keys at all.
+//!
+//! Records built by one piece of code share their key objects: literal keys,
+//! `json.loads` (which memoizes keys), database rows, `dataclasses.asdict`.
+//! Matching by object identity costs a load and a compare per key, where
+//! writing a key costs a string-table lookup; keys that are equal but not
+//! the same objects are simply written as keys.
+//!
+//! Policy, as for strings: a key sequence is defined (SHAPE_DEF) the second
+//! time it is seen, so one-off dicts keep their plain, shorter form. A slot
+//! seen once holds only a fingerprint (a false match merely defines a shape
+//! early: SHAPE_DEF carries its keys); a defined slot keeps its keys alive
+//! and is checked key by key. A defined shape that was referenced is never
+//! evicted. When lookups find almost nothing they stop for the rest of the
+//! frame. The table is reused across calls on a thread; a generation number
+//! empties it in O(1).
+
+use pyo3::ffi;
+use std::mem::MaybeUninit;
+
+#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+use crate::dictiter;
+use crate::obj::Obj;
+
+/// Dicts of this many keys are looked up: a one-key dict gains nothing (a
+/// SHAPED header is as long as a FIXDICT and one string reference).
+pub const MIN_KEYS: usize = 2;
+pub const MAX_KEYS: usize = 64;
+/// At most this many shapes are defined per frame.
+pub const MAX_SHAPES: usize = 1 << 16;
+
+const SLOTS: usize = 512;
+/// Lookups per window for the hit-rate check.
+const WINDOW: u32 = 1024;
+/// `idx` of a slot seen once and not yet defined.
+const SEEN: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    fingerprint: u64,
+    gen: u32,
+    /// Shape index, or `SEEN`.
+    idx: u32,
+    /// A defined shape's keys are `keys[start..start + n]`.
+    start: u32,
+    n: u32,
+    /// Whether a SHAPED reference was ever written for it.
+    used: bool,
+}
+
+pub struct ShapeTable {
+    gen: u32,
+    window: u32,
+    window_hits: u32,
+    off: bool,
+    slots: Box<[Slot; SLOTS]>,
+    /// The keys of every defined shape, kept alive for the frame.
+    keys: Vec<Obj>,
+    defined: usize,
+}
+
+impl ShapeTable {
+    pub fn new() -> ShapeTable {
+        ShapeTable {
+            gen: 0,
+            window: 0,
+            window_hits: 0,
+            off: false,
+            slots: Box::new([Slot::default(); SLOTS]),
+            keys: Vec::new(),
+            defined: 0,
+        }
+    }
+
+    pub fn begin_frame(&mut self) {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            self.slots.fill(Slot::default());
+            self.gen = 1;
+        }
+        self.defined = 0;
+        self.window = 0;
+        self.window_hits = 0;
+        self.off = false;
+    }
+
+    pub fn end_frame(&mut self) {
+        self.keys.clear();
+        if self.keys.capacity() > MAX_SHAPES {
+            self.keys = Vec::new();
+        }
+    }
+
+    /// Whether dicts of `n` keys are worth looking up now.
+    #[inline(always)]
+    pub fn wanted(&self, n: usize) -> bool {
+        !self.off && (MIN_KEYS..=MAX_KEYS).contains(&n)
+    }
+
+    #[inline(always)]
+    fn slot(fingerprint: u64) -> usize {
+        (fingerprint.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as usize % SLOTS
+    }
+
+    /// The index of the defined shape whose keys are `keys`, if any.
+    #[inline(always)]
+    pub fn find(&mut self, keys: &KeyView) -> Option<usize> {
+        self.window += 1;
+        let s = &self.slots[Self::slot(keys.fingerprint)];
+        if s.gen != self.gen
+            || s.fingerprint != keys.fingerprint
+            || s.idx == SEEN
+            || s.n as usize != keys.n
+        {
+            return None;
+        }
+        let start = s.start as usize;
+        let known = &self.keys[start..start + keys.n];
+        // SAFETY: `Obj` is a transparent non-null object pointer.
+        let known = unsafe {
+            std::slice::from_raw_parts(known.as_ptr() as *const *mut ffi::PyObject, keys.n)
+        };
+        if !keys.equal(known) {
+            return None;
+        }
+        let idx = s.idx as usize;
+        self.slots[Self::slot(keys.fingerprint)].used = true;
+        self.window_hits += 1;
+        Some(idx)
+    }
+
+    /// After `find` found nothing: note the sighting of `keys`, and define
+    /// them as the next shape if this is the second. True if defined.
+    #[inline(never)]
+    pub fn sighting(&mut self, keys: &KeyView) -> bool {
+        if self.window >= WINDOW {
+            self.off = self.window_hits < WINDOW / 16;
+            self.window = 0;
+            self.window_hits = 0;
+        }
+        let (gen, fingerprint, n) = (self.gen, keys.fingerprint, keys.n);
+        let slot = &mut self.slots[Self::slot(fingerprint)];
+        let current = slot.gen == gen;
+        if current && slot.idx != SEEN && slot.used {
+            // Never evict a shape that pays for itself.
+            return false;
+        }
+        if !(current && slot.idx == SEEN && slot.fingerprint == fingerprint && slot.n as usize == n)
+        {
+            *slot = Slot {
+                fingerprint,
+                gen,
+                idx: SEEN,
+                start: 0,
+                n: n as u32,
+                used: false,
+            };
+            return false;
+        }
+        // Second sighting. Only str keys are matched (keys of other types
+        // may be equal without being the same object, and some run Python
+        // code to encode).
+        self.window_hits += 1;
+        if self.defined >= MAX_SHAPES
+            || !(0..n).all(|i| unsafe { ffi::Py_TYPE(keys.get(i)) } == &raw mut ffi::PyUnicode_Type)
+        {
+            return false;
+        }
+        slot.idx = self.defined as u32;
+        slot.start = self.keys.len() as u32;
+        self.defined += 1;
+        // SAFETY: the keys are live (borrowed from the dict being written);
+        // holding references keeps their addresses unique for the frame.
+        self.keys
+            .extend((0..n).map(|i| unsafe { Obj::from_borrowed(keys.get(i)) }));
+        true
+    }
+}
+
+/// The keys of a dict about to be written: read in place from its entry
+/// table, or collected into a buffer (older Pythons, tables with holes).
+pub struct KeyView {
+    first: *const *mut ffi::PyObject,
+    stride: usize,
+    pub n: usize,
+    /// Set when the keys were collected: the walk over the values must then
+    /// check them again (see `Encoder::dict_entries`).
+    pub collected: bool,
+    fingerprint: u64,
+}
+
+impl KeyView {
+    /// The keys of dict `o` of `n` pairs (`MIN_KEYS <= n <= MAX_KEYS`), using
+    /// `buf` if they must be collected; `None` if `o` does not hold `n` pairs.
+    ///
+    /// # Safety
+    /// `o` is a live dict; the view is valid until Python code runs.
+    #[inline(always)]
+    pub unsafe fn of(
+        o: *mut ffi::PyObject,
+        n: usize,
+        buf: &mut [MaybeUninit<*mut ffi::PyObject>; MAX_KEYS],
+    ) -> Option<KeyView> {
+        #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+        if let Some(table) = unsafe { dictiter::Table::of(o) } {
+            if table.n == n {
+                // No deleted entries: the keys are in place, in order.
+                let (first, stride) = table.keys();
+                return Some(Self::new(first, stride, n, false));
+            }
+        }
+        let mut count = 0;
+        let mut pos: ffi::Py_ssize_t = 0;
+        let mut k: *mut ffi::PyObject = std::ptr::null_mut();
+        let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+        while unsafe { ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) } != 0 {
+            if count == n.min(MAX_KEYS) {
+                return None;
+            }
+            buf[count].write(k);
+            count += 1;
+        }
+        (count == n).then(|| Self::new(buf.as_ptr() as *const *mut ffi::PyObject, 1, n, true))
+    }
+
+    fn new(first: *const *mut ffi::PyObject, stride: usize, n: usize, collected: bool) -> Self {
+        let mut view = KeyView {
+            first,
+            stride,
+            n,
+            collected,
+            fingerprint: 0,
+        };
+        // The count and three keys: cheap, and a false match only costs a
+        // key-by-key check (or defines a shape early).
+        view.fingerprint = (n as u64)
+            ^ (view.get(0) as u64).rotate_left(17)
+            ^ (view.get(n / 2) as u64).rotate_left(34)
+            ^ view.get(n - 1) as u64;
+        view
+    }
+
+    /// Key number `i < n`.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> *mut ffi::PyObject {
+        debug_assert!(i < self.n);
+        // SAFETY: `of` checked that `n` keys are there.
+        unsafe { *self.first.add(i * self.stride) }
+    }
+
+    /// Whether the keys are `known`, in order (`known.len() == n`).
+    #[inline(always)]
+    fn equal(&self, known: &[*mut ffi::PyObject]) -> bool {
+        known.iter().enumerate().fold(0usize, |diff, (i, &k)| {
+            diff | (k as usize ^ self.get(i) as usize)
+        }) == 0
+    }
+}
