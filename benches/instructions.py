@@ -3,13 +3,15 @@
     python benches/instructions.py W1-M dumps      # ops: dumps loads pdumps ploads
 
 Wall-clock times on a shared machine vary by 20-50% between runs; instruction counts do not
-depend on load (they still vary by about 2% with hash randomization). The count is the
+depend on load. The child runs with PYTHONHASHSEED=0: with random str hashes, object addresses
+and so cache collisions change from run to run, moving the count by a few percent. The count is the
 difference between a process making 10 calls and one making none, divided by 10. Needs
 valgrind (Debian package `valgrind`).
 """
 
 from __future__ import annotations
 
+import os
 import pickle
 import re
 import subprocess
@@ -51,7 +53,9 @@ def count(workload: str, op: str, calls: int) -> int:
         op,
         str(calls),
     ]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+    # A fixed hash seed makes the count repeatable (object layout follows str hashes).
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stderr
     found = re.search(r"Collected : (\d+)", out)
     if found is None:
         raise RuntimeError(f"no count in valgrind output:\n{out}")
