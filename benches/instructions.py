@@ -53,8 +53,8 @@ def count(workload: str, op: str, calls: int) -> int:
         op,
         str(calls),
     ]
-    # A fixed hash seed makes the count repeatable (object layout follows str hashes).
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    # A fixed hash seed (unless one is set) makes counts repeat: object layout follows str hashes.
+    env = {"PYTHONHASHSEED": "0", **os.environ}
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stderr
     found = re.search(r"Collected : (\d+)", out)
     if found is None:

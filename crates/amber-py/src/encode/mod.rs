@@ -336,6 +336,19 @@ impl<'py> Encoder<'py> {
     /// A str, deduplicated through the table when at most `dedup_max` bytes.
     #[inline(always)]
     unsafe fn str(&mut self, o: *mut ffi::PyObject, dedup_max: usize, key: bool) -> R {
+        unsafe { self.str_in(o, dedup_max, key, None) }
+    }
+
+    /// A str value in shape column `column`, if any: content lookups are
+    /// made while they pay for themselves in that column.
+    #[inline(always)]
+    unsafe fn str_in(
+        &mut self,
+        o: *mut ffi::PyObject,
+        dedup_max: usize,
+        key: bool,
+        column: Option<usize>,
+    ) -> R {
         // The same object again needs no look at its text.
         if let Some(i) = self.strings.by_address(o) {
             w::write_str_ref(&mut self.out, i);
@@ -344,8 +357,12 @@ impl<'py> Encoder<'py> {
         let Some(utf8) = (unsafe { strings::utf8(o) }) else {
             return unsafe { self.str_surrogates(o) };
         };
-        if utf8.len() <= dedup_max {
-            match self.strings.by_content(o, utf8, key) {
+        if utf8.len() <= dedup_max && column.is_none_or(|c| self.shapes.column_on(c)) {
+            let found = self.strings.by_content(o, utf8, key);
+            if let Some(c) = column {
+                self.shapes.column_saw(c, !matches!(found, Found::Plain));
+            }
+            match found {
                 Found::Ref(i) => w::write_str_ref(&mut self.out, i),
                 Found::Define => w::write_str_def(&mut self.out, utf8),
                 Found::Plain => w::write_str(&mut self.out, utf8),
@@ -461,11 +478,12 @@ impl<'py> Encoder<'py> {
         if self.shapes.wanted(n) {
             let mut buf = [std::mem::MaybeUninit::uninit(); shapes::MAX_KEYS];
             if let Some(keys) = unsafe { KeyView::of(o, n, &mut buf) } {
-                if let Some(s) = self.shapes.find(&keys) {
+                if let Some((s, col)) = self.shapes.find(&keys) {
                     w::write_shaped_header(&mut self.out, s);
-                    return self.nested(|e| unsafe { e.dict_entries::<false>(o, n, Some(&keys)) });
+                    return self
+                        .nested(|e| unsafe { e.dict_entries::<false>(o, n, Some((&keys, col))) });
                 }
-                if self.shapes.sighting(&keys) {
+                if let Some(col) = self.shapes.sighting(&keys) {
                     w::write_shape_def_header(&mut self.out, n);
                     return self.nested(|e| {
                         for i in 0..n {
@@ -474,7 +492,7 @@ impl<'py> Encoder<'py> {
                             unsafe { e.str(k, strings::MAX_KEY_LEN, true) }
                                 .within(|| e.key_seg(k, i), o)?;
                         }
-                        unsafe { e.dict_entries::<false>(o, n, Some(&keys)) }
+                        unsafe { e.dict_entries::<false>(o, n, Some((&keys, col))) }
                     });
                 }
             }
@@ -489,7 +507,7 @@ impl<'py> Encoder<'py> {
     }
 
     /// The `n` entries of a dict: keys and values, or (`KEYS` false) only
-    /// the values of a dict whose keys are `shape`.
+    /// the values of a dict whose keys are `shape` (with its first column).
     ///
     /// Values may run Python code (hooks) that changes the dict. Read
     /// through its entry table, which is checked to be current, an entry
@@ -500,7 +518,7 @@ impl<'py> Encoder<'py> {
         &mut self,
         o: *mut ffi::PyObject,
         n: usize,
-        shape: Option<&KeyView>,
+        shape: Option<(&KeyView, usize)>,
     ) -> R {
         let _keep = unsafe { Obj::from_borrowed(o) };
         let mut count = 0usize;
@@ -512,7 +530,7 @@ impl<'py> Encoder<'py> {
                 }
                 let (k, v) = unsafe { table.entry(i) };
                 if !v.is_null() {
-                    unsafe { self.entry::<KEYS>(o, k, v, count, n, None) }?;
+                    unsafe { self.entry::<KEYS>(o, k, v, count, n, shape, false) }?;
                     count += 1;
                 }
             }
@@ -522,13 +540,15 @@ impl<'py> Encoder<'py> {
         let mut k: *mut ffi::PyObject = std::ptr::null_mut();
         let mut v: *mut ffi::PyObject = std::ptr::null_mut();
         while unsafe { ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) } != 0 {
-            unsafe { self.entry::<KEYS>(o, k, v, count, n, shape) }?;
+            unsafe { self.entry::<KEYS>(o, k, v, count, n, shape, true) }?;
             count += 1;
         }
         unsafe { self.same_size(o, count, n) }
     }
 
-    /// Entry number `count` of a dict of `n` pairs (see `dict_entries`).
+    /// Entry number `count` of a dict of `n` pairs (see `dict_entries`);
+    /// `check_key` when its key must be checked against the shape.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     unsafe fn entry<const KEYS: bool>(
         &mut self,
@@ -537,15 +557,22 @@ impl<'py> Encoder<'py> {
         v: *mut ffi::PyObject,
         count: usize,
         n: usize,
-        shape: Option<&KeyView>,
+        shape: Option<(&KeyView, usize)>,
+        check_key: bool,
     ) -> R {
         if count == n {
             return fail("dict changed size during encoding");
         }
         if KEYS {
             unsafe { self.key(k) }.within(|| self.key_seg(k, count), o)?;
-        } else if shape.is_some_and(|s| !s.collected || s.get(count) != k) {
-            return fail("dict changed during encoding");
+        } else if let Some((keys, col)) = shape {
+            if check_key && (!keys.collected || keys.get(count) != k) {
+                return fail("dict changed during encoding");
+            }
+            if unsafe { ffi::Py_TYPE(v) } == &raw mut ffi::PyUnicode_Type {
+                return unsafe { self.str_in(v, strings::MAX_VALUE_LEN, false, Some(col + count)) }
+                    .within(|| self.key_seg(k, count), o);
+            }
         }
         if let Some(r) = unsafe { self.atom(v) } {
             r.within(|| self.key_seg(k, count), o)

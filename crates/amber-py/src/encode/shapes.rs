@@ -16,6 +16,11 @@
 //! evicted. When lookups find almost nothing they stop for the rest of the
 //! frame. The table is reused across calls on a thread; a generation number
 //! empties it in O(1).
+//!
+//! A shape's keys are columns: the table also tracks, per column, whether
+//! looking its str values up by content finds anything. A column of unique
+//! values (names, ids) stops being looked up after a window of misses,
+//! while a column of repeated codes next to it keeps being deduplicated.
 
 use pyo3::ffi;
 use std::mem::MaybeUninit;
@@ -36,6 +41,16 @@ const SLOTS: usize = 512;
 const WINDOW: u32 = 1024;
 /// `idx` of a slot seen once and not yet defined.
 const SEEN: u32 = u32::MAX;
+/// Content lookups per column window.
+const COLUMN_WINDOW: u16 = 256;
+
+/// Content lookups of one column's str values in the current window.
+#[derive(Clone, Copy, Default)]
+struct Column {
+    tries: u16,
+    hits: u16,
+    off: bool,
+}
 
 #[derive(Clone, Copy, Default)]
 struct Slot {
@@ -58,6 +73,8 @@ pub struct ShapeTable {
     slots: Box<[Slot; SLOTS]>,
     /// The keys of every defined shape, kept alive for the frame.
     keys: Vec<Obj>,
+    /// One per key in `keys`.
+    columns: Vec<Column>,
     defined: usize,
 }
 
@@ -70,6 +87,7 @@ impl ShapeTable {
             off: false,
             slots: Box::new([Slot::default(); SLOTS]),
             keys: Vec::new(),
+            columns: Vec::new(),
             defined: 0,
         }
     }
@@ -88,8 +106,10 @@ impl ShapeTable {
 
     pub fn end_frame(&mut self) {
         self.keys.clear();
+        self.columns.clear();
         if self.keys.capacity() > MAX_SHAPES {
             self.keys = Vec::new();
+            self.columns = Vec::new();
         }
     }
 
@@ -104,9 +124,10 @@ impl ShapeTable {
         (fingerprint.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 48) as usize % SLOTS
     }
 
-    /// The index of the defined shape whose keys are `keys`, if any.
+    /// The defined shape whose keys are `keys`, if any: its index, and its
+    /// first column.
     #[inline(always)]
-    pub fn find(&mut self, keys: &KeyView) -> Option<usize> {
+    pub fn find(&mut self, keys: &KeyView) -> Option<(usize, usize)> {
         self.window += 1;
         let s = &self.slots[Self::slot(keys.fingerprint)];
         if s.gen != self.gen
@@ -128,13 +149,13 @@ impl ShapeTable {
         let idx = s.idx as usize;
         self.slots[Self::slot(keys.fingerprint)].used = true;
         self.window_hits += 1;
-        Some(idx)
+        Some((idx, start))
     }
 
     /// After `find` found nothing: note the sighting of `keys`, and define
-    /// them as the next shape if this is the second. True if defined.
+    /// them as the next shape if this is the second; then its first column.
     #[inline(never)]
-    pub fn sighting(&mut self, keys: &KeyView) -> bool {
+    pub fn sighting(&mut self, keys: &KeyView) -> Option<usize> {
         if self.window >= WINDOW {
             self.off = self.window_hits < WINDOW / 16;
             self.window = 0;
@@ -145,7 +166,7 @@ impl ShapeTable {
         let current = slot.gen == gen;
         if current && slot.idx != SEEN && slot.used {
             // Never evict a shape that pays for itself.
-            return false;
+            return None;
         }
         if !(current && slot.idx == SEEN && slot.fingerprint == fingerprint && slot.n as usize == n)
         {
@@ -157,7 +178,7 @@ impl ShapeTable {
                 n: n as u32,
                 used: false,
             };
-            return false;
+            return None;
         }
         // Second sighting. Only str keys are matched (keys of other types
         // may be equal without being the same object, and some run Python
@@ -166,16 +187,38 @@ impl ShapeTable {
         if self.defined >= MAX_SHAPES
             || !(0..n).all(|i| unsafe { ffi::Py_TYPE(keys.get(i)) } == &raw mut ffi::PyUnicode_Type)
         {
-            return false;
+            return None;
         }
+        let start = self.keys.len();
         slot.idx = self.defined as u32;
-        slot.start = self.keys.len() as u32;
+        slot.start = start as u32;
         self.defined += 1;
         // SAFETY: the keys are live (borrowed from the dict being written);
         // holding references keeps their addresses unique for the frame.
         self.keys
             .extend((0..n).map(|i| unsafe { Obj::from_borrowed(keys.get(i)) }));
-        true
+        self.columns.resize(self.keys.len(), Column::default());
+        Some(start)
+    }
+
+    /// Whether str values of column `c` are still looked up by content.
+    #[inline(always)]
+    pub fn column_on(&self, c: usize) -> bool {
+        self.columns.get(c).is_some_and(|col| !col.off)
+    }
+
+    /// Note whether a content lookup in column `c` found its string.
+    #[inline(always)]
+    pub fn column_saw(&mut self, c: usize, hit: bool) {
+        if let Some(col) = self.columns.get_mut(c) {
+            col.tries += 1;
+            col.hits += hit as u16;
+            if col.tries == COLUMN_WINDOW {
+                col.off = col.hits < COLUMN_WINDOW / 16;
+                col.tries = 0;
+                col.hits = 0;
+            }
+        }
     }
 }
 
@@ -253,8 +296,13 @@ impl KeyView {
     /// Whether the keys are `known`, in order (`known.len() == n`).
     #[inline(always)]
     fn equal(&self, known: &[*mut ffi::PyObject]) -> bool {
-        known.iter().enumerate().fold(0usize, |diff, (i, &k)| {
-            diff | (k as usize ^ self.get(i) as usize)
-        }) == 0
+        let mut p = self.first;
+        let mut diff = 0usize;
+        for &k in known {
+            // SAFETY: `known` has `n` keys, and so has the view.
+            diff |= k as usize ^ unsafe { *p } as usize;
+            p = p.wrapping_add(self.stride);
+        }
+        diff == 0
     }
 }
