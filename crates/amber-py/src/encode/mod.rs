@@ -25,7 +25,7 @@ use std::cell::RefCell;
 #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 use crate::dictiter;
 use crate::errors;
-use crate::obj::Obj;
+use crate::obj::{prefetch, Obj};
 use shapes::{KeyView, ShapeTable};
 use strings::{Found, StringTable};
 
@@ -474,7 +474,7 @@ impl<'py> Encoder<'py> {
         if let Memo::Done = unsafe { self.memo_before(o, true) } {
             return Ok(());
         }
-        let n = unsafe { ffi::PyDict_Size(o) } as usize;
+        let n = unsafe { dict_len(o) };
         if self.shapes.wanted(n) {
             let mut buf = [std::mem::MaybeUninit::uninit(); shapes::MAX_KEYS];
             if let Some(keys) = unsafe { KeyView::of(o, n, &mut buf) } {
@@ -524,7 +524,15 @@ impl<'py> Encoder<'py> {
         let mut count = 0usize;
         #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
         if let Some(table) = unsafe { dictiter::Table::of(o) } {
+            if table.n > FEW {
+                for i in 0..table.n.min(AHEAD) {
+                    prefetch(unsafe { table.entry(i) }.1);
+                }
+            }
             for i in 0..table.n {
+                if i + AHEAD < table.n {
+                    prefetch(unsafe { table.entry(i + AHEAD) }.1);
+                }
                 if !unsafe { table.current(o) } {
                     return fail("dict changed during encoding");
                 }
@@ -585,7 +593,7 @@ impl<'py> Encoder<'py> {
     }
 
     unsafe fn same_size(&self, o: *mut ffi::PyObject, count: usize, n: usize) -> R {
-        if count != n || unsafe { ffi::PyDict_Size(o) } as usize != n {
+        if count != n || unsafe { dict_len(o) } != n {
             return fail("dict changed size during encoding");
         }
         Ok(())
@@ -622,9 +630,17 @@ impl<'py> Encoder<'py> {
         w::write_list_header(&mut self.out, n);
         self.nested(|e| {
             let _keep = unsafe { Obj::from_borrowed(o) };
+            if n > FEW {
+                for i in 0..n.min(AHEAD) {
+                    prefetch(unsafe { ffi::PyList_GET_ITEM(o, i as ffi::Py_ssize_t) });
+                }
+            }
             for i in 0..n {
                 if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
                     return fail("list changed size during encoding");
+                }
+                if i + AHEAD < n {
+                    prefetch(unsafe { ffi::PyList_GET_ITEM(o, (i + AHEAD) as ffi::Py_ssize_t) });
                 }
                 let item = unsafe { ffi::PyList_GET_ITEM(o, i as ffi::Py_ssize_t) };
                 unsafe { e.item(item) }.within(|| PathSeg::Index(i), o)?;
@@ -738,6 +754,17 @@ impl<'py> Encoder<'py> {
         Ok(Some(i))
     }
 }
+
+/// The number of pairs of a dict (or subclass), read in place.
+#[inline(always)]
+unsafe fn dict_len(o: *mut ffi::PyObject) -> usize {
+    unsafe { (*(o as *mut ffi::PyDictObject)).ma_used as usize }
+}
+
+/// Containers ask for the items this far ahead of the one they write...
+const AHEAD: usize = 8;
+/// ...unless they hold this few: the processor overlaps those loads itself.
+const FEW: usize = 4;
 
 /// The bytes of a `bytes` object.
 pub unsafe fn bytes_slice<'a>(o: *mut ffi::PyObject) -> &'a [u8] {

@@ -278,6 +278,7 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         // Two overlapping loads cover every byte.
         8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
         4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
         _ => a == b,
     }
 }
