@@ -1,4 +1,4 @@
-"""Run one workload through every codec, back to back in this process: check, then time.
+"""Run one workload through every codec in this process: check each, then time them all in turn.
 
 A codec is timed only after `loads(dumps(x))` reproduces `x` exactly; otherwise its row says why.
 """
@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from amber.bench.codecs import Buffer, Codec, Loads
-from amber.bench.timing import Timing, TimingPolicy, exactly_equal, measure, timed
+from amber.bench.timing import Timing, TimingPolicy, exactly_equal, prepare, sample_in_turn, timed
 from amber.bench.workloads import Workload, embed
 
 OK = "ok"
@@ -91,21 +91,21 @@ def _copy_then(codec: Codec) -> Loads:
     return loads
 
 
-def run_codec(
-    codec: Codec,
-    workload: Workload,
-    obj: Any,
-    policy: TimingPolicy,
-    *,
-    from_view: bool = False,
-) -> Row:
-    """Check one codec's round trip on `obj`, then time dumps and loads."""
+# An operation of a checked codec, still to be timed: its name, function, argument and the time
+# of the call the check made.
+Pending = list[tuple[str, Callable[[Any], object], Any, int]]
+
+
+def check_codec(
+    codec: Codec, workload: Workload, obj: Any, *, from_view: bool = False
+) -> tuple[Row, Pending]:
+    """Check one codec's round trip on `obj`; the row, and what to time if it is exact."""
     row = Row(workload.name, codec.name, OK)
     missing = workload.kinds - codec.kinds
     if missing:
         row.status = CANNOT_REPRESENT
         row.note = "needs " + ", ".join(sorted(missing))
-        return row
+        return row, []
     try:
         payload, dumps_ns = timed(codec.dumps, obj)
         row.size = len(payload)
@@ -126,15 +126,42 @@ def run_codec(
     except Exception as exc:
         row.status = FAILED
         row.note = _short(exc)
-        return row
+        return row, []
     if not exactly_equal(obj, back):
         row.status = NOT_EXACT
         row.note = "loads(dumps(x)) differs from x"
-        return row
+        return row, []
     del back
-    row.ops["dumps"] = measure(codec.dumps, obj, policy, dumps_ns)
-    row.ops["loads"] = measure(loads, buf, policy, loads_ns)
-    return row
+    return row, [("dumps", codec.dumps, obj, dumps_ns), ("loads", loads, buf, loads_ns)]
+
+
+def time_checked(
+    checked: Sequence[tuple[Row, Pending]],
+    policy: TimingPolicy,
+    on_round: Callable[[int, int], None] | None = None,
+) -> list[Row]:
+    """Time every pending operation of `checked`, all series in turn (see `sample_in_turn`)."""
+    series = [
+        (row, op, prepare(fn, arg, policy, ns))
+        for row, pending in checked
+        for op, fn, arg, ns in pending
+    ]
+    sample_in_turn([s for _, _, s in series], on_round)
+    for row, op, s in series:
+        row.ops[op] = s.timing()
+    return [row for row, _ in checked]
+
+
+def run_codec(
+    codec: Codec,
+    workload: Workload,
+    obj: Any,
+    policy: TimingPolicy,
+    *,
+    from_view: bool = False,
+) -> Row:
+    """Check one codec's round trip on `obj`, then time dumps and loads."""
+    return time_checked([check_codec(codec, workload, obj, from_view=from_view)], policy)[0]
 
 
 def run_workload(
@@ -146,11 +173,15 @@ def run_workload(
     label: str = "",
     from_view: bool = False,
 ) -> list[Row]:
-    """Build the workload once and run every codec on it, in order."""
+    """Build the workload once, check every codec on it, then time them all in turn."""
     progress.update(f"{label}{workload.name}: building")
     obj = workload.build()
-    rows: list[Row] = []
+    checked = []
     for i, codec in enumerate(codecs, 1):
-        progress.update(f"{label}{workload.name}: [{i}/{len(codecs)}] {codec.name}")
-        rows.append(run_codec(codec, workload, obj, policy, from_view=from_view))
-    return rows
+        progress.update(f"{label}{workload.name}: [{i}/{len(codecs)}] checking {codec.name}")
+        checked.append(check_codec(codec, workload, obj, from_view=from_view))
+
+    def on_round(r: int, rounds: int) -> None:
+        progress.update(f"{label}{workload.name}: timing, round {r + 1}/{rounds}")
+
+    return time_checked(checked, policy, on_round)

@@ -13,8 +13,8 @@ import math
 import pickle
 import statistics
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 _MAX_LOOPS = 10_000_000
@@ -82,17 +82,50 @@ def calibrate(fn: Callable[[Any], object], arg: Any, target_ns: int, estimate_ns
         loops = min(_MAX_LOOPS, max(loops * 2, math.ceil(loops * grow * 1.2)))
 
 
-def measure(
+@dataclass
+class Series:
+    """One operation to time, calibrated; its samples are taken by `sample_in_turn`."""
+
+    fn: Callable[[Any], object]
+    arg: Any
+    loops: int
+    repeats: int
+    samples: list[float] = field(default_factory=list)
+
+    def timing(self) -> Timing:
+        return Timing(statistics.median(self.samples), tuple(self.samples), self.loops)
+
+
+def prepare(
     fn: Callable[[Any], object], arg: Any, policy: TimingPolicy, estimate_ns: int
-) -> Timing:
-    """Median per-operation time of `fn(arg)` over `policy.repeats` samples."""
+) -> Series:
+    """Calibrate a series of `fn(arg)`: loops per sample, and samples to take."""
     gc.collect()
     loops = calibrate(fn, arg, policy.target_ns, estimate_ns)
     repeats = policy.repeats
     if loops == 1 and estimate_ns > 0:
         repeats = max(1, min(repeats, policy.budget_ns // estimate_ns))
-    samples = tuple(run_loop(fn, arg, loops) / loops for _ in range(repeats))
-    return Timing(statistics.median(samples), samples, loops)
+    return Series(fn, arg, loops, repeats)
+
+
+def sample_in_turn(
+    series: Sequence[Series], on_round: Callable[[int, int], None] | None = None
+) -> None:
+    """Take the samples of all `series` in rounds, one of each per round.
+
+    On a shared machine the load changes over seconds: series timed one after the other can see
+    different machines, and their ratio is off by as much. Taken in turn (the first series of a
+    round rotating), every series sees the same changes, and the medians compare.
+    """
+    rounds = max((s.repeats for s in series), default=0)
+    for r in range(rounds):
+        if on_round is not None:
+            on_round(r, rounds)
+        gc.collect()
+        k = r % len(series)
+        for s in [*series[k:], *series[:k]]:
+            if len(s.samples) < s.repeats:
+                s.samples.append(run_loop(s.fn, s.arg, s.loops) / s.loops)
 
 
 def timed(fn: Callable[[Any], Any], arg: Any) -> tuple[Any, int]:
