@@ -136,6 +136,15 @@ BODIES = {
     # numpy: an in-band float64 array of shape (2,), an out-of-band one, a
     # scalar, and out-of-band bytes. The in-band data is padded to 8 bytes.
     "numpy": None,  # built below: the padding depends on the offset
+    # Dict shapes: [{"a": 1, "b": 2}, SHAPE_DEF (keys refs 0, 1) {3, {"a":
+    # SHAPED 0 inside its own shape's value}}, SHAPED 0 {5, 6}], shared in
+    # identity mode with a SHARE before the last one.
+    "shapes": (
+        b"\x63"
+        + b"\x72\xb3\x01a\x01\xb3\x01b\x02"
+        + b"\xd5\x02\x80\x81\x03\xd6\x00\x04\x60"
+        + b"\xcf\xd6\x00\x05\x06"
+    ),
     # Deep nesting: 100 one-item lists around None.
     "deep": b"\x61" * 100 + b"\xa8",
     # Long forms: a 20-item list, a 40-byte str, a 16-pair dict, an
