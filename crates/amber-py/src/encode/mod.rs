@@ -10,6 +10,7 @@
 //! that their size did not change.
 
 mod extra;
+mod hitrate;
 mod shapes;
 mod strings;
 

@@ -25,6 +25,7 @@
 use pyo3::ffi;
 use std::mem::MaybeUninit;
 
+use super::hitrate::HitRate;
 #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 use crate::dictiter;
 use crate::obj::Obj;
@@ -37,20 +38,10 @@ pub const MAX_KEYS: usize = 64;
 pub const MAX_SHAPES: usize = 1 << 16;
 
 const SLOTS: usize = 512;
-/// Lookups per window for the hit-rate check.
-const WINDOW: u32 = 1024;
 /// `idx` of a slot seen once and not yet defined.
 const SEEN: u32 = u32::MAX;
-/// Content lookups per column window.
-const COLUMN_WINDOW: u16 = 256;
-
-/// Content lookups of one column's str values in the current window.
-#[derive(Clone, Copy, Default)]
-struct Column {
-    tries: u16,
-    hits: u16,
-    off: bool,
-}
+/// Content lookups of one column's str values, over windows of 256.
+type Column = HitRate<256>;
 
 #[derive(Clone, Copy, Default)]
 struct Slot {
@@ -67,9 +58,8 @@ struct Slot {
 
 pub struct ShapeTable {
     gen: u32,
-    window: u32,
-    window_hits: u32,
-    off: bool,
+    /// Lookups, over windows of 1,024.
+    lookups: HitRate<1024>,
     slots: Box<[Slot; SLOTS]>,
     /// The keys of every defined shape, kept alive for the frame.
     keys: Vec<Obj>,
@@ -82,9 +72,7 @@ impl ShapeTable {
     pub fn new() -> ShapeTable {
         ShapeTable {
             gen: 0,
-            window: 0,
-            window_hits: 0,
-            off: false,
+            lookups: HitRate::default(),
             slots: Box::new([Slot::default(); SLOTS]),
             keys: Vec::new(),
             columns: Vec::new(),
@@ -99,9 +87,7 @@ impl ShapeTable {
             self.gen = 1;
         }
         self.defined = 0;
-        self.window = 0;
-        self.window_hits = 0;
-        self.off = false;
+        self.lookups = HitRate::default();
     }
 
     pub fn end_frame(&mut self) {
@@ -116,7 +102,7 @@ impl ShapeTable {
     /// Whether dicts of `n` keys are worth looking up now.
     #[inline(always)]
     pub fn wanted(&self, n: usize) -> bool {
-        !self.off && (MIN_KEYS..=MAX_KEYS).contains(&n)
+        !self.lookups.off() && (MIN_KEYS..=MAX_KEYS).contains(&n)
     }
 
     #[inline(always)]
@@ -128,7 +114,7 @@ impl ShapeTable {
     /// first column.
     #[inline(always)]
     pub fn find(&mut self, keys: &KeyView) -> Option<(usize, usize)> {
-        self.window += 1;
+        self.lookups.tried();
         let s = &self.slots[Self::slot(keys.fingerprint)];
         if s.gen != self.gen
             || s.fingerprint != keys.fingerprint
@@ -148,7 +134,7 @@ impl ShapeTable {
         }
         let idx = s.idx as usize;
         self.slots[Self::slot(keys.fingerprint)].used = true;
-        self.window_hits += 1;
+        self.lookups.hit();
         Some((idx, start))
     }
 
@@ -156,11 +142,6 @@ impl ShapeTable {
     /// them as the next shape if this is the second; then its first column.
     #[inline(never)]
     pub fn sighting(&mut self, keys: &KeyView) -> Option<usize> {
-        if self.window >= WINDOW {
-            self.off = self.window_hits < WINDOW / 16;
-            self.window = 0;
-            self.window_hits = 0;
-        }
         let (gen, fingerprint, n) = (self.gen, keys.fingerprint, keys.n);
         let slot = &mut self.slots[Self::slot(fingerprint)];
         let current = slot.gen == gen;
@@ -183,7 +164,7 @@ impl ShapeTable {
         // Second sighting. Only str keys are matched (keys of other types
         // may be equal without being the same object, and some run Python
         // code to encode).
-        self.window_hits += 1;
+        self.lookups.hit();
         if self.defined >= MAX_SHAPES
             || !(0..n).all(|i| unsafe { ffi::Py_TYPE(keys.get(i)) } == &raw mut ffi::PyUnicode_Type)
         {
@@ -204,19 +185,16 @@ impl ShapeTable {
     /// Whether str values of column `c` are still looked up by content.
     #[inline(always)]
     pub fn column_on(&self, c: usize) -> bool {
-        self.columns.get(c).is_some_and(|col| !col.off)
+        self.columns.get(c).is_some_and(|col| !col.off())
     }
 
     /// Note whether a content lookup in column `c` found its string.
     #[inline(always)]
     pub fn column_saw(&mut self, c: usize, hit: bool) {
         if let Some(col) = self.columns.get_mut(c) {
-            col.tries += 1;
-            col.hits += hit as u16;
-            if col.tries == COLUMN_WINDOW {
-                col.off = col.hits < COLUMN_WINDOW / 16;
-                col.tries = 0;
-                col.hits = 0;
+            col.tried();
+            if hit {
+                col.hit();
             }
         }
     }

@@ -18,6 +18,7 @@
 use pyo3::ffi;
 use std::hash::BuildHasher;
 
+use super::hitrate::HitRate;
 use crate::obj::Obj;
 
 /// Strings up to this many UTF-8 bytes are deduplicated when they are dict keys.
@@ -28,8 +29,6 @@ pub const MAX_VALUE_LEN: usize = 32;
 pub const MAX_ENTRIES: usize = 1 << 16;
 
 const ADDR_SLOTS: usize = 1024;
-/// Content lookups per window for the hit-rate check.
-const WINDOW: u32 = 4096;
 /// 24-byte slots: 48 KiB, small enough to stay in cache.
 const CONTENT_SLOTS: usize = 2048;
 
@@ -80,11 +79,8 @@ pub enum Found {
 
 pub struct StringTable {
     gen: u32,
-    /// Content lookups in the current window, and how many found a string.
-    window: u32,
-    window_hits: u32,
-    /// Set when content lookups stopped paying for themselves in this frame.
-    content_off: bool,
+    /// Content lookups, over windows of 4,096.
+    content: HitRate<4096>,
     by_addr: Box<[AddrSlot; ADDR_SLOTS]>,
     by_content: Box<[ContentSlot; CONTENT_SLOTS]>,
     /// Defined strings, by table index.
@@ -98,9 +94,7 @@ impl StringTable {
     pub fn new() -> StringTable {
         StringTable {
             gen: 0,
-            window: 0,
-            window_hits: 0,
-            content_off: false,
+            content: HitRate::default(),
             by_addr: Box::new([AddrSlot::default(); ADDR_SLOTS]),
             by_content: Box::new([ContentSlot::default(); CONTENT_SLOTS]),
             defined: 0,
@@ -120,9 +114,7 @@ impl StringTable {
             self.gen = 1;
         }
         self.defined = 0;
-        self.window = 0;
-        self.window_hits = 0;
-        self.content_off = false;
+        self.content = HitRate::default();
     }
 
     /// Release the frame's strings (and a very large `keep` allocation).
@@ -150,17 +142,12 @@ impl StringTable {
     /// write it. Keys are defined on first sight, other strings on their second.
     #[inline(never)]
     pub fn by_content(&mut self, o: *mut ffi::PyObject, utf8: &[u8], key: bool) -> Found {
-        if self.content_off || utf8.len() > u16::MAX as usize {
+        if self.content.off() || utf8.len() > u16::MAX as usize {
             return Found::Plain;
         }
         // Data made of unique strings (ids, names) gains nothing here: after a
         // window of lookups with almost no hits, stop looking for this frame.
-        self.window += 1;
-        if self.window == WINDOW {
-            self.content_off = self.window_hits < WINDOW / 16;
-            self.window = 0;
-            self.window_hits = 0;
-        }
+        self.content.tried();
         let gen = self.gen;
         let hash = if utf8.len() <= 16 {
             short_hash(utf8)
@@ -171,7 +158,7 @@ impl StringTable {
         let stamp = (hash & !0xFFFF_FFFF) | gen as u64;
         let c = self.by_content[at];
         if c.stamp == stamp && c.len as usize == utf8.len() {
-            self.window_hits += 1;
+            self.content.hit();
             if c.idx == SEEN {
                 // Second sighting, known by fingerprint only: a false match
                 // merely defines this string early, it never yields a wrong
