@@ -636,7 +636,8 @@ impl<'py> Encoder<'py> {
                     prefetch(unsafe { ffi::PyList_GET_ITEM(o, i as ffi::Py_ssize_t) });
                 }
             }
-            for i in 0..n {
+            let mut i = 0;
+            while i < n {
                 if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
                     return fail("list changed size during encoding");
                 }
@@ -644,13 +645,44 @@ impl<'py> Encoder<'py> {
                     prefetch(unsafe { ffi::PyList_GET_ITEM(o, (i + AHEAD) as ffi::Py_ssize_t) });
                 }
                 let item = unsafe { ffi::PyList_GET_ITEM(o, i as ffi::Py_ssize_t) };
+                if unsafe { ffi::Py_TYPE(item) } == &raw mut ffi::PyLong_Type {
+                    let end = unsafe { e.int_run(o, i, n) };
+                    if end > i {
+                        i = end;
+                        continue;
+                    }
+                }
                 unsafe { e.item(item) }.within(|| PathSeg::Index(i), o)?;
+                i += 1;
             }
             if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
                 return fail("list changed size during encoding");
             }
             Ok(())
         })
+    }
+
+    /// Items `i..n` of list `o` while they are ints that fit in 60 bits,
+    /// in one tight loop (numeric lists): reading them runs no Python code,
+    /// so the list cannot change meanwhile. Returns where the run stopped.
+    #[inline(always)]
+    unsafe fn int_run(&mut self, o: *mut ffi::PyObject, mut i: usize, n: usize) -> usize {
+        let items = unsafe { (*(o as *mut ffi::PyListObject)).ob_item };
+        while i < n {
+            let item = unsafe { *items.add(i) };
+            if unsafe { ffi::Py_TYPE(item) } != &raw mut ffi::PyLong_Type {
+                break;
+            }
+            let Some(v) = (unsafe { crate::intfast::small_int(item) }) else {
+                break;
+            };
+            if i + AHEAD < n {
+                prefetch(unsafe { *items.add(i + AHEAD) });
+            }
+            w::write_int(&mut self.out, v);
+            i += 1;
+        }
+        i
     }
 
     unsafe fn tuple(&mut self, o: *mut ffi::PyObject) -> R {
