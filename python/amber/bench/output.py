@@ -92,7 +92,8 @@ def policy_line(mode: str, policy: TimingPolicy) -> str:
         f"- Timing: mode {mode}; median of {policy.repeats} samples per series, each sample looping "
         f"until it lasts at least {fmt_time(policy.target_ns)} (single calls slower than that get "
         f"fewer samples if the series would exceed {fmt_time(policy.budget_ns)}); "
-        "`time.perf_counter_ns`; GC left on, `gc.collect()` before each series."
+        "`time.perf_counter_ns`; the samples of a workload's series taken in turn, one of each "
+        "per round; GC left on, `gc.collect()` before each round."
     )
 
 

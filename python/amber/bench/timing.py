@@ -1,7 +1,8 @@
 """Timing primitives: auto-ranged loops, medians over repeats, and the exact round trip check.
 
-The garbage collector stays on (that is what users get); `gc.collect()` runs before each series so
-that one codec's garbage is not collected on the next codec's clock.
+The garbage collector stays on (that is what users get); `gc.collect()` runs before each series is
+calibrated and before each round of samples, so that one codec's garbage is not collected on the next
+codec's clock.
 """
 
 from __future__ import annotations

@@ -115,7 +115,8 @@ impl ShapeTable {
     #[inline(always)]
     pub fn find(&mut self, keys: &KeyView) -> Option<(usize, usize)> {
         self.lookups.tried();
-        let s = &self.slots[Self::slot(keys.fingerprint)];
+        let at = Self::slot(keys.fingerprint);
+        let s = &self.slots[at];
         if s.gen != self.gen
             || s.fingerprint != keys.fingerprint
             || s.idx == SEEN
@@ -133,7 +134,7 @@ impl ShapeTable {
             return None;
         }
         let idx = s.idx as usize;
-        self.slots[Self::slot(keys.fingerprint)].used = true;
+        self.slots[at].used = true;
         self.lookups.hit();
         Some((idx, start))
     }
