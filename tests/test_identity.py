@@ -175,3 +175,37 @@ def test_very_deep_data_on_a_small_thread_stack() -> None:
     finally:
         threading.stack_size(old)
     assert result == {"depth": 50_000}
+
+
+SMALL_STACK = """
+import threading, amber
+threading.stack_size({size})
+def run():
+    for depth in (1, 999, 20_000):
+        x = []
+        for _ in range(depth):
+            x = [x]
+        data = amber.dumps(x, max_depth=30_000, identity={identity})
+        out = amber.loads(data, max_depth=30_000)
+        n = 0
+        while out:
+            (out,) = out
+            n += 1
+        assert n == depth, (n, depth)
+    print("ok")
+t = threading.Thread(target=run)
+t.start()
+t.join()
+"""
+
+
+@pytest.mark.parametrize("identity", [False, True])
+@pytest.mark.parametrize("kib", [32, 40, 48, 56])
+def test_dumps_and_loads_on_the_smallest_thread_stacks(kib: int, identity: bool) -> None:
+    """CPython's smallest thread stacks, in a child process so that a crash fails the test."""
+    import subprocess
+    import sys
+
+    code = SMALL_STACK.format(size=kib * 1024, identity=identity)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "ok"), proc.stderr[-2000:]

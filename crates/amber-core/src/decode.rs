@@ -240,6 +240,10 @@ pub fn parse_header<E>(data: &[u8]) -> Res<Header, E> {
 
 /// Decode a frame that must fill `data` exactly.
 pub fn decode<B: Build>(data: &[u8], builder: &mut B, limits: Limits) -> Res<B::V, B::Err> {
+    crate::stack::enter(|| decode_here(data, builder, limits))
+}
+
+fn decode_here<B: Build>(data: &[u8], builder: &mut B, limits: Limits) -> Res<B::V, B::Err> {
     let header = parse_header(data)?;
     // parse_header refuses lengths whose sum would overflow.
     let frame_len = header.frame_len().unwrap_or(u64::MAX);

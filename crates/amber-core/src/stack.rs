@@ -14,6 +14,14 @@ pub const STACK_SEGMENT: usize = 2 * 1024 * 1024;
 /// (debug) frames are much larger, so those builds check every level.
 pub const GROW_EVERY: usize = if cfg!(debug_assertions) { 1 } else { 8 };
 
+/// Run `f`, a whole walk (one `dumps` or `loads`), with at least the red
+/// zone of stack under it: the caller may be a thread with a small stack,
+/// and the levels before the first check of `descend` need room too.
+#[inline]
+pub fn enter<T>(f: impl FnOnce() -> T) -> T {
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
+}
+
 /// Run `f`, the work of nesting level `depth`, with enough stack under it.
 #[inline(always)]
 pub fn descend<T>(depth: usize, f: impl FnOnce() -> T) -> T {

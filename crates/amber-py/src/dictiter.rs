@@ -5,7 +5,12 @@
 //! those versions), which is several times cheaper per pair than
 //! `PyDict_Next`. Callers fall back to `PyDict_Next` where `Table::of`
 //! gives `None` and on other versions. Python code may run between two
-//! pairs (a hook), so callers check `Table::current` before each entry.
+//! pairs (a hook, or another thread while that code runs), so callers check
+//! `Table::current` after any step that may run it: the dict's version tag,
+//! which CPython changes on every insertion, deletion, replacement and
+//! clear, tells whether the table and every entry in it are as they were.
+//! (The entry array's address alone would not: a table freed by one change
+//! can be reallocated at the same address by the next.)
 
 #![cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 
@@ -34,6 +39,8 @@ pub struct Table {
     key_at: usize,
     /// Entries in use or deleted (deleted ones have a null value).
     pub n: usize,
+    /// The dict's version tag when the table was read.
+    version: u64,
 }
 
 impl Table {
@@ -59,16 +66,19 @@ impl Table {
             stride: if general { 3 } else { 2 },
             key_at: if general { 1 } else { 0 },
             n: unsafe { (*k).dk_nentries } as usize,
+            version: unsafe { version(dict) },
         })
     }
 
-    /// Whether `d` still uses this table (Python code may have resized it).
+    /// Whether `d` is unchanged since `of` read it: same table, same
+    /// entries (Python code may have changed or resized it).
     ///
     /// # Safety
     /// `d` must be the dict given to `of`, still alive.
     #[inline(always)]
     pub unsafe fn current(&self, d: *mut ffi::PyObject) -> bool {
-        unsafe { (*(d as *mut ffi::PyDictObject)).ma_keys == self.keys }
+        let dict = d as *mut ffi::PyDictObject;
+        unsafe { version(dict) == self.version && (*dict).ma_keys == self.keys }
     }
 
     /// Where the first entry's key is, and the distance in pointers from
@@ -88,4 +98,17 @@ impl Table {
         let e = unsafe { self.entries.add(i * self.stride + self.key_at) };
         unsafe { (*e, *e.add(1)) }
     }
+}
+
+/// The version tag of `dict` (PEP 509; still maintained, though deprecated,
+/// in 3.12 and 3.13). There its low bits also hold watcher flags: a dict that
+/// starts being watched meanwhile reads as changed, which errs on the safe
+/// side.
+///
+/// # Safety
+/// `dict` must point to a live dict.
+#[inline(always)]
+#[allow(deprecated)]
+unsafe fn version(dict: *mut ffi::PyDictObject) -> u64 {
+    unsafe { (*dict).ma_version_tag }
 }

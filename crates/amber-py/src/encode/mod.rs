@@ -156,6 +156,14 @@ pub fn dumps<'py>(
     obj: &Bound<'py, PyAny>,
     opts: &Options,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    amber_core::stack::enter(|| dumps_here(py, obj, opts))
+}
+
+fn dumps_here<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    opts: &Options,
+) -> PyResult<Bound<'py, PyBytes>> {
     let spare = SPARE.with(|s| s.try_borrow_mut().ok().and_then(|mut s| s.take()));
     let Spare {
         mut out,
@@ -510,11 +518,13 @@ impl<'py> Encoder<'py> {
     /// The `n` entries of a dict: keys and values, or (`KEYS` false) only
     /// the values of a dict whose keys are `shape` (with its first column).
     ///
-    /// Values may run Python code (hooks) that changes the dict. Read
-    /// through its entry table, which is checked to be current, an entry
-    /// never changes its key (CPython appends new keys and marks deleted
-    /// ones; a resize makes a new table), so the count checks suffice; read
-    /// through `PyDict_Next`, each key is checked against the shape.
+    /// Keys and values may run Python code (hooks, properties of stdlib
+    /// types, and other threads while that code runs) that changes the dict
+    /// and frees what it held. Read through its entry table, the walk goes on
+    /// only while the dict is unchanged (`Table::current`); read through
+    /// `PyDict_Next`, which is bounds-checked, each key is checked against
+    /// the shape, and an entry read before Python code ran is read again
+    /// after it.
     unsafe fn dict_entries<const KEYS: bool>(
         &mut self,
         o: *mut ffi::PyObject,
@@ -539,7 +549,9 @@ impl<'py> Encoder<'py> {
                 }
                 let (k, v) = unsafe { table.entry(i) };
                 if !v.is_null() {
-                    unsafe { self.entry::<KEYS>(o, k, v, count, n, shape, false) }?;
+                    // SAFETY (of `reread`): `current` vouches for entry `i`.
+                    let reread = || unsafe { table.current(o) }.then(|| unsafe { table.entry(i) });
+                    unsafe { self.entry::<KEYS>(o, k, v, count, n, shape, false, reread) }?;
                     count += 1;
                 }
             }
@@ -548,32 +560,57 @@ impl<'py> Encoder<'py> {
         let mut pos: ffi::Py_ssize_t = 0;
         let mut k: *mut ffi::PyObject = std::ptr::null_mut();
         let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+        let mut at = pos;
         while unsafe { ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) } != 0 {
-            unsafe { self.entry::<KEYS>(o, k, v, count, n, shape, true) }?;
+            let reread = || {
+                let (mut p, mut k2, mut v2) = (at, std::ptr::null_mut(), std::ptr::null_mut());
+                // SAFETY: PyDict_Next checks `p` against the dict as it is now.
+                (unsafe { ffi::PyDict_Next(o, &mut p, &mut k2, &mut v2) } != 0).then_some((k2, v2))
+            };
+            unsafe { self.entry::<KEYS>(o, k, v, count, n, shape, true, reread) }?;
             count += 1;
+            at = pos;
         }
         unsafe { self.same_size(o, count, n) }
     }
 
     /// Entry number `count` of a dict of `n` pairs (see `dict_entries`);
-    /// `check_key` when its key must be checked against the shape.
+    /// `check_key` when its key must be checked against the shape; `reread`
+    /// gives the entry's key and value as the dict holds them now.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     unsafe fn entry<const KEYS: bool>(
         &mut self,
         o: *mut ffi::PyObject,
         k: *mut ffi::PyObject,
-        v: *mut ffi::PyObject,
+        mut v: *mut ffi::PyObject,
         count: usize,
         n: usize,
         shape: Option<(&KeyView, usize)>,
         check_key: bool,
+        reread: impl FnOnce() -> Option<(*mut ffi::PyObject, *mut ffi::PyObject)>,
     ) -> R {
         if count == n {
             return fail("dict changed size during encoding");
         }
+        // Held while Python code below may drop it from the dict: the error
+        // path still names it, and `reread` compares it by address.
+        let mut _key = None;
         if KEYS {
-            unsafe { self.key(k) }.within(|| self.key_seg(k, count), o)?;
+            if unsafe { ffi::Py_TYPE(k) } == &raw mut ffi::PyUnicode_Type {
+                // Runs no Python code: `v` stays valid.
+                unsafe { self.str(k, strings::MAX_KEY_LEN, true) }
+                    .within(|| self.key_seg(k, count), o)?;
+            } else {
+                _key = Some(unsafe { Obj::from_borrowed(k) });
+                unsafe { self.item(k) }.within(|| self.key_seg(k, count), o)?;
+                // Encoding the key may have run Python code that changed the
+                // dict and freed `v`: take the value the dict holds now.
+                match reread() {
+                    Some((k2, v2)) if k2 == k && !v2.is_null() => v = v2,
+                    _ => return fail("dict changed during encoding"),
+                }
+            }
         } else if let Some((keys, col)) = shape {
             if check_key && (!keys.collected || keys.get(count) != k) {
                 return fail("dict changed during encoding");
@@ -586,9 +623,9 @@ impl<'py> Encoder<'py> {
         if let Some(r) = unsafe { self.atom(v) } {
             r.within(|| self.key_seg(k, count), o)
         } else {
-            // Python code below (a hook) could drop the key from the dict:
-            // hold it so the error path can still name it.
-            let _key = unsafe { Obj::from_borrowed(k) };
+            if _key.is_none() {
+                _key = Some(unsafe { Obj::from_borrowed(k) });
+            }
             unsafe { self.compound(v) }.within(|| self.key_seg(k, count), o)
         }
     }
@@ -817,6 +854,16 @@ fn shortest_twos_complement(le: &[u8], negative: bool) -> &[u8] {
         n -= 1;
     }
     &le[..n]
+}
+
+/// An array boxed without passing through the stack (`Box::new([x; N])`
+/// may build it there first, and the encoder's tables are larger than the
+/// smallest thread stacks).
+fn boxed_array<T: Clone, const N: usize>(x: T) -> Box<[T; N]> {
+    match vec![x; N].into_boxed_slice().try_into() {
+        Ok(a) => a,
+        Err(_) => unreachable!("a vec of N items makes an array of N"),
+    }
 }
 
 /// The first container address that appears twice along the failing path.

@@ -73,7 +73,7 @@ impl ShapeTable {
         ShapeTable {
             gen: 0,
             lookups: HitRate::default(),
-            slots: Box::new([Slot::default(); SLOTS]),
+            slots: super::boxed_array(Slot::default()),
             keys: Vec::new(),
             columns: Vec::new(),
             defined: 0,

@@ -95,8 +95,8 @@ impl StringTable {
         StringTable {
             gen: 0,
             content: HitRate::default(),
-            by_addr: Box::new([AddrSlot::default(); ADDR_SLOTS]),
-            by_content: Box::new([ContentSlot::default(); CONTENT_SLOTS]),
+            by_addr: super::boxed_array(AddrSlot::default()),
+            by_content: super::boxed_array(ContentSlot::default()),
             defined: 0,
             keep: Vec::new(),
             hasher: foldhash::fast::FixedState::default(),
