@@ -112,3 +112,19 @@ def test_zero_copy_array_shares_memory_with_the_input() -> None:
     view = memoryview(data)
     out = amber.loads(view, zero_copy=True)
     assert np.shares_memory(out, np.frombuffer(data, dtype=np.uint8))
+
+
+@pytest.mark.parametrize("size", [10, 0, 300_000])
+def test_callback_that_releases_and_resizes_the_buffer_keeps_it_in_band_as_it_is(
+    size: int,
+) -> None:
+    ba = bytearray(b"A" * 200_000)
+
+    def cb(pb: pickle.PickleBuffer) -> bool:
+        pb.release()
+        ba.clear()
+        ba.extend(b"B" * size)
+        return True
+
+    out = amber.loads(amber.dumps([ba], buffer_callback=cb, oob_threshold=1000))
+    assert out == [bytearray(b"B" * size)]

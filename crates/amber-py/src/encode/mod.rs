@@ -781,23 +781,14 @@ impl<'py> Encoder<'py> {
 
     /// Bytes and bytearrays, in band or out of band.
     unsafe fn bytes_like(&mut self, o: *mut ffi::PyObject, bytearray: bool) -> R {
-        let raw = unsafe {
-            if bytearray {
-                std::slice::from_raw_parts(
-                    ffi::PyByteArray_AsString(o) as *const u8,
-                    ffi::PyByteArray_Size(o) as usize,
-                )
-            } else {
-                bytes_slice(o)
-            }
-        };
-        if raw.len() >= self.opts.oob_threshold {
+        if unsafe { bytes_like_slice(o, bytearray) }.len() >= self.opts.oob_threshold {
             if let Some(i) = unsafe { self.out_of_band(o) }? {
                 w::write_bytes_oob(&mut self.out, i, bytearray);
                 return Ok(());
             }
         }
-        w::write_bytes(&mut self.out, raw, bytearray);
+        // Read now: the callback (Python code) may have resized a bytearray.
+        w::write_bytes(&mut self.out, unsafe { bytes_like_slice(o, bytearray) }, bytearray);
         Ok(())
     }
 
@@ -835,6 +826,25 @@ unsafe fn dict_len(o: *mut ffi::PyObject) -> usize {
 const AHEAD: usize = 8;
 /// ...unless they hold this few: the processor overlaps those loads itself.
 const FEW: usize = 4;
+
+/// The bytes of a `bytes` or `bytearray` object, valid until Python code
+/// runs (which may resize a bytearray).
+///
+/// # Safety
+/// `o` must be a live `bytes` (`bytearray` false) or `bytearray`.
+unsafe fn bytes_like_slice<'a>(o: *mut ffi::PyObject, bytearray: bool) -> &'a [u8] {
+    if bytearray {
+        // SAFETY: a bytearray's buffer holds its size in bytes.
+        unsafe {
+            std::slice::from_raw_parts(
+                ffi::PyByteArray_AsString(o) as *const u8,
+                ffi::PyByteArray_Size(o) as usize,
+            )
+        }
+    } else {
+        unsafe { bytes_slice(o) }
+    }
+}
 
 /// The bytes of a `bytes` object.
 pub unsafe fn bytes_slice<'a>(o: *mut ffi::PyObject) -> &'a [u8] {
