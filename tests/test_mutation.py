@@ -16,7 +16,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -58,7 +58,9 @@ def _clear_target(obj: Clearer) -> int:
     return 0
 
 
-amber.register(Clearer, name="test.mutation.Clearer", encode=_clear_target, decode=lambda s: Clearer())
+amber.register(
+    Clearer, name="test.mutation.Clearer", encode=_clear_target, decode=lambda s: Clearer()
+)
 
 
 def _check_outcome(collection: Any, identity: bool) -> None:
@@ -93,7 +95,7 @@ class Bad:
     """pickle's evil class: equal to every other, one hash, and it sometimes clears its dict."""
 
     enabled = False
-    collection: dict[Any, Any] = {}
+    collection: ClassVar[dict[Any, Any]] = {}
 
     def __eq__(self, other: object) -> bool:
         return Bad.enabled
@@ -132,9 +134,7 @@ class Key:
 
 
 @pytest.mark.parametrize("identity", MODES)
-@pytest.mark.parametrize(
-    "kind", ["dict", "defaultdict", "Counter", "OrderedDict", "dict-two-keys"]
-)
+@pytest.mark.parametrize("kind", ["dict", "defaultdict", "Counter", "OrderedDict", "dict-two-keys"])
 @pytest.mark.parametrize("action", ["clear", "replace", "delete", "add"])
 def test_key_hook_changing_its_dict_never_writes_freed_memory(
     kind: str, action: str, identity: bool
@@ -227,9 +227,7 @@ KEY_MAKERS = {
 def test_another_thread_mutating_a_dict_during_dumps(key: str, identity: bool) -> None:
     """A bounded two-thread stress run in a child process, so a crash fails the test."""
     code = textwrap.dedent(STRESS).format(make=KEY_MAKERS[key], seconds=1.5, identity=identity)
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
-    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     ok, errors = map(int, proc.stdout.split())
     assert ok + errors > 0

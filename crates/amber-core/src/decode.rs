@@ -240,7 +240,10 @@ pub fn parse_header<E>(data: &[u8]) -> Res<Header, E> {
 
 /// Decode a frame that must fill `data` exactly.
 pub fn decode<B: Build>(data: &[u8], builder: &mut B, limits: Limits) -> Res<B::V, B::Err> {
-    crate::stack::enter(|| decode_here(data, builder, limits))
+    crate::stack::enter(
+        || decode_here(data, builder, limits),
+        || DecodeError::out_of_memory(0, "out of memory for the decoder's stack"),
+    )
 }
 
 fn decode_here<B: Build>(data: &[u8], builder: &mut B, limits: Limits) -> Res<B::V, B::Err> {
@@ -641,7 +644,11 @@ impl<'a, B: Build> Walker<'a, '_, B> {
             ));
         }
         self.depth += 1;
-        let r = crate::stack::descend(self.depth, || f(self));
+        let r = crate::stack::descend(
+            self.depth,
+            || f(self),
+            || DecodeError::out_of_memory(at, "out of memory for the stack of nested items"),
+        );
         self.depth -= 1;
         r
     }

@@ -48,6 +48,9 @@ pub enum Problem<E> {
     Limit(String),
     /// The builder refused a well-formed value (for Python: an exception).
     Build(E),
+    /// Memory ran out (for the stack of deep nesting): nothing is wrong
+    /// with the data.
+    OutOfMemory(String),
 }
 
 /// A decode error at `offset`, inside the value at `path` (outermost first).
@@ -73,6 +76,13 @@ impl<E> DecodeError<E> {
             path: Vec::new(),
         }
     }
+    pub fn out_of_memory(offset: usize, msg: impl Into<String>) -> Self {
+        DecodeError {
+            offset,
+            problem: Problem::OutOfMemory(msg.into()),
+            path: Vec::new(),
+        }
+    }
     pub fn build(offset: usize, err: E) -> Self {
         DecodeError {
             offset,
@@ -94,7 +104,7 @@ impl<E> DecodeError<E> {
 impl<E: fmt::Display> fmt::Display for DecodeError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.problem {
-            Problem::Format(m) | Problem::Limit(m) => f.write_str(m)?,
+            Problem::Format(m) | Problem::Limit(m) | Problem::OutOfMemory(m) => f.write_str(m)?,
             Problem::Build(e) => write!(f, "{e}")?,
         }
         write!(f, " (at byte {}, {})", self.offset, self.path_string())

@@ -17,20 +17,49 @@ pub const GROW_EVERY: usize = if cfg!(debug_assertions) { 1 } else { 8 };
 /// Run `f`, a whole walk (one `dumps` or `loads`), with at least the red
 /// zone of stack under it: the caller may be a thread with a small stack,
 /// and the levels before the first check of `descend` need room too.
+/// `no_stack` makes the error returned if a new segment cannot be had.
 #[inline]
-pub fn enter<T>(f: impl FnOnce() -> T) -> T {
-    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
+pub fn enter<T, E>(f: impl FnOnce() -> Result<T, E>, no_stack: impl FnOnce() -> E) -> Result<T, E> {
+    match stacker::remaining_stack() {
+        Some(left) if left >= STACK_RED_ZONE => f(),
+        _ => grow(f, no_stack),
+    }
 }
 
 /// Run `f`, the work of nesting level `depth`, with enough stack under it.
 #[inline(always)]
-pub fn descend<T>(depth: usize, f: impl FnOnce() -> T) -> T {
+pub fn descend<T, E>(
+    depth: usize,
+    f: impl FnOnce() -> Result<T, E>,
+    no_stack: impl FnOnce() -> E,
+) -> Result<T, E> {
     // (GROW_EVERY is 1 in debug builds, where clippy sees `% 1`.)
     #[allow(clippy::modulo_one)]
     let check = depth % GROW_EVERY == 0;
     if check {
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
+        enter(f, no_stack)
     } else {
         f()
+    }
+}
+
+/// Run `f` on a new stack segment. The segment's allocation panics when
+/// memory runs out (stacker maps it with `mmap`): that panic, and only that
+/// one, becomes `no_stack()`; a panic from `f` itself goes on unwinding.
+/// (Rust's panic hook still prints the panic's message.)
+#[cold]
+#[inline(never)]
+fn grow<T, E>(f: impl FnOnce() -> Result<T, E>, no_stack: impl FnOnce() -> E) -> Result<T, E> {
+    let mut started = false;
+    let run = std::panic::AssertUnwindSafe(|| {
+        stacker::grow(STACK_SEGMENT, || {
+            started = true;
+            f()
+        })
+    });
+    match std::panic::catch_unwind(run) {
+        Ok(r) => r,
+        Err(_) if !started => Err(no_stack()),
+        Err(panic) => std::panic::resume_unwind(panic),
     }
 }

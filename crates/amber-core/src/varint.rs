@@ -4,14 +4,25 @@
 /// Most bytes a `u64` can take.
 pub const MAX_LEN: usize = 10;
 
-/// Append `v` to `out`.
+/// Write `v` to the front of `buf`; returns how many bytes it took.
 #[inline(always)]
-pub fn write(out: &mut Vec<u8>, mut v: u64) {
+pub fn encode(mut v: u64, buf: &mut [u8; MAX_LEN]) -> usize {
+    let mut n = 0;
     while v >= 0x80 {
-        out.push((v as u8) | 0x80);
+        buf[n] = (v as u8) | 0x80;
         v >>= 7;
+        n += 1;
     }
-    out.push(v as u8);
+    buf[n] = v as u8;
+    n + 1
+}
+
+/// Append `v` to `out`.
+#[inline]
+pub fn write(out: &mut Vec<u8>, v: u64) {
+    let mut b = [0u8; MAX_LEN];
+    let n = encode(v, &mut b);
+    out.extend_from_slice(&b[..n]);
 }
 
 /// How many bytes `write` appends for `v`.

@@ -7,16 +7,16 @@ use amber_core::validate::validate;
 use amber_core::writer as w;
 
 fn frame(body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
+    let mut out = w::Out::new();
     let start = w::begin_frame(&mut out);
-    out.extend_from_slice(body);
+    out.extend(body);
     w::finish_frame(&mut out, start);
-    out
+    out.as_slice().to_vec()
 }
 
 /// A frame exercising most tags, written with the writer primitives.
 fn sample() -> Vec<u8> {
-    let mut b = Vec::new();
+    let mut b = w::Out::new();
     w::write_dict_header(&mut b, 5);
     w::write_str_def(&mut b, b"ints");
     w::write_list_header(&mut b, 6);
@@ -255,11 +255,18 @@ fn long_header_length_near_u64_max_is_refused() {
 #[test]
 fn replace_marker_shifts_by_a_multiple_of_eight() {
     for idx in [0usize, 1, 127, 128, 1 << 20] {
-        let m = w::replace_marker(idx);
+        let mut out = w::Out::new();
+        out.extend(&[f::FIXTUPLE, 0xAA]);
+        let at = w::write_share(&mut out);
+        out.push(0xBB);
+        w::replace_share(&mut out, at, idx);
+        let m = &out.as_slice()[at..out.len() - 1];
+        assert_eq!(out.as_slice()[out.len() - 1], 0xBB);
+        assert_eq!(&out.as_slice()[..at], &[f::FIXTUPLE, 0xAA]);
         assert_eq!((m.len() - 1) % f::REPLACE_ALIGN, 0, "idx {idx}");
         // It decodes: REPLACE idx pad, then the tuple that registers entry 0.
         if idx == 0 {
-            let mut body = m.clone();
+            let mut body = m.to_vec();
             body.extend_from_slice(&[f::FIXTUPLE + 1, f::SHARE, f::FIXTUPLE]);
             validate(&frame(&body), Limits::default()).expect("padded replace");
         }

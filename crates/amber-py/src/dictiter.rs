@@ -32,7 +32,6 @@ const DICT_KEYS_GENERAL: u8 = 0;
 const DICT_KEYS_SPLIT: u8 = 2;
 
 pub struct Table {
-    keys: *mut ffi::PyDictKeysObject,
     entries: *const *mut ffi::PyObject,
     /// Pointers per entry: 2 for str-keyed tables, 3 (hash first) otherwise.
     stride: usize,
@@ -61,7 +60,6 @@ impl Table {
         let indices = unsafe { (k as *const u8).add(std::mem::size_of::<DictKeys>()) };
         let entries = unsafe { indices.add(1usize << (*k).dk_log2_index_bytes) };
         Some(Table {
-            keys,
             entries: entries as *const *mut ffi::PyObject,
             stride: if general { 3 } else { 2 },
             key_at: if general { 1 } else { 0 },
@@ -77,8 +75,9 @@ impl Table {
     /// `d` must be the dict given to `of`, still alive.
     #[inline(always)]
     pub unsafe fn current(&self, d: *mut ffi::PyObject) -> bool {
-        let dict = d as *mut ffi::PyDictObject;
-        unsafe { version(dict) == self.version && (*dict).ma_keys == self.keys }
+        // Every change that replaces the table (a resize, a clear) or an
+        // entry bumps the version.
+        unsafe { version(d as *mut ffi::PyDictObject) == self.version }
     }
 
     /// Where the first entry's key is, and the distance in pointers from

@@ -4,7 +4,7 @@
 //! `EncodeError` also a `TypeError`, so code catching the standard classes
 //! keeps working. Both carry `offset`/`path` attributes where known.
 
-use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyException, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
@@ -59,6 +59,14 @@ pub fn encode_error(py: Python<'_>) -> &Bound<'_, PyType> {
             .expect("creating amber.EncodeError")
         })
         .bind(py)
+}
+
+/// Whether `err` says nothing about the data and must reach the caller as
+/// it is, never wrapped as an `EncodeError` or `DecodeError`: running out of
+/// memory, and exceptions that are not `Exception`s (`KeyboardInterrupt`,
+/// `SystemExit`).
+pub fn passes_through(py: Python<'_>, err: &PyErr) -> bool {
+    err.is_instance_of::<PyMemoryError>(py) || !err.is_instance_of::<PyException>(py)
 }
 
 /// Build an exception instance of `cls` with `msg`, optional `offset` and

@@ -169,7 +169,7 @@ fn bigint_le(v: i128) -> Vec<u8> {
 
 /// Writes a tree, keeping the string table the way an encoder would.
 struct Writer {
-    out: Vec<u8>,
+    out: w::Out,
     table: HashMap<String, usize>,
 }
 
@@ -478,13 +478,14 @@ impl Build for Rebuild {
 fuzz_target!(|input: Input| {
     let tree = input.0;
     let mut wr = Writer {
-        out: Vec::new(),
+        out: w::Out::new(),
         table: HashMap::new(),
     };
     let start = w::begin_frame(&mut wr.out);
     wr.value(&tree);
     w::finish_frame(&mut wr.out, start);
-    let frame = wr.out;
+    assert!(!wr.out.failed());
+    let frame = wr.out.as_slice().to_vec();
 
     let stats = match validate(&frame, Limits::default()) {
         Ok(s) => s,

@@ -369,8 +369,13 @@ pub fn to_pyerr(py: Python<'_>, e: DecodeError<PyErr>) -> PyErr {
     let offset = e.offset;
     let (msg, cause) = match e.problem {
         Problem::Format(m) | Problem::Limit(m) => (m, None),
+        Problem::OutOfMemory(m) => {
+            return pyo3::exceptions::PyMemoryError::new_err(format!(
+                "{m} (at byte {offset}, {path})"
+            ))
+        }
         Problem::Build(err) => {
-            if err.is_instance(py, errors::decode_error(py)) {
+            if err.is_instance(py, errors::decode_error(py)) || errors::passes_through(py, &err) {
                 return err;
             }
             let name = err

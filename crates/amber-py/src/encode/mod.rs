@@ -15,9 +15,9 @@ mod shapes;
 mod strings;
 
 use amber_core::error::{key_segment, render_path, PathSeg};
-use amber_core::format as f;
 use amber_core::writer as w;
 use hashbrown::HashMap;
+use pyo3::exceptions::PyMemoryError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -65,14 +65,21 @@ pub fn fail<T>(msg: impl Into<String>) -> R<T> {
     }))
 }
 
+impl From<PyErr> for EncErr {
+    #[cold]
+    fn from(e: PyErr) -> EncErr {
+        EncErr {
+            fail: Fail::Py(e),
+            path: vec![],
+            chain: vec![],
+            depth_exceeded: false,
+        }
+    }
+}
+
 #[cold]
 pub fn py_fail<T>(py: Python<'_>) -> R<T> {
-    Err(Box::new(EncErr {
-        fail: Fail::Py(PyErr::fetch(py)),
-        path: vec![],
-        chain: vec![],
-        depth_exceeded: false,
-    }))
+    Err(Box::new(EncErr::from(PyErr::fetch(py))))
 }
 
 /// Turn a `PyResult` into the encoder's result.
@@ -83,14 +90,7 @@ pub trait OrFail<T> {
 impl<T> OrFail<T> for PyResult<T> {
     #[inline(always)]
     fn or_fail(self) -> R<T> {
-        self.map_err(|e| {
-            Box::new(EncErr {
-                fail: Fail::Py(e),
-                path: vec![],
-                chain: vec![],
-                depth_exceeded: false,
-            })
-        })
+        self.map_err(|e| Box::new(EncErr::from(e)))
     }
 }
 
@@ -121,7 +121,7 @@ enum Memo {
 
 struct Encoder<'py> {
     py: Python<'py>,
-    out: Vec<u8>,
+    out: w::Out,
     frame_start: usize,
     depth: usize,
     opts: &'py Options,
@@ -137,7 +137,7 @@ struct Encoder<'py> {
 /// What one `dumps` call reuses from the previous one on the same thread:
 /// the output buffer and the caches of the string and shape tables.
 struct Spare {
-    out: Vec<u8>,
+    out: w::Out,
     strings: StringTable,
     shapes: ShapeTable,
 }
@@ -156,7 +156,10 @@ pub fn dumps<'py>(
     obj: &Bound<'py, PyAny>,
     opts: &Options,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    amber_core::stack::enter(|| dumps_here(py, obj, opts))
+    amber_core::stack::enter(
+        || dumps_here(py, obj, opts),
+        || PyMemoryError::new_err("out of memory for the encoder's stack"),
+    )
 }
 
 fn dumps_here<'py>(
@@ -170,7 +173,7 @@ fn dumps_here<'py>(
         mut strings,
         mut shapes,
     } = spare.unwrap_or_else(|| Spare {
-        out: Vec::new(),
+        out: w::Out::new(),
         strings: StringTable::new(),
         shapes: ShapeTable::new(),
     });
@@ -189,7 +192,9 @@ fn dumps_here<'py>(
         memo_keep: Vec::new(),
         n_oob: 0,
     };
-    let result = enc.frame(obj.as_ptr()).map(|()| PyBytes::new(py, &enc.out));
+    let result = enc
+        .frame(obj.as_ptr())
+        .and_then(|()| new_bytes(py, enc.out.as_slice()));
     let Encoder {
         mut out,
         mut strings,
@@ -199,7 +204,7 @@ fn dumps_here<'py>(
     strings.end_frame();
     shapes.end_frame();
     if out.capacity() > KEEP_OUT {
-        out = Vec::new();
+        out = w::Out::new();
     }
     SPARE.with(|s| {
         if let Ok(mut s) = s.try_borrow_mut() {
@@ -218,6 +223,7 @@ impl<'py> Encoder<'py> {
     fn frame(&mut self, obj: *mut ffi::PyObject) -> PyResult<()> {
         self.frame_start = w::begin_frame(&mut self.out);
         match unsafe { self.item(obj) } {
+            Ok(()) if self.out.failed() => Err(out_of_memory(self.out.len())),
             Ok(()) => {
                 w::finish_frame(&mut self.out, self.frame_start);
                 Ok(())
@@ -232,6 +238,7 @@ impl<'py> Encoder<'py> {
         let path = render_path(&e.path);
         let (msg, cause) = match e.fail {
             Fail::Msg(m) => (m, None),
+            Fail::Py(err) if errors::passes_through(py, &err) => return err,
             Fail::Py(err) => {
                 let m = format!("{}", err.value(py));
                 (
@@ -274,6 +281,9 @@ impl<'py> Encoder<'py> {
     /// limit always reads within it. The stack grows on demand.
     #[inline(always)]
     pub(crate) fn nested(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        if self.out.failed() {
+            return Err(Box::new(EncErr::from(out_of_memory(self.out.len()))));
+        }
         if self.depth >= self.opts.max_depth {
             return Err(Box::new(EncErr {
                 fail: Fail::Msg(format!(
@@ -286,7 +296,15 @@ impl<'py> Encoder<'py> {
             }));
         }
         self.depth += 1;
-        let r = amber_core::stack::descend(self.depth, || f(self));
+        let r = amber_core::stack::descend(
+            self.depth,
+            || f(self),
+            || {
+                Box::new(EncErr::from(PyMemoryError::new_err(
+                    "out of memory for the stack of nested objects",
+                )))
+            },
+        );
         self.depth -= 1;
         r
     }
@@ -449,12 +467,10 @@ impl<'py> Encoder<'py> {
             return Memo::Plain;
         }
         if let Some(&i) = self.memo.get(&(o as usize)) {
-            self.out.push(f::MEMO_REF);
-            amber_core::varint::write(&mut self.out, i as u64);
+            w::write_memo_ref(&mut self.out, i);
             return Memo::Done;
         }
-        let at = self.out.len();
-        self.out.push(f::SHARE);
+        let at = w::write_share(&mut self.out);
         if mutable {
             self.memo_insert(o);
         }
@@ -473,9 +489,7 @@ impl<'py> Encoder<'py> {
     fn memo_after_immutable(&mut self, o: *mut ffi::PyObject, at: usize) {
         match self.memo.get(&(o as usize)) {
             None => self.memo_insert(o),
-            Some(&i) => {
-                self.out.splice(at..at + 1, w::replace_marker(i));
-            }
+            Some(&i) => w::replace_share(&mut self.out, at, i),
         }
     }
 
@@ -788,7 +802,11 @@ impl<'py> Encoder<'py> {
             }
         }
         // Read now: the callback (Python code) may have resized a bytearray.
-        w::write_bytes(&mut self.out, unsafe { bytes_like_slice(o, bytearray) }, bytearray);
+        w::write_bytes(
+            &mut self.out,
+            unsafe { bytes_like_slice(o, bytearray) },
+            bytearray,
+        );
         Ok(())
     }
 
@@ -814,6 +832,28 @@ impl<'py> Encoder<'py> {
         self.n_oob += 1;
         Ok(Some(i))
     }
+}
+
+/// A new `bytes` object holding `data`; `MemoryError` if it cannot be made.
+fn new_bytes<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    // SAFETY: CPython copies `data.len()` bytes from a valid slice; a null
+    // result means an exception (MemoryError) is set.
+    let p = unsafe {
+        ffi::PyBytes_FromStringAndSize(data.as_ptr().cast(), data.len() as ffi::Py_ssize_t)
+    };
+    if p.is_null() {
+        return Err(PyErr::fetch(py));
+    }
+    // SAFETY: a new reference to a bytes object.
+    Ok(unsafe { Bound::from_owned_ptr(py, p).cast_into_unchecked() })
+}
+
+/// The `MemoryError` of an output buffer that could not grow past `len` bytes.
+#[cold]
+fn out_of_memory(len: usize) -> PyErr {
+    PyMemoryError::new_err(format!(
+        "out of memory: the encoded output could not grow past {len} bytes"
+    ))
 }
 
 /// The number of pairs of a dict (or subclass), read in place.
