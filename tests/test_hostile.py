@@ -192,3 +192,32 @@ def test_random_garbage_after_valid_header_is_fast() -> None:
         with contextlib.suppress(amber.DecodeError):
             amber.loads(frame(body))
     assert time.perf_counter() - t0 < 5
+
+
+def _bigint_item(v: int) -> bytes:
+    n = (v.bit_length() + 8) // 8
+    assert n < 1 << 14
+    length = bytes([0x80 | (n & 0x7F), n >> 7]) if n >= 0x80 else bytes([n])
+    return b"\xaf" + length + v.to_bytes(n, "little", signed=True)
+
+
+@pytest.mark.parametrize("where", ["numerator", "denominator"])
+def test_fraction_parts_are_bounded_so_normalising_stays_cheap(where: str) -> None:
+    # A gcd of two n-byte ints takes time quadratic in n: parts over 4,096 bytes are refused.
+    big = (1 << (4097 * 8 - 2)) | 1
+    num, den = (big, 3) if where == "numerator" else (3, big)
+    parts = [_bigint_item(v) if v == big else bytes([v]) for v in (num, den)]
+    err = decode_error(frame(b"\xc6" + b"".join(parts)))
+    assert "Fraction part longer than 4096 bytes" in str(err)
+    assert err.offset == 9 + (where == "denominator") * len(parts[0])
+
+
+def test_fractions_up_to_the_part_limit_round_trip_and_larger_ones_are_refused() -> None:
+    import fractions
+
+    edge = fractions.Fraction(2**32766 - 1, 3)  # 4,096 bytes of two's complement
+    assert amber.loads(amber.dumps(edge)) == edge
+    assert amber.loads(amber.dumps(-edge)) == -edge
+    for big in (fractions.Fraction(2**32767, 3), fractions.Fraction(1, 2**32767 + 1)):
+        with pytest.raises(amber.EncodeError, match="limited to 4096 bytes"):
+            amber.dumps([big])

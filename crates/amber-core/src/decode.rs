@@ -549,8 +549,8 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                     build!(self, at, self.b.uuid(raw, safe))?
                 }
                 f::FRACTION => self.nested(at, |w| {
-                    let num = w.item()?;
-                    let den = w.item()?;
+                    let num = w.fraction_part()?;
+                    let den = w.fraction_part()?;
                     build!(w, at, w.b.fraction(num, den))
                 })?,
                 f::ENUM => self.nested(at, |w| {
@@ -651,6 +651,23 @@ impl<'a, B: Build> Walker<'a, '_, B> {
         );
         self.depth -= 1;
         r
+    }
+
+    /// One part of a FRACTION: an item of at most `FRACTION_PART_MAX_ITEM`
+    /// bytes, so that normalising the Fraction takes bounded time.
+    fn fraction_part(&mut self) -> Res<B::V, B::Err> {
+        let at = self.r.pos();
+        let part = self.item()?;
+        if self.r.pos() - at > f::FRACTION_PART_MAX_ITEM {
+            return Err(DecodeError::limit(
+                at,
+                format!(
+                    "Fraction part longer than {} bytes",
+                    f::FRACTION_PART_MAX_BYTES
+                ),
+            ));
+        }
+        Ok(part)
     }
 
     /// OBJECT or OBJECT_FILL after the tag. OBJECT_FILL objects are made

@@ -74,6 +74,12 @@ pub const TZ_ZONE: u8 = 0xC3;
 pub const DECIMAL: u8 = 0xC4;
 pub const UUID: u8 = 0xC5;
 pub const FRACTION: u8 = 0xC6;
+/// Most bytes of each FRACTION part's two's complement: a Fraction is
+/// normalised with a gcd, whose time grows with the square of the size.
+pub const FRACTION_PART_MAX_BYTES: usize = 4096;
+/// The longest item a FRACTION part may take: a BIGINT of
+/// `FRACTION_PART_MAX_BYTES` (tag, two-byte varint, bytes).
+pub const FRACTION_PART_MAX_ITEM: usize = 1 + 2 + FRACTION_PART_MAX_BYTES;
 pub const ORDERED_DICT: u8 = 0xC7;
 pub const DEQUE: u8 = 0xC8;
 pub const COUNTER: u8 = 0xC9;

@@ -82,8 +82,8 @@ impl<'py> Encoder<'py> {
                     let den = fr.getattr("denominator").or_fail()?;
                     self.out.push(f::FRACTION);
                     self.nested(|e| {
-                        e.item(num.as_ptr())?;
-                        e.item(den.as_ptr())
+                        e.fraction_part(num.as_ptr())?;
+                        e.fraction_part(den.as_ptr())
                     })
                 }
                 kind::ORDERED_DICT => self.shared_container(o, |e| {
@@ -121,6 +121,20 @@ impl<'py> Encoder<'py> {
                 }
             }
         }
+    }
+
+    /// A numerator or denominator, within the format's size limit.
+    unsafe fn fraction_part(&mut self, part: *mut ffi::PyObject) -> R {
+        let at = self.out.len();
+        unsafe { self.item(part) }?;
+        if self.out.len() - at > f::FRACTION_PART_MAX_ITEM {
+            return fail(format!(
+                "Fraction parts are limited to {} bytes ({} bits), to bound decoding time",
+                f::FRACTION_PART_MAX_BYTES,
+                f::FRACTION_PART_MAX_BYTES * 8 - 1
+            ));
+        }
+        Ok(())
     }
 
     /// A mutable container that may be shared: memo bookkeeping around `body`.
