@@ -78,3 +78,46 @@ def test_absurd_length_is_a_decode_error() -> None:
         amber.load(io.BytesIO(header))
     with pytest.raises(amber.DecodeError, match="too large"):
         amber.loads(header)
+
+
+@pytest.mark.parametrize("data", [b"\x80\x04K\x01.", b"\x80", b"{}", b"\xab\x07"])
+def test_short_stream_of_other_data_is_named_for_what_it_is(data: bytes) -> None:
+    with pytest.raises(amber.DecodeError) as ei:
+        amber.load(io.BytesIO(data))
+    assert "truncated" not in str(ei.value)
+    if data[0] == 0x80:
+        assert "looks like a pickle" in str(ei.value)
+
+
+def test_text_stream_is_refused_clearly() -> None:
+    with pytest.raises(TypeError, match="binary stream"):
+        amber.load(io.StringIO("text"))
+
+
+def test_non_blocking_stream_without_data_says_so() -> None:
+    import socket
+
+    a, b = socket.socketpair()
+    try:
+        b.setblocking(False)
+        reader = b.makefile("rb", buffering=0)
+        with pytest.raises(BlockingIOError):
+            amber.load(reader)
+        data = amber.dumps([1, 2, 3])
+        a.sendall(data[:5])
+        with pytest.raises(BlockingIOError, match="5 bytes of this frame"):
+            amber.load(reader)
+    finally:
+        a.close()
+        b.close()
+
+
+def test_frame_length_of_a_partial_header() -> None:
+    from amber._native import frame_length
+
+    assert frame_length(b"") == -8
+    assert frame_length(b"\xab\x01") == -6
+    assert frame_length(b"\xab\x01\x01\x00\x00\x00\x00\x00") == -8  # long: 8 more
+    assert frame_length(amber.dumps(None)) == 9
+    with pytest.raises(amber.DecodeError, match="version"):
+        frame_length(b"\xab\x09")

@@ -6,6 +6,7 @@ never runs code named by the data: user classes come back only if they were regi
 
 from __future__ import annotations
 
+import errno
 from typing import IO, Any
 
 from amber._native import (
@@ -70,8 +71,16 @@ def _read_exactly(file: IO[bytes], n: int, buf: bytearray) -> bool:
             del buf[start + (got or 0) :]
         else:
             chunk = file.read(want)
-            got = len(chunk)
-            buf.extend(chunk)
+            if isinstance(chunk, str):
+                raise TypeError("amber.load needs a binary stream (open the file with 'rb')")
+            got = None if chunk is None else len(chunk)
+            buf.extend(chunk or b"")
+        if got is None:
+            raise BlockingIOError(
+                errno.EAGAIN,
+                "the stream has no data yet: amber.load needs a blocking stream "
+                f"({len(buf)} bytes of this frame were read)",
+            )
         if not got:
             return False
         n -= got
@@ -81,15 +90,17 @@ def _read_exactly(file: IO[bytes], n: int, buf: bytearray) -> bool:
 def load(file: IO[bytes], **options: Any) -> Any:
     """Read the next frame from a binary file. Raises EOFError at the end of the stream."""
     frame = bytearray()
-    if not _read_exactly(file, HEADER_LEN, frame):
+    need = HEADER_LEN
+    while True:
+        complete = _read_exactly(file, need, frame)
         if not frame:
             raise EOFError("no more amber frames in the stream")
-        raise _truncated(len(frame), HEADER_LEN)
-    total = frame_length(bytes(frame))
-    if total < 0:  # a long header: 8 more bytes of length
-        if not _read_exactly(file, -total, frame):
-            raise _truncated(len(frame), HEADER_LEN - total)
-        total = frame_length(bytes(frame))
+        total = frame_length(bytes(frame))  # raises at once for bytes that are not amber
+        if not complete:
+            raise _truncated(len(frame), len(frame) - total if total < 0 else total)
+        if total >= 0:
+            break
+        need = -total  # a long header: its length field follows
     if not _read_exactly(file, total - len(frame), frame):
         raise _truncated(len(frame), total)
     return loads(frame, **options)

@@ -238,6 +238,40 @@ pub fn parse_header<E>(data: &[u8]) -> Res<Header, E> {
     Ok(header)
 }
 
+/// What a stream reader needs after the first bytes of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// This many more header bytes.
+    More(usize),
+    /// The whole frame, of this many bytes (header included).
+    Frame(u64),
+}
+
+/// Check the first bytes of a frame read from a stream, however few, and
+/// say what comes next. Bytes that are already wrong (a first byte that is
+/// not the magic) fail at once, so a short stream of other data is named
+/// for what it is rather than called truncated.
+pub fn frame_need<E>(prefix: &[u8]) -> Res<Need, E> {
+    let long = prefix.len() > 2 && prefix[2] & f::FLAG_LONG != 0;
+    let header_len = if long {
+        f::HEADER_LEN_LONG
+    } else {
+        f::HEADER_LEN
+    };
+    if prefix.len() >= header_len {
+        let header = parse_header(prefix)?;
+        // parse_header refuses lengths whose sum would overflow.
+        return Ok(Need::Frame(header.frame_len().unwrap_or(u64::MAX)));
+    }
+    // The bytes still missing are filled with valid ones, so only the
+    // bytes that are there can fail.
+    let mut header = [0u8; f::HEADER_LEN_LONG];
+    header[..2].copy_from_slice(&[f::MAGIC, f::VERSION]);
+    header[..prefix.len()].copy_from_slice(prefix);
+    parse_header::<E>(&header[..header_len])?;
+    Ok(Need::More(header_len - prefix.len()))
+}
+
 /// Decode a frame that must fill `data` exactly.
 pub fn decode<B: Build>(data: &[u8], builder: &mut B, limits: Limits) -> Res<B::V, B::Err> {
     crate::stack::enter(

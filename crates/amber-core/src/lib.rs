@@ -17,5 +17,7 @@ pub mod validate;
 pub mod varint;
 pub mod writer;
 
-pub use decode::{decode, parse_header, Build, Header, Limits, DEFAULT_MAX_DEPTH};
+pub use decode::{
+    decode, frame_need, parse_header, Build, Header, Limits, Need, DEFAULT_MAX_DEPTH,
+};
 pub use error::{DecodeError, PathSeg, Problem};

@@ -119,26 +119,17 @@ fn loads<'py>(
     }
 }
 
-/// Total length of the frame whose header starts `header` (at least 8
-/// bytes; 16 if the long flag is set), or the number of header bytes still
-/// needed as a negative number.
+/// Total length of the frame whose first bytes are `header`, or, as a
+/// negative number, how many more header bytes are needed (8 for none).
+/// Raises `DecodeError` as soon as the bytes given cannot start a frame.
 #[pyfunction]
 fn frame_length(py: Python<'_>, header: &[u8]) -> PyResult<i64> {
-    if header.len() >= 3
-        && header[0] == amber_core::format::MAGIC
-        && header[2] & amber_core::format::FLAG_LONG != 0
-        && header.len() < amber_core::format::HEADER_LEN_LONG
-    {
-        return Ok(-((amber_core::format::HEADER_LEN_LONG - header.len()) as i64));
-    }
-    match amber_core::parse_header::<PyErr>(header) {
-        Ok(h) => h
-            .frame_len()
-            .and_then(|n| i64::try_from(n).ok())
-            .ok_or_else(|| {
-                let e = amber_core::DecodeError::<PyErr>::format(4, "frame length is too large");
-                decode::to_pyerr(py, e)
-            }),
+    match amber_core::frame_need::<PyErr>(header) {
+        Ok(amber_core::Need::More(n)) => Ok(-(n as i64)),
+        Ok(amber_core::Need::Frame(n)) => i64::try_from(n).map_err(|_| {
+            let e = amber_core::DecodeError::<PyErr>::format(4, "frame length is too large");
+            decode::to_pyerr(py, e)
+        }),
         Err(e) => Err(decode::to_pyerr(py, e)),
     }
 }
