@@ -221,3 +221,30 @@ def test_fractions_up_to_the_part_limit_round_trip_and_larger_ones_are_refused()
     for big in (fractions.Fraction(2**32767, 3), fractions.Fraction(1, 2**32767 + 1)):
         with pytest.raises(amber.EncodeError, match="limited to 4096 bytes"):
             amber.dumps([big])
+
+
+@pytest.mark.parametrize(
+    "key", ["America/Argentina/Nowhere", "Nowhere", "../../etc/passwd", "Europe/Paris/../Berlin"]
+)
+def test_unknown_time_zone_keys_are_refused_without_importing_anything(key: str) -> None:
+    import subprocess
+    import sys
+
+    # In a child process, so that the modules imported by the decode alone are seen.
+    code = f"""
+import sys, struct, amber, zoneinfo
+amber.loads(amber.dumps(zoneinfo.ZoneInfo("Europe/Paris")))  # fixed imports done
+before = set(sys.modules)
+body = b"\\xc3" + amber.dumps({key!r})[8:]  # TZ_ZONE, then the key
+try:
+    amber.loads(b"\\xab\\x01\\x00\\x00" + struct.pack("<I", len(body)) + body)
+except amber.DecodeError as e:
+    assert "unknown time zone key" in str(e), e
+    assert e.offset == 8, e.offset
+else:
+    raise AssertionError("decoded")
+print(sorted(set(sys.modules) - before))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]"

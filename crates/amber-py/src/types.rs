@@ -8,7 +8,7 @@
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyDict, PyTuple, PyType};
+use pyo3::types::{PyDict, PyFrozenSet, PyTuple, PyType};
 
 use crate::obj::Obj;
 
@@ -33,6 +33,22 @@ lazy_class!(defaultdict, "collections", "defaultdict");
 lazy_class!(timezone, "datetime", "timezone");
 lazy_class!(zoneinfo, "zoneinfo", "ZoneInfo");
 lazy_class!(pickle_buffer, "pickle", "PickleBuffer");
+
+/// The time zone keys `zoneinfo` can load (`zoneinfo.available_timezones()`,
+/// read once). The decoder looks a key up here before `ZoneInfo(key)`: for a
+/// key missing from the system database `ZoneInfo` imports the `tzdata`
+/// package's submodules named after the key's parts, and a key from the data
+/// must not choose what is imported.
+pub fn zone_keys(py: Python<'_>) -> PyResult<&Bound<'_, PyFrozenSet>> {
+    static CELL: PyOnceLock<Py<PyFrozenSet>> = PyOnceLock::new();
+    CELL.get_or_try_init(py, || {
+        let keys = py.import("zoneinfo")?.call_method0("available_timezones")?;
+        Ok::<_, PyErr>(
+            PyFrozenSet::new(py, keys.try_iter()?.collect::<PyResult<Vec<_>>>()?)?.unbind(),
+        )
+    })
+    .map(|s| s.bind(py))
+}
 
 /// Import the datetime C API once; called at module init.
 pub fn init_datetime(py: Python<'_>) -> PyResult<()> {

@@ -297,6 +297,12 @@ impl<'py> Build for PyBuilder<'py, '_> {
         if !key.is_exact_instance_of::<pyo3::types::PyString>() {
             return Err(PyValueError::new_err("zone key must be a str"));
         }
+        if !types::zone_keys(self.py)?.contains(&key)? {
+            let shown: String = key.to_string().chars().take(80).collect();
+            return Err(PyValueError::new_err(format!(
+                "unknown time zone key {shown:?}: not in zoneinfo.available_timezones()"
+            )));
+        }
         Ok(self.obj(types::zoneinfo(self.py)?.call1((key,))?))
     }
     fn decimal(&mut self, s: &str) -> PyResult<Obj> {
