@@ -14,6 +14,7 @@ mod obj;
 mod types;
 
 use amber_core::{Limits, DEFAULT_MAX_DEPTH};
+use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
@@ -30,10 +31,12 @@ fn dumps<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
     identity: bool,
-    max_depth: usize,
+    max_depth: i128,
     buffer_callback: Option<&Bound<'py, PyAny>>,
-    oob_threshold: usize,
+    oob_threshold: i128,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let max_depth = count_arg(max_depth, "max_depth")?;
+    let oob_threshold = count_arg(oob_threshold, "oob_threshold")?;
     let opts = encode::Options {
         identity,
         max_depth,
@@ -41,6 +44,16 @@ fn dumps<'py>(
         oob_threshold,
     };
     encode::dumps(py, obj, &opts)
+}
+
+/// A count argument (`max_depth`, `oob_threshold`): from 0 to 2**63 - 1.
+fn count_arg(v: i128, name: &str) -> PyResult<usize> {
+    match i64::try_from(v) {
+        Ok(n) if n >= 0 => Ok(n as usize),
+        _ => Err(PyValueError::new_err(format!(
+            "{name} must be from 0 to 2**63 - 1, got {v}"
+        ))),
+    }
 }
 
 /// A contiguous read-only view of a buffer-protocol object, released on drop.
@@ -94,10 +107,11 @@ impl Drop for GcPause {
 fn loads<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
-    max_depth: usize,
+    max_depth: i128,
     buffers: Option<&Bound<'py, PyAny>>,
     zero_copy: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
+    let max_depth = count_arg(max_depth, "max_depth")?;
     let input = InputBuffer::get(data)?;
     let buffers = match buffers {
         None => None,

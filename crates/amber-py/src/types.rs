@@ -34,20 +34,32 @@ lazy_class!(timezone, "datetime", "timezone");
 lazy_class!(zoneinfo, "zoneinfo", "ZoneInfo");
 lazy_class!(pickle_buffer, "pickle", "PickleBuffer");
 
-/// The time zone keys `zoneinfo` can load (`zoneinfo.available_timezones()`,
-/// read once). The decoder looks a key up here before `ZoneInfo(key)`: for a
-/// key missing from the system database `ZoneInfo` imports the `tzdata`
-/// package's submodules named after the key's parts, and a key from the data
-/// must not choose what is imported.
-pub fn zone_keys(py: Python<'_>) -> PyResult<&Bound<'_, PyFrozenSet>> {
-    static CELL: PyOnceLock<Py<PyFrozenSet>> = PyOnceLock::new();
-    CELL.get_or_try_init(py, || {
-        let keys = py.import("zoneinfo")?.call_method0("available_timezones")?;
+/// Whether `ZoneInfo(key)` can load `key` without importing a module that
+/// the key names. `ZoneInfo` reads the key's file from the system's zone
+/// directories (`zoneinfo.TZPATH`) and, failing that, imports submodules
+/// of the `tzdata` package named after the key's parts: so a key must be
+/// found in those directories (by the function `ZoneInfo` uses, which also
+/// refuses keys that leave them) or be one of the zones `tzdata` lists
+/// (`zoneinfo.available_timezones()`, read once).
+pub fn zone_key_known(py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+    static FIND: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    static KEYS: PyOnceLock<Py<PyFrozenSet>> = PyOnceLock::new();
+    let find = FIND.get_or_try_init(py, || {
         Ok::<_, PyErr>(
-            PyFrozenSet::new(py, keys.try_iter()?.collect::<PyResult<Vec<_>>>()?)?.unbind(),
+            py.import("zoneinfo._tzpath")?
+                .getattr("find_tzfile")?
+                .unbind(),
         )
-    })
-    .map(|s| s.bind(py))
+    })?;
+    if !find.bind(py).call1((key,))?.is_none() {
+        return Ok(true);
+    }
+    let keys = KEYS.get_or_try_init(py, || {
+        let all = py.import("zoneinfo")?.call_method0("available_timezones")?;
+        let all = all.try_iter()?.collect::<PyResult<Vec<_>>>()?;
+        Ok::<_, PyErr>(PyFrozenSet::new(py, all)?.unbind())
+    })?;
+    keys.bind(py).contains(key)
 }
 
 /// Import the datetime C API once; called at module init.

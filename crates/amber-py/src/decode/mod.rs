@@ -297,10 +297,10 @@ impl<'py> Build for PyBuilder<'py, '_> {
         if !key.is_exact_instance_of::<pyo3::types::PyString>() {
             return Err(PyValueError::new_err("zone key must be a str"));
         }
-        if !types::zone_keys(self.py)?.contains(&key)? {
+        if !types::zone_key_known(self.py, &key)? {
             let shown: String = key.to_string().chars().take(80).collect();
             return Err(PyValueError::new_err(format!(
-                "unknown time zone key {shown:?}: not in zoneinfo.available_timezones()"
+                "unknown time zone key {shown:?}: no such zone in the zone database"
             )));
         }
         Ok(self.obj(types::zoneinfo(self.py)?.call1((key,))?))

@@ -207,7 +207,8 @@ impl<'py> Encoder<'py> {
             }
             let (k, v) = (pair.get_item(0).or_fail()?, pair.get_item(1).or_fail()?);
             use super::Within;
-            let seg = || amber_core::PathSeg::Key(format!("[<key {count}>]"));
+            let py = self.py;
+            let seg = || super::key_seg(py, k.as_ptr(), count);
             unsafe { self.key(k.as_ptr()) }.within(seg, o)?;
             unsafe { self.item(v.as_ptr()) }.within(seg, o)?;
             count += 1;

@@ -253,18 +253,19 @@ impl<'py> Encoder<'py> {
                 )
             }
         };
-        let msg = if e.depth_exceeded {
-            match find_cycle(&e.chain) {
-                Some((i, j)) => format!(
-                    "cycle: the object at {} contains itself (at {}); pass identity=True to \
-                     encode shared references and cycles",
+        // A cycle is reported where the object appears inside itself, not
+        // where the depth limit was reached, max_depth levels further down.
+        let cycle = e.depth_exceeded.then(|| find_cycle(&e.chain)).flatten();
+        let (msg, path) = match cycle {
+            Some((i, j)) => (
+                format!(
+                    "cycle: the object at {} contains itself; pass identity=True to encode \
+                     shared references and cycles",
                     render_path(&e.path[..i]),
-                    render_path(&e.path[..j]),
                 ),
-                None => msg,
-            }
-        } else {
-            msg
+                render_path(&e.path[..j]),
+            ),
+            None => (msg, path),
         };
         errors::make(
             py,
@@ -513,7 +514,7 @@ impl<'py> Encoder<'py> {
                             let k = keys.get(i);
                             // Keys of a shape are str: this runs no Python code.
                             unsafe { e.str(k, strings::MAX_KEY_LEN, true) }
-                                .within(|| e.key_seg(k, i), o)?;
+                                .within(|| key_seg(e.py, k, i), o)?;
                         }
                         unsafe { e.dict_entries::<false>(o, n, Some((&keys, col))) }
                     });
@@ -614,10 +615,10 @@ impl<'py> Encoder<'py> {
             if unsafe { ffi::Py_TYPE(k) } == &raw mut ffi::PyUnicode_Type {
                 // Runs no Python code: `v` stays valid.
                 unsafe { self.str(k, strings::MAX_KEY_LEN, true) }
-                    .within(|| self.key_seg(k, count), o)?;
+                    .within(|| key_seg(self.py, k, count), o)?;
             } else {
                 _key = Some(unsafe { Obj::from_borrowed(k) });
-                unsafe { self.item(k) }.within(|| self.key_seg(k, count), o)?;
+                unsafe { self.item(k) }.within(|| key_seg(self.py, k, count), o)?;
                 // Encoding the key may have run Python code that changed the
                 // dict and freed `v`: take the value the dict holds now.
                 match reread() {
@@ -631,16 +632,16 @@ impl<'py> Encoder<'py> {
             }
             if unsafe { ffi::Py_TYPE(v) } == &raw mut ffi::PyUnicode_Type {
                 return unsafe { self.str_in(v, strings::MAX_VALUE_LEN, false, Some(col + count)) }
-                    .within(|| self.key_seg(k, count), o);
+                    .within(|| key_seg(self.py, k, count), o);
             }
         }
         if let Some(r) = unsafe { self.atom(v) } {
-            r.within(|| self.key_seg(k, count), o)
+            r.within(|| key_seg(self.py, k, count), o)
         } else {
             if _key.is_none() {
                 _key = Some(unsafe { Obj::from_borrowed(k) });
             }
-            unsafe { self.compound(v) }.within(|| self.key_seg(k, count), o)
+            unsafe { self.compound(v) }.within(|| key_seg(self.py, k, count), o)
         }
     }
 
@@ -657,20 +658,6 @@ impl<'py> Encoder<'py> {
             unsafe { self.str(k, strings::MAX_KEY_LEN, true) }
         } else {
             unsafe { self.item(k) }
-        }
-    }
-
-    #[cold]
-    fn key_seg(&self, k: *mut ffi::PyObject, i: usize) -> PathSeg {
-        let key = unsafe { Bound::from_borrowed_ptr(self.py, k) };
-        match key.extract::<String>() {
-            Ok(s) => PathSeg::Key(key_segment(&s)),
-            Err(_) => PathSeg::Key(format!(
-                "[{}]",
-                key.repr()
-                    .map(|r| r.to_string())
-                    .unwrap_or_else(|_| format!("<key {i}>"))
-            )),
         }
     }
 
@@ -854,6 +841,18 @@ fn out_of_memory(len: usize) -> PyErr {
     PyMemoryError::new_err(format!(
         "out of memory: the encoded output could not grow past {len} bytes"
     ))
+}
+
+/// The path step of pair `i` with key `k`: as the decoder writes it
+/// (spec §11), `.name` or `["…"]` for a str key, `[<key i>]` otherwise.
+#[cold]
+pub(crate) fn key_seg(py: Python<'_>, k: *mut ffi::PyObject, i: usize) -> PathSeg {
+    // SAFETY: callers hold `k` (or its dict, unchanged) for this call.
+    let key = unsafe { Bound::from_borrowed_ptr(py, k) };
+    match key.extract::<String>() {
+        Ok(s) => PathSeg::Key(key_segment(&s)),
+        Err(_) => PathSeg::Key(format!("[<key {i}>]")),
+    }
 }
 
 /// The number of pairs of a dict (or subclass), read in place.
