@@ -1,8 +1,8 @@
 //! The golden vectors that pin the encoder's bytes (tests/golden/vectors.txt)
 //! are all valid frames for the pure-Rust walker, and their truncations are not.
 
-use amber_core::decode::Limits;
-use amber_core::validate::validate;
+use amber_core::codec::validate::validate;
+use amber_core::Limits;
 
 fn vectors() -> Vec<(String, Vec<u8>)> {
     let path = concat!(

@@ -1,10 +1,10 @@
 //! The walker on hostile bytes: never a panic, always an error with an offset
 //! inside the input, in time linear in the input.
 
-use amber_core::decode::Limits;
-use amber_core::format as f;
-use amber_core::validate::validate;
-use amber_core::writer as w;
+use amber_core::codec::format as f;
+use amber_core::codec::validate::validate;
+use amber_core::codec::writer as w;
+use amber_core::Limits;
 
 fn frame(body: &[u8]) -> Vec<u8> {
     let mut out = w::Out::new();
@@ -108,7 +108,7 @@ fn huge_counts_are_rejected_before_allocating() {
         f::BIGINT,
     ] {
         let mut b = vec![tag];
-        amber_core::varint::write(&mut b, u64::MAX >> 1);
+        amber_core::bytes::varint::write(&mut b, u64::MAX >> 1);
         let err = validate(&frame(&b), Limits::default()).expect_err("too large");
         assert_eq!(err.offset, f::HEADER_LEN + 1, "tag {tag:#x}");
     }

@@ -171,10 +171,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(frame_length, m)?)?;
     m.add_function(wrap_pyfunction!(_install, m)?)?;
     m.add_function(wrap_pyfunction!(_clear_type_cache, m)?)?;
-    m.add("FORMAT_VERSION", amber_core::format::VERSION)?;
+    m.add("FORMAT_VERSION", amber_core::codec::format::VERSION)?;
     m.add("DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH)?;
     m.add("DEFAULT_OOB_THRESHOLD", DEFAULT_OOB_THRESHOLD)?;
-    m.add("HEADER_LEN", amber_core::format::HEADER_LEN)?;
+    m.add("HEADER_LEN", amber_core::codec::format::HEADER_LEN)?;
     let kinds = PyDict::new(py);
     for (name, code) in types::kind::NAMES {
         kinds.set_item(name, code)?;

@@ -230,7 +230,7 @@ pub fn numpy(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
 
 /// The factory object for a defaultdict factory code (`None` for code 0).
 pub fn default_factory(py: Python<'_>, code: u8) -> PyResult<Bound<'_, PyAny>> {
-    let name = amber_core::format::DEFAULT_FACTORIES
+    let name = amber_core::codec::format::DEFAULT_FACTORIES
         .get(code as usize)
         .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("unknown defaultdict factory"))?;
     match name.split_once('.') {

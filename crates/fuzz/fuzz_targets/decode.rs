@@ -8,9 +8,9 @@
 //! lifting the depth limit never turns an accepted frame into a refused one.
 #![no_main]
 
-use amber_core::decode::{parse_header, Limits};
-use amber_core::validate::validate;
+use amber_core::codec::validate::validate;
 use amber_core::Problem;
+use amber_core::{parse_header, Limits};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

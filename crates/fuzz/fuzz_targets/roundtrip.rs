@@ -12,10 +12,11 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::rc::Rc;
 
-use amber_core::decode::{self, Build, DateTimeParts, DictKind, Limits, NdArray, SeqKind};
-use amber_core::format as f;
-use amber_core::validate::{validate, Stats};
-use amber_core::writer as w;
+use amber_core::codec::build::{Build, DateTimeParts, DictKind, NdArray, SeqKind};
+use amber_core::codec::format as f;
+use amber_core::codec::validate::{validate, Stats};
+use amber_core::codec::walker::{self as decode, Limits};
+use amber_core::codec::writer as w;
 use arbitrary::{Arbitrary, Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 

@@ -7,7 +7,7 @@
 //! every strict prefix of the encoding reads as `Truncated`.
 #![no_main]
 
-use amber_core::varint::{self, VarintError, MAX_LEN};
+use amber_core::bytes::varint::{self, VarintError, MAX_LEN};
 use libfuzzer_sys::fuzz_target;
 
 fn round_trip(v: u64) {

@@ -1,6 +1,6 @@
 //! Builders for the stdlib types, registered classes and NumPy.
 
-use amber_core::decode::{DateTimeParts, NdArray, NdData};
+use amber_core::codec::build::{DateTimeParts, NdArray, NdData};
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;

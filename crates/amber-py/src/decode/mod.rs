@@ -4,8 +4,8 @@
 
 mod extra;
 
-use amber_core::decode::{Build, DateTimeParts, DictKind, NdArray, SeqKind};
-use amber_core::error::{DecodeError, Problem};
+use amber_core::codec::build::{Build, DateTimeParts, DictKind, NdArray, SeqKind};
+use amber_core::codec::error::{DecodeError, Problem};
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;

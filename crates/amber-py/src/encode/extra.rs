@@ -1,8 +1,8 @@
 //! Encoding of everything outside the hot set: sets, bytes, complex, the
 //! stdlib types amber keeps exactly, registered classes and NumPy.
 
-use amber_core::format as f;
-use amber_core::writer as w;
+use amber_core::codec::format as f;
+use amber_core::codec::writer as w;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};

@@ -14,8 +14,8 @@ mod hitrate;
 mod shapes;
 mod strings;
 
-use amber_core::error::{key_segment, render_path, PathSeg};
-use amber_core::writer as w;
+use amber_core::bytes::path::{key_segment, render_path, PathSeg};
+use amber_core::codec::writer as w;
 use hashbrown::HashMap;
 use pyo3::exceptions::PyMemoryError;
 use pyo3::ffi;
@@ -156,7 +156,7 @@ pub fn dumps<'py>(
     obj: &Bound<'py, PyAny>,
     opts: &Options,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    amber_core::stack::enter(
+    amber_core::bytes::stack::enter(
         || dumps_here(py, obj, opts),
         || PyMemoryError::new_err("out of memory for the encoder's stack"),
     )
@@ -297,7 +297,7 @@ impl<'py> Encoder<'py> {
             }));
         }
         self.depth += 1;
-        let r = amber_core::stack::descend(
+        let r = amber_core::bytes::stack::descend(
             self.depth,
             || f(self),
             || {

@@ -2,42 +2,8 @@
 
 use std::fmt;
 
-/// One step of a path into the decoded value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PathSeg {
-    /// Position in a list, tuple, set or deque.
-    Index(usize),
-    /// A dict key, already rendered (`.name` for identifiers, `[repr]` otherwise).
-    Key(String),
-}
-
-/// Render a path as `$`, `$.a[3].b`.
-pub fn render_path(path: &[PathSeg]) -> String {
-    let mut s = String::from("$");
-    for seg in path {
-        match seg {
-            PathSeg::Index(i) => {
-                s.push('[');
-                s.push_str(&i.to_string());
-                s.push(']');
-            }
-            PathSeg::Key(k) => s.push_str(k),
-        }
-    }
-    s
-}
-
-/// Render a str key as a path segment.
-pub fn key_segment(key: &str) -> String {
-    let ident = !key.is_empty()
-        && !key.starts_with(|c: char| c.is_ascii_digit())
-        && key.chars().all(|c| c.is_alphanumeric() || c == '_');
-    if ident {
-        format!(".{key}")
-    } else {
-        format!("[{key:?}]")
-    }
-}
+use crate::bytes::path::{render_path, PathSeg};
+use crate::bytes::reader::ReadError;
 
 /// What went wrong.
 #[derive(Debug)]
@@ -100,6 +66,17 @@ impl<E> DecodeError<E> {
         render_path(&self.path)
     }
 }
+
+/// A reader's error is a format error at its offset.
+impl<E> From<ReadError> for DecodeError<E> {
+    #[cold]
+    fn from(e: ReadError) -> Self {
+        DecodeError::format(e.offset, e.to_string())
+    }
+}
+
+/// The result of a decoding step.
+pub type Res<T, E> = Result<T, DecodeError<E>>;
 
 impl<E: fmt::Display> fmt::Display for DecodeError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

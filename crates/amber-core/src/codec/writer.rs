@@ -2,8 +2,8 @@
 //! in its shortest form to an [`Out`]. The walker that decides what to
 //! write lives with the objects it walks (amber-py for Python objects).
 
-use crate::format as f;
-use crate::varint;
+use crate::bytes::varint;
+use crate::codec::format as f;
 
 /// An encoder's output: a byte buffer whose growth never aborts the
 /// process. When memory runs out, the write that needed it and every later

@@ -5,8 +5,9 @@
 
 use std::convert::Infallible;
 
-use crate::decode::{self, Build, DateTimeParts, DictKind, Limits, NdArray, SeqKind};
-use crate::error::DecodeError;
+use crate::codec::build::{Build, DateTimeParts, DictKind, NdArray, SeqKind};
+use crate::codec::error::DecodeError;
+use crate::codec::walker::{self, Limits};
 
 /// Counts of what a frame holds.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -131,6 +132,6 @@ impl Build for Stats {
 /// Check that `data` is exactly one well-formed frame.
 pub fn validate(data: &[u8], limits: Limits) -> Result<Stats, DecodeError<Infallible>> {
     let mut stats = Stats::default();
-    decode::decode(data, &mut stats, limits)?;
+    walker::decode(data, &mut stats, limits)?;
     Ok(stats)
 }

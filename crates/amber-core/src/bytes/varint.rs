@@ -1,5 +1,10 @@
 //! Unsigned LEB128 varints: seven bits a byte, low bits first, the high bit
-//! set on every byte but the last. Only the shortest encoding is valid.
+//! set on every byte but the last.
+//!
+//! Two readers: [`read`] takes only the shortest encoding of a value below
+//! 2^64 (amber's canonical form); [`read_lenient`] takes what protobuf
+//! parsers take (any encoding of at most 10 bytes, bits past the 64th
+//! dropped). [`zigzag`] and [`unzigzag`] map signed to unsigned and back.
 
 /// Most bytes a `u64` can take.
 pub const MAX_LEN: usize = 10;
@@ -75,6 +80,36 @@ fn read_slow(data: &[u8]) -> Result<(u64, usize), VarintError> {
     }
 }
 
+/// Read a varint as protobuf does: at most 10 bytes, padded encodings
+/// accepted, bits beyond the 64th dropped.
+#[inline]
+pub fn read_lenient(data: &[u8]) -> Result<(u64, usize), VarintError> {
+    let mut v: u64 = 0;
+    for (i, &b) in data.iter().enumerate().take(MAX_LEN) {
+        v |= ((b & 0x7F) as u64).wrapping_shl(7 * i as u32);
+        if b < 0x80 {
+            return Ok((v, i + 1));
+        }
+    }
+    if data.len() < MAX_LEN {
+        Err(VarintError::Truncated)
+    } else {
+        Err(VarintError::Invalid)
+    }
+}
+
+/// ZigZag-encode a signed value (0, -1, 1, -2 ... become 0, 1, 2, 3 ...).
+#[inline]
+pub fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+/// The inverse of [`zigzag`].
+#[inline]
+pub fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +144,35 @@ mod tests {
         too_big.push(0x02);
         assert_eq!(read(&too_big), Err(VarintError::Invalid));
         assert_eq!(read(&[0xFF; 11]), Err(VarintError::Invalid));
+    }
+
+    #[test]
+    fn lenient_takes_padded_and_overlong_forms() {
+        assert_eq!(read_lenient(&[0x80, 0x00]), Ok((0, 2)));
+        assert_eq!(read(&[0x80, 0x00]), Err(VarintError::Invalid));
+        let ten = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F];
+        assert_eq!(read_lenient(&ten), Ok((u64::MAX, 10)));
+        assert_eq!(read_lenient(&[0x80; 10]), Err(VarintError::Invalid));
+        assert_eq!(read_lenient(&[0x80; 3]), Err(VarintError::Truncated));
+        for v in [0u64, 1, 300, u64::MAX] {
+            let mut out = Vec::new();
+            write(&mut out, v);
+            assert_eq!(read_lenient(&out), Ok((v, out.len())));
+        }
+    }
+
+    #[test]
+    fn zigzag_round_trips() {
+        for (v, z) in [
+            (0i64, 0u64),
+            (-1, 1),
+            (1, 2),
+            (-2, 3),
+            (i64::MAX, u64::MAX - 1),
+            (i64::MIN, u64::MAX),
+        ] {
+            assert_eq!(zigzag(v), z);
+            assert_eq!(unzigzag(z), v);
+        }
     }
 }

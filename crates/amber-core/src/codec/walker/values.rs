@@ -1,0 +1,238 @@
+//! Stdlib and registered values: dates and times, time zones, Decimal,
+//! UUID, Fraction, Enum members and registered objects, NumPy arrays and
+//! scalars.
+
+use super::{Build, DateTimeParts, DecodeError, NdArray, NdData, Res, Walker};
+use crate::codec::format as f;
+
+impl<B: Build> Walker<'_, '_, B> {
+    /// DATE, TIME, DATETIME and TIMEDELTA after the tag.
+    pub(super) fn time(&mut self, t: u8, at: usize) -> Res<B::V, B::Err> {
+        match t {
+            f::DATE => {
+                let year = u16::from_le_bytes(self.r.array("date")?);
+                let month = self.r.u8("date")?;
+                let day = self.r.u8("date")?;
+                build!(self, at, self.b.date(year, month, day))
+            }
+            f::TIME => self.nested(at, |w| {
+                let flags = w.dt_flags(at)?;
+                let parts = w.time_parts(flags, 0, 1, 1)?;
+                build!(w, at, w.b.time(parts))
+            }),
+            f::DATETIME => self.nested(at, |w| {
+                let flags = w.dt_flags(at)?;
+                let year = u16::from_le_bytes(w.r.array("datetime")?);
+                let month = w.r.u8("datetime")?;
+                let day = w.r.u8("datetime")?;
+                let parts = w.time_parts(flags, year, month, day)?;
+                build!(w, at, w.b.datetime(parts))
+            }),
+            _ => {
+                let d = i32::from_le_bytes(self.r.array("timedelta")?);
+                let s = i32::from_le_bytes(self.r.array("timedelta")?);
+                let us = i32::from_le_bytes(self.r.array("timedelta")?);
+                build!(self, at, self.b.timedelta(d, s, us))
+            }
+        }
+    }
+
+    /// TZ_UTC, TZ_FIXED and TZ_ZONE after the tag.
+    pub(super) fn tzinfo(&mut self, t: u8, at: usize) -> Res<B::V, B::Err> {
+        match t {
+            f::TZ_UTC => build!(self, at, self.b.tz_utc()),
+            f::TZ_FIXED => self.nested(at, |w| {
+                let off = i64::from_le_bytes(w.r.array("tz offset")?);
+                let name = w.item()?;
+                build!(w, at, w.b.tz_fixed(off, name))
+            }),
+            _ => self.nested(at, |w| {
+                let key = w.item()?;
+                build!(w, at, w.b.tz_zone(key))
+            }),
+        }
+    }
+
+    /// DECIMAL, UUID and FRACTION after the tag.
+    pub(super) fn number(&mut self, t: u8, at: usize) -> Res<B::V, B::Err> {
+        match t {
+            f::DECIMAL => {
+                let n = self.r.count("decimal length", 1)?;
+                let raw = self.r.take(n, "decimal")?;
+                if !raw.is_ascii() {
+                    return Err(DecodeError::format(at, "Decimal text is not ASCII"));
+                }
+                // ASCII is valid UTF-8.
+                let s = std::str::from_utf8(raw).unwrap_or_default();
+                build!(self, at, self.b.decimal(s))
+            }
+            f::UUID => {
+                let raw = self.r.array::<16>("UUID")?;
+                let safe = self.r.u8("UUID")?;
+                build!(self, at, self.b.uuid(raw, safe))
+            }
+            _ => self.nested(at, |w| {
+                let num = w.fraction_part()?;
+                let den = w.fraction_part()?;
+                build!(w, at, w.b.fraction(num, den))
+            }),
+        }
+    }
+
+    /// ENUM, OBJECT and OBJECT_FILL after the tag; `true` when the object
+    /// was registered in the memo before its state (OBJECT_FILL, shared).
+    pub(super) fn registered(
+        &mut self,
+        t: u8,
+        shared: bool,
+        at: usize,
+    ) -> Res<(B::V, bool), B::Err> {
+        if t == f::ENUM {
+            let v = self.nested(at, |w| {
+                let name = w.item()?;
+                let class = build!(w, at, w.b.class(&name))?;
+                let value = w.item()?;
+                build!(w, at, w.b.enum_member(&class, value))
+            })?;
+            return Ok((v, false));
+        }
+        let fill = t == f::OBJECT_FILL;
+        let v = self.nested(at, |w| w.object(at, fill, shared))?;
+        Ok((v, fill && shared))
+    }
+
+    /// NDARRAY and NPSCALAR after the tag.
+    pub(super) fn numpy(&mut self, t: u8, at: usize) -> Res<B::V, B::Err> {
+        if t == f::NDARRAY {
+            return self.nested(at, |w| w.ndarray(at));
+        }
+        self.nested(at, |w| {
+            let dtype = w.item()?;
+            let n = w.r.count("scalar length", 1)?;
+            let raw = w.r.take(n, "scalar")?;
+            build!(w, at, w.b.npscalar(dtype, raw))
+        })
+    }
+
+    /// One part of a FRACTION: an item of at most `FRACTION_PART_MAX_ITEM`
+    /// bytes, so that normalising the Fraction takes bounded time.
+    fn fraction_part(&mut self) -> Res<B::V, B::Err> {
+        let at = self.r.pos();
+        let part = self.item()?;
+        if self.r.pos() - at > f::FRACTION_PART_MAX_ITEM {
+            return Err(DecodeError::limit(
+                at,
+                format!(
+                    "Fraction part longer than {} bytes",
+                    f::FRACTION_PART_MAX_BYTES
+                ),
+            ));
+        }
+        Ok(part)
+    }
+
+    /// OBJECT or OBJECT_FILL after the tag. OBJECT_FILL objects are made
+    /// first (and registered before their state when shared); OBJECT ones
+    /// are built from their state. The tag decides, so memo numbering never
+    /// depends on what the registry says.
+    fn object(&mut self, at: usize, fill: bool, shared: bool) -> Res<B::V, B::Err> {
+        let name = self.item()?;
+        let class = build!(self, at, self.b.class(&name))?;
+        if fill {
+            let obj = build!(self, at, self.b.object_new(&class))?;
+            if shared {
+                self.memo.push(obj.clone());
+            }
+            let state = self.item()?;
+            build!(self, at, self.b.object_fill(&class, &obj, state))?;
+            Ok(obj)
+        } else {
+            let state = self.item()?;
+            build!(self, at, self.b.object_build(&class, state))
+        }
+    }
+
+    fn dt_flags(&mut self, at: usize) -> Res<u8, B::Err> {
+        let flags = self.r.u8("flags")?;
+        if flags & !(f::DT_FOLD | f::DT_TZ) != 0 {
+            return Err(DecodeError::format(
+                at + 1,
+                format!("unknown time flags 0x{flags:02x}"),
+            ));
+        }
+        Ok(flags)
+    }
+
+    fn time_parts(
+        &mut self,
+        flags: u8,
+        year: u16,
+        month: u8,
+        day: u8,
+    ) -> Res<DateTimeParts<B::V>, B::Err> {
+        let hour = self.r.u8("time")?;
+        let minute = self.r.u8("time")?;
+        let second = self.r.u8("time")?;
+        let microsecond = u32::from_le_bytes(self.r.array("time")?);
+        let tz = if flags & f::DT_TZ != 0 {
+            Some(self.item()?)
+        } else {
+            None
+        };
+        Ok(DateTimeParts {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            microsecond,
+            fold: flags & f::DT_FOLD != 0,
+            tz,
+        })
+    }
+
+    fn ndarray(&mut self, at: usize) -> Res<B::V, B::Err> {
+        let dtype = self.item()?;
+        let ndim_at = self.r.pos();
+        let ndim = self.r.u8("ndarray ndim")? as usize;
+        if ndim > 64 {
+            return Err(DecodeError::format(
+                ndim_at,
+                format!("ndarray with {ndim} dimensions (at most 64)"),
+            ));
+        }
+        let mut shape = Vec::with_capacity(ndim);
+        for _ in 0..ndim {
+            shape.push(self.r.varint("ndarray dimension")?);
+        }
+        let flags_at = self.r.pos();
+        let flags = self.r.u8("ndarray flags")?;
+        if flags & !(f::ND_FORTRAN | f::ND_OOB) != 0 {
+            return Err(DecodeError::format(
+                flags_at,
+                format!("unknown ndarray flags 0x{flags:02x}"),
+            ));
+        }
+        let data = if flags & f::ND_OOB != 0 {
+            NdData::OutOfBand {
+                index: self.index("buffer index")?,
+            }
+        } else {
+            let n = self.r.count("ndarray byte length", 1)?;
+            self.padding(f::ND_ALIGN, "ndarray")?;
+            let offset = self.r.pos();
+            NdData::Inline {
+                bytes: self.r.take(n, "ndarray data")?,
+                offset,
+            }
+        };
+        let arr = NdArray {
+            dtype,
+            shape,
+            fortran: flags & f::ND_FORTRAN != 0,
+            data,
+        };
+        build!(self, at, self.b.ndarray(arr))
+    }
+}
