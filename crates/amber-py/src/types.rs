@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyFrozenSet, PyTuple, PyType};
 
-use crate::obj::Obj;
+use crate::ffi::obj::Obj;
 
 macro_rules! lazy_class {
     ($(#[$doc:meta])* $fn:ident, $module:literal, $attr:literal) => {

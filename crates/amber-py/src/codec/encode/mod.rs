@@ -23,10 +23,11 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::cell::RefCell;
 
-#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
-use crate::dictiter;
 use crate::errors;
-use crate::obj::{prefetch, Obj};
+use crate::ffi::buffer::{bytes_like_slice, bytes_slice};
+#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+use crate::ffi::dict;
+use crate::ffi::obj::{prefetch, Obj};
 use shapes::{KeyView, ShapeTable};
 use strings::{Found, StringTable};
 
@@ -419,7 +420,7 @@ impl<'py> Encoder<'py> {
 
     #[inline(always)]
     unsafe fn int(&mut self, o: *mut ffi::PyObject) -> R {
-        if let Some(v) = unsafe { crate::intfast::small_int(o) } {
+        if let Some(v) = unsafe { crate::ffi::long::small_int(o) } {
             w::write_int(&mut self.out, v);
             return Ok(());
         }
@@ -498,7 +499,7 @@ impl<'py> Encoder<'py> {
         if let Memo::Done = unsafe { self.memo_before(o, true) } {
             return Ok(());
         }
-        let n = unsafe { dict_len(o) };
+        let n = unsafe { dict::len(o) };
         if self.shapes.wanted(n) {
             let mut buf = [std::mem::MaybeUninit::uninit(); shapes::MAX_KEYS];
             if let Some(keys) = unsafe { KeyView::of(o, n, &mut buf) } {
@@ -549,7 +550,7 @@ impl<'py> Encoder<'py> {
         let _keep = unsafe { Obj::from_borrowed(o) };
         let mut count = 0usize;
         #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
-        if let Some(table) = unsafe { dictiter::Table::of(o) } {
+        if let Some(table) = unsafe { dict::Table::of(o) } {
             if table.n > FEW {
                 for i in 0..table.n.min(AHEAD) {
                     prefetch(unsafe { table.entry(i) }.1);
@@ -646,7 +647,7 @@ impl<'py> Encoder<'py> {
     }
 
     unsafe fn same_size(&self, o: *mut ffi::PyObject, count: usize, n: usize) -> R {
-        if count != n || unsafe { dict_len(o) } != n {
+        if count != n || unsafe { dict::len(o) } != n {
             return fail("dict changed size during encoding");
         }
         Ok(())
@@ -711,7 +712,7 @@ impl<'py> Encoder<'py> {
             if unsafe { ffi::Py_TYPE(item) } != &raw mut ffi::PyLong_Type {
                 break;
             }
-            let Some(v) = (unsafe { crate::intfast::small_int(item) }) else {
+            let Some(v) = (unsafe { crate::ffi::long::small_int(item) }) else {
                 break;
             };
             if i + AHEAD < n {
@@ -855,45 +856,10 @@ pub(crate) fn key_seg(py: Python<'_>, k: *mut ffi::PyObject, i: usize) -> PathSe
     }
 }
 
-/// The number of pairs of a dict (or subclass), read in place.
-#[inline(always)]
-unsafe fn dict_len(o: *mut ffi::PyObject) -> usize {
-    unsafe { (*(o as *mut ffi::PyDictObject)).ma_used as usize }
-}
-
 /// Containers ask for the items this far ahead of the one they write...
 const AHEAD: usize = 8;
 /// ...unless they hold this few: the processor overlaps those loads itself.
 const FEW: usize = 4;
-
-/// The bytes of a `bytes` or `bytearray` object, valid until Python code
-/// runs (which may resize a bytearray).
-///
-/// # Safety
-/// `o` must be a live `bytes` (`bytearray` false) or `bytearray`.
-unsafe fn bytes_like_slice<'a>(o: *mut ffi::PyObject, bytearray: bool) -> &'a [u8] {
-    if bytearray {
-        // SAFETY: a bytearray's buffer holds its size in bytes.
-        unsafe {
-            std::slice::from_raw_parts(
-                ffi::PyByteArray_AsString(o) as *const u8,
-                ffi::PyByteArray_Size(o) as usize,
-            )
-        }
-    } else {
-        unsafe { bytes_slice(o) }
-    }
-}
-
-/// The bytes of a `bytes` object.
-pub unsafe fn bytes_slice<'a>(o: *mut ffi::PyObject) -> &'a [u8] {
-    unsafe {
-        std::slice::from_raw_parts(
-            ffi::PyBytes_AsString(o) as *const u8,
-            ffi::PyBytes_Size(o) as usize,
-        )
-    }
-}
 
 /// Drop redundant sign bytes from little-endian two's complement.
 fn shortest_twos_complement(le: &[u8], negative: bool) -> &[u8] {

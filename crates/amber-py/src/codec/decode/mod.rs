@@ -11,7 +11,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 
 use crate::errors;
-use crate::obj::Obj;
+use crate::ffi::obj::Obj;
 use crate::types::{self, mode, Entry};
 
 /// Options of one `loads` call.

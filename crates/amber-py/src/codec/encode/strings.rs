@@ -19,7 +19,7 @@ use pyo3::ffi;
 use std::hash::BuildHasher;
 
 use super::hitrate::HitRate;
-use crate::obj::Obj;
+use crate::ffi::obj::Obj;
 
 /// Strings up to this many UTF-8 bytes are deduplicated when they are dict keys.
 pub const MAX_KEY_LEN: usize = 64;

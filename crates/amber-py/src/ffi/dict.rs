@@ -1,4 +1,5 @@
-//! Direct access to a dict's entries in insertion order.
+//! Reading dicts in place: their size, and (`Table`) their entries in
+//! insertion order.
 //!
 //! On CPython 3.11 to 3.13 a combined-table dict is read through its entry
 //! array (its layout, from `Include/internal/pycore_dict.h`, is the same in
@@ -12,11 +13,10 @@
 //! (The entry array's address alone would not: a table freed by one change
 //! can be reallocated at the same address by the next.)
 
-#![cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
-
 use pyo3::ffi;
 
 /// `struct _dictkeysobject` up to its flexible `dk_indices` array.
+#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 #[repr(C)]
 struct DictKeys {
     dk_refcnt: isize,
@@ -28,9 +28,12 @@ struct DictKeys {
     dk_nentries: isize,
 }
 
+#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 const DICT_KEYS_GENERAL: u8 = 0;
+#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 const DICT_KEYS_SPLIT: u8 = 2;
 
+#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 pub struct Table {
     entries: *const *mut ffi::PyObject,
     /// Pointers per entry: 2 for str-keyed tables, 3 (hash first) otherwise.
@@ -42,6 +45,7 @@ pub struct Table {
     version: u64,
 }
 
+#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 impl Table {
     /// The entry table of `d`, or `None` for a split table.
     ///
@@ -106,8 +110,18 @@ impl Table {
 ///
 /// # Safety
 /// `dict` must point to a live dict.
+#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 #[inline(always)]
 #[allow(deprecated)]
 unsafe fn version(dict: *mut ffi::PyDictObject) -> u64 {
     unsafe { (*dict).ma_version_tag }
+}
+
+/// The number of pairs of a dict (or subclass), read in place.
+///
+/// # Safety
+/// `o` must be a live dict or dict subclass.
+#[inline(always)]
+pub unsafe fn len(o: *mut ffi::PyObject) -> usize {
+    unsafe { (*(o as *mut ffi::PyDictObject)).ma_used as usize }
 }

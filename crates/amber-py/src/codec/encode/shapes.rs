@@ -27,8 +27,8 @@ use std::mem::MaybeUninit;
 
 use super::hitrate::HitRate;
 #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
-use crate::dictiter;
-use crate::obj::Obj;
+use crate::ffi::dict;
+use crate::ffi::obj::Obj;
 
 /// Dicts of this many keys are looked up: a one-key dict gains nothing (a
 /// SHAPED header is as long as a FIXDICT and one string reference).
@@ -226,7 +226,7 @@ impl KeyView {
         buf: &mut [MaybeUninit<*mut ffi::PyObject>; MAX_KEYS],
     ) -> Option<KeyView> {
         #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
-        if let Some(table) = unsafe { dictiter::Table::of(o) } {
+        if let Some(table) = unsafe { dict::Table::of(o) } {
             if table.n == n {
                 // No deleted entries: the keys are in place, in order.
                 let (first, stride) = table.keys();

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use super::{fail, Encoder, Memo, OrFail, R};
-use crate::obj::Obj;
+use crate::ffi::obj::Obj;
 use crate::types::{self, datetime_api, kind, mode};
 
 impl<'py> Encoder<'py> {

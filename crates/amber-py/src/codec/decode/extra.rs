@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyList, PyString, PyTuple};
 
 use super::PyBuilder;
-use crate::obj::Obj;
+use crate::ffi::obj::Obj;
 use crate::types::{self, datetime_api, mode, Entry};
 
 impl<'py> PyBuilder<'py, '_> {

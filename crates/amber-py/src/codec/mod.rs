@@ -1,0 +1,103 @@
+//! The codec's Python functions: `dumps`, `loads` and `frame_length`, over
+//! the encoder (`encode/`, the object walker that writes frames) and the
+//! builder (`decode/`, which amber-core's walker drives).
+
+pub mod decode;
+pub mod encode;
+
+use amber_core::{Limits, DEFAULT_MAX_DEPTH};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::ffi::buffer::InputBuffer;
+use crate::ffi::gc::GcPause;
+use crate::ffi::obj::Obj;
+
+/// Default size from which bytes and arrays go to `buffer_callback`.
+pub const DEFAULT_OOB_THRESHOLD: usize = 1 << 16;
+// The signatures spell the defaults out so `__text_signature__` shows them.
+const _: () = assert!(DEFAULT_MAX_DEPTH == 1000 && DEFAULT_OOB_THRESHOLD == 65536);
+
+/// Encode `obj` as one amber frame.
+#[pyfunction]
+#[pyo3(signature = (obj, /, *, identity=false, max_depth=1000, buffer_callback=None, oob_threshold=65536))]
+pub fn dumps<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    identity: bool,
+    max_depth: i128,
+    buffer_callback: Option<&Bound<'py, PyAny>>,
+    oob_threshold: i128,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let max_depth = count_arg(max_depth, "max_depth")?;
+    let oob_threshold = count_arg(oob_threshold, "oob_threshold")?;
+    let opts = encode::Options {
+        identity,
+        max_depth,
+        buffer_callback: buffer_callback.map(|cb| {
+            // SAFETY: `cb` is a live object; the new reference is owned by the Obj.
+            unsafe { Obj::from_borrowed(cb.as_ptr()) }
+        }),
+        oob_threshold,
+    };
+    encode::dumps(py, obj, &opts)
+}
+
+/// A count argument (`max_depth`, `oob_threshold`): from 0 to 2**63 - 1.
+fn count_arg(v: i128, name: &str) -> PyResult<usize> {
+    match i64::try_from(v) {
+        Ok(n) if n >= 0 => Ok(n as usize),
+        _ => Err(PyValueError::new_err(format!(
+            "{name} must be from 0 to 2**63 - 1, got {v}"
+        ))),
+    }
+}
+
+/// Decode one amber frame from any object with the buffer protocol.
+#[pyfunction]
+#[pyo3(signature = (data, /, *, max_depth=1000, buffers=None, zero_copy=false))]
+pub fn loads<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    max_depth: i128,
+    buffers: Option<&Bound<'py, PyAny>>,
+    zero_copy: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let max_depth = count_arg(max_depth, "max_depth")?;
+    let input = InputBuffer::get(data)?;
+    let buffers = match buffers {
+        None => None,
+        Some(b) => Some(b.try_iter()?.collect::<PyResult<Vec<_>>>()?),
+    };
+    let opts = decode::Options {
+        input: data.clone(),
+        buffers,
+        zero_copy,
+    };
+    let mut builder = decode::PyBuilder::new(py, &opts);
+    let result = {
+        let _gc = GcPause::new();
+        amber_core::decode(input.bytes(), &mut builder, Limits { max_depth })
+    };
+    match result {
+        // SAFETY: the builder's value is a new reference, handed over here.
+        Ok(v) => Ok(unsafe { Bound::from_owned_ptr(py, v.into_ptr()) }),
+        Err(e) => Err(decode::to_pyerr(py, e)),
+    }
+}
+
+/// Total length of the frame whose first bytes are `header`, or, as a
+/// negative number, how many more header bytes are needed (8 for none).
+/// Raises `DecodeError` as soon as the bytes given cannot start a frame.
+#[pyfunction]
+pub fn frame_length(py: Python<'_>, header: &[u8]) -> PyResult<i64> {
+    match amber_core::frame_need::<PyErr>(header) {
+        Ok(amber_core::Need::More(n)) => Ok(-(n as i64)),
+        Ok(amber_core::Need::Frame(n)) => i64::try_from(n).map_err(|_| {
+            let e = amber_core::DecodeError::<PyErr>::format(4, "frame length is too large");
+            decode::to_pyerr(py, e)
+        }),
+        Err(e) => Err(decode::to_pyerr(py, e)),
+    }
+}

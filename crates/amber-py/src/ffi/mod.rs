@@ -1,0 +1,27 @@
+//! Every raw pointer and CPython layout the edge touches, in one place.
+//!
+//! Raw reads done here, and the CPython versions they assume:
+//! - `obj`: `Obj` owns one reference (incref on clone, decref on drop);
+//!   `prefetch` only hints the cache and never dereferences.
+//! - `dict`: a dict's `ma_used` (all versions), and on 3.11 to 3.13 (not
+//!   free-threaded) its entry table through `struct _dictkeysobject` from
+//!   `Include/internal/pycore_dict.h`, identical in those versions, and its
+//!   version tag (PEP 509) to see whether Python code changed it.
+//! - `long`: the digits of an `int` of at most two 30-bit digits: `ob_size`
+//!   (3.10, 3.11) or `long_value.lv_tag` (3.12+), used only when
+//!   `sys.int_info.bits_per_digit` is 30 (checked at import).
+//! - `buffer`: the buffer protocol (`PyObject_GetBuffer`, released on drop)
+//!   and the bytes of `bytes` and `bytearray` objects in place.
+//! - `gc`: `PyGC_Disable`/`PyGC_Enable`.
+//!
+//! What keeps each pointer alive: the caller holds the object (an `Obj`, a
+//! `Bound`, or the container it was read from while no Python code runs).
+//! Functions that read through a pointer are `unsafe fn`s whose `# Safety`
+//! section says what the caller must hold; callers say at each `unsafe`
+//! block why that holds.
+
+pub mod buffer;
+pub mod dict;
+pub mod gc;
+pub mod long;
+pub mod obj;
