@@ -40,6 +40,45 @@ def decode_error(data: bytes, **kw: Any) -> Any:
     return err
 
 
+def check_from_input(value: Any, data: bytes) -> None:
+    """What a decode returns is bounded by its input and made of it: no more values than input
+    bytes (every value but a shaped dict's keys takes at least one byte), and every run of bytes,
+    text or array data in it appears in the input as it is."""
+    np = None
+    with contextlib.suppress(ImportError):
+        import numpy as np
+    values = 0
+    seen: set[int] = set()
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        values += 1
+        if isinstance(v, (bytes, bytearray)):
+            assert bytes(v) in data, f"bytes not from the input: {bytes(v[:32])!r}"
+        elif isinstance(v, str):
+            assert v.encode("utf-8", "surrogatepass") in data, f"str not from the input: {v[:32]!r}"
+        elif isinstance(v, int) and not isinstance(v, bool):
+            assert v.bit_length() <= 8 * len(data)
+        elif np is not None and isinstance(v, np.ndarray):
+            raw = v.tobytes(order="A")
+            assert v.nbytes <= len(data) and raw in data, "array data not from the input"
+        elif isinstance(v, (list, tuple, set, frozenset, dict)) or hasattr(v, "maxlen"):
+            if id(v) in seen:  # shared or cyclic: counted once
+                continue
+            seen.add(id(v))
+            if isinstance(v, dict):
+                # str keys may come from a shape (no bytes of their own): checked, not counted.
+                for k, item in v.items():
+                    if isinstance(k, str):
+                        assert k.encode("utf-8", "surrogatepass") in data, f"key {k[:32]!r}"
+                    else:
+                        todo.append(k)
+                    todo.append(item)
+            else:
+                todo.extend(v)
+    assert values <= len(data), f"{values} values from {len(data)} bytes"
+
+
 def test_every_truncation_is_a_decode_error() -> None:
     data = amber.dumps(SAMPLE)
     for n in range(len(data)):
@@ -60,16 +99,18 @@ def test_bit_flips_never_crash(data: st.DataObject) -> None:
         i = data.draw(st.integers(8, len(raw) - 1))
         raw[i] ^= 1 << data.draw(st.integers(0, 7))
     try:
-        amber.loads(bytes(raw))
+        out = amber.loads(bytes(raw))
     except amber.DecodeError as e:
         assert e.offset is not None
+    else:
+        check_from_input(out, bytes(raw))
 
 
 @settings(max_examples=2000, deadline=None)
 @given(st.binary(max_size=64))
 def test_random_bodies_never_crash(body: bytes) -> None:
     with contextlib.suppress(amber.DecodeError):
-        amber.loads(frame(body))
+        check_from_input(amber.loads(frame(body)), frame(body))
 
 
 def test_header_errors() -> None:
@@ -190,7 +231,7 @@ def test_random_garbage_after_valid_header_is_fast() -> None:
     for _ in range(2000):
         body = bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 200)))
         with contextlib.suppress(amber.DecodeError):
-            amber.loads(frame(body))
+            check_from_input(amber.loads(frame(body)), frame(body))
     assert time.perf_counter() - t0 < 5
 
 
