@@ -5,7 +5,8 @@
 //! on-demand stack growth stands between deep input and a crash); every
 //! error has an offset inside the input; an accepted input is exactly one
 //! frame (its header's length matches, and one byte less or more is refused);
-//! lifting the depth limit never turns an accepted frame into a refused one.
+//! lifting the depth limit never turns an accepted frame into a refused one;
+//! an accepted frame makes no more values than it has bytes.
 #![no_main]
 
 use amber_core::codec::validate::validate;
@@ -60,6 +61,10 @@ fuzz_target!(|data: &[u8]| {
 
     if let Ok(stats) = &limited {
         assert!(stats.items >= 1, "an accepted frame holds an item");
+        // What a decode makes is bounded by its input: each value takes at
+        // least its tag byte (references to strings and shared objects make
+        // no new value).
+        assert!(stats.items as usize <= data.len(), "more values than bytes");
         assert!(stats.strings <= stats.items && stats.containers <= stats.items);
         let h = parse_header::<()>(data).expect("accepted frame has a header");
         assert_eq!(

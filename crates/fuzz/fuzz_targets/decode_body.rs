@@ -63,6 +63,10 @@ fuzz_target!(|body: &[u8]| {
         }
     }
 
+    if let Ok(stats) = &default {
+        assert!(stats.items as usize <= body.len(), "more values than bytes");
+    }
+
     // The long header changes nothing but the offsets.
     let long = validate(&long_frame(body), Limits::default());
     match (&default, &long) {
