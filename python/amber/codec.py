@@ -1,0 +1,78 @@
+"""The amber format: `dumps`/`loads` for one object and `dump`/`load` for a stream of frames.
+
+The encoder and decoder are in Rust (`amber._native`); this module adds the stream functions,
+which read one frame at a time: the header first (the core says what it needs next), then the
+body in bounded pieces.
+"""
+
+from __future__ import annotations
+
+import errno
+from typing import IO, Any
+
+from amber._native import DecodeError, dumps, frame_length, loads
+
+__all__ = ["dump", "dumps", "load", "loads"]
+
+
+def dump(obj: Any, file: IO[bytes], **options: Any) -> None:
+    """Write `obj` to a binary file as one frame; frames can follow one another."""
+    file.write(dumps(obj, **options))
+
+
+def _truncated(got: int, need: int) -> DecodeError:
+    err = DecodeError(
+        f"truncated frame: the stream ended after {got} of {need} bytes (at byte {got}, $)"
+    )
+    err.offset = got
+    err.path = "$"
+    return err
+
+
+# Frames are read in pieces of at most this many bytes, so a header that claims more data
+# than the stream holds never makes amber allocate it.
+_CHUNK = 1 << 24
+
+
+def _read_exactly(file: IO[bytes], n: int, buf: bytearray) -> bool:
+    """Append `n` bytes from `file` to `buf`; False if the stream ended first."""
+    readinto = getattr(file, "readinto", None)
+    while n > 0:
+        want = min(n, _CHUNK)
+        if readinto is not None:
+            start = len(buf)
+            buf.extend(bytes(want))
+            got = readinto(memoryview(buf)[start:])
+            del buf[start + (got or 0) :]
+        else:
+            chunk = file.read(want)
+            if isinstance(chunk, str):
+                raise TypeError("amber.load needs a binary stream (open the file with 'rb')")
+            got = None if chunk is None else len(chunk)
+            buf.extend(chunk or b"")
+        if got is None:
+            raise BlockingIOError(
+                errno.EAGAIN,
+                "the stream has no data yet: amber.load needs a blocking stream "
+                f"({len(buf)} bytes of this frame were read)",
+            )
+        if not got:
+            return False
+        n -= got
+    return True
+
+
+def load(file: IO[bytes], **options: Any) -> Any:
+    """Read the next frame from a binary file. Raises EOFError at the end of the stream."""
+    frame = bytearray()
+    total = frame_length(b"")  # negative: how many header bytes the format needs first
+    while total < 0:
+        complete = _read_exactly(file, -total, frame)
+        if not frame:
+            raise EOFError("no more amber frames in the stream")
+        total = frame_length(bytes(frame))  # raises at once for bytes that are not amber
+        if not complete:
+            raise _truncated(len(frame), len(frame) - total)
+    if not _read_exactly(file, total - len(frame), frame):
+        raise _truncated(len(frame), total)
+    return loads(frame, **options)
