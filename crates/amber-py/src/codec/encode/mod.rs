@@ -25,7 +25,6 @@ use std::cell::RefCell;
 
 use crate::errors;
 use crate::ffi::buffer::{bytes_like_slice, bytes_slice};
-#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
 use crate::ffi::dict;
 use crate::ffi::obj::{prefetch, Obj};
 use shapes::{KeyView, ShapeTable};
