@@ -1,7 +1,8 @@
-"""The benchmark framework in its tiny mode: files written, wrong codecs caught, copies named."""
+"""The benchmark framework in its tiny mode: files written, wrong contenders caught, copies named."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import io
 import json
@@ -11,18 +12,24 @@ from typing import Any
 
 import pytest
 
-from amber.bench import BenchConfig, Codec, codecs, run
-from amber.bench.runner import (
-    CANNOT_REPRESENT,
+from amber.bench import (
+    BenchConfig,
+    Contender,
+    Workload,
+    run,
+)
+from amber.bench.engine.exact import exactly_equal
+from amber.bench.engine.measure import CANNOT_REPRESENT, NOT_EXACT, OK, run_contender
+from amber.bench.engine.study import POLICIES
+from amber.bench.parts.codec.contenders import (
+    CODEC,
+    INPUT_BYTES,
     INPUT_COPY,
     INPUT_MEMORYVIEW,
-    NOT_EXACT,
-    OK,
-    run_codec,
+    LOADS_INPUT,
+    codec,
 )
-from amber.bench.study import POLICIES
-from amber.bench.timing import exactly_equal
-from amber.bench.workloads import ALL_KINDS, TUPLE, Workload, w1, w1_records, w3, w3_table
+from amber.bench.parts.codec.workloads import ALL_KINDS, TUPLE, w1, w1_records, w3, w3_table
 from amber.cli import main
 
 
@@ -41,7 +48,7 @@ def _pickle5(obj: Any) -> bytes:
     return pickle.dumps(obj, 5)
 
 
-WRONG = Codec("wrong", _pickle5, lambda buf: _ints_to_floats(pickle.loads(buf)), ALL_KINDS)
+WRONG = codec("wrong", _pickle5, lambda buf: _ints_to_floats(pickle.loads(buf)), ALL_KINDS)
 
 
 def _bytes_only(buf: Any) -> Any:
@@ -50,7 +57,7 @@ def _bytes_only(buf: Any) -> Any:
     return pickle.loads(buf)
 
 
-BYTES_ONLY = Codec("bytes-only", _pickle5, _bytes_only, ALL_KINDS)
+BYTES_ONLY = codec("bytes-only", _pickle5, _bytes_only, ALL_KINDS)
 TINY = POLICIES["tiny"]
 
 
@@ -63,7 +70,7 @@ def test_exactly_equal_sees_types_that_eq_ignores() -> None:
     assert not exactly_equal(0.0, -0.0)
 
 
-def test_workloads_are_seeded_and_shaped_as_anchored() -> None:
+def test_workloads_are_seeded_and_shaped_as_documented() -> None:
     assert w1_records(3) == w1_records(3)
     first = w1_records(1)[0]
     assert list(first) == [
@@ -77,52 +84,58 @@ def test_workloads_are_seeded_and_shaped_as_anchored() -> None:
 
 
 def test_wrong_codec_is_reported_not_exact_and_not_timed() -> None:
-    rows = [run_codec(c, w1("S"), w1_records(10), TINY) for c in (WRONG, BYTES_ONLY)]
+    rows = [run_contender(c, w1("S"), w1_records(10), TINY) for c in (WRONG, BYTES_ONLY)]
     assert rows[0].status == NOT_EXACT and not rows[0].ops
-    assert rows[1].status == OK and set(rows[1].ops) == {"dumps", "loads"}
+    assert rows[0].note == "loads(dumps(x)) differs from x"
+    assert rows[1].status == OK and list(rows[1].ops) == ["dumps", "loads"]
+    assert rows[1].input == INPUT_BYTES and rows[1].size == len(_pickle5(w1_records(10)))
 
 
 def test_memoryview_refused_means_copy_counted_and_said() -> None:
-    workload, obj = w3(100), w3_table(100)
-    copied = run_codec(BYTES_ONLY, workload, obj, TINY, from_view=True)
-    assert copied.status == OK and copied.loads_input == INPUT_COPY
+    workload = dataclasses.replace(w3(100), options={LOADS_INPUT: INPUT_MEMORYVIEW})
+    obj = w3_table(100)
+    copied = run_contender(BYTES_ONLY, workload, obj, TINY)
+    assert copied.status == OK and copied.input == INPUT_COPY
     assert "TypeError" in copied.note
-    direct = run_codec(WRONG, workload, obj, TINY, from_view=True)
-    assert direct.loads_input == INPUT_MEMORYVIEW and direct.status == NOT_EXACT
+    direct = run_contender(WRONG, workload, obj, TINY)
+    assert direct.input == INPUT_MEMORYVIEW and direct.status == NOT_EXACT
 
 
 def test_codec_lacking_a_kind_is_not_run() -> None:
     needs_tuples = Workload("T", "tuples", lambda: (1, 2), frozenset({TUPLE}))
-    json_only = Codec("json-only", _pickle5, pickle.loads, frozenset({"json"}))
-    assert run_codec(json_only, needs_tuples, (1, 2), TINY).status == CANNOT_REPRESENT
+    json_only = codec("json-only", _pickle5, pickle.loads, frozenset({"json"}))
+    row = run_contender(json_only, needs_tuples, (1, 2), TINY)
+    assert row.status == CANNOT_REPRESENT and row.note == "needs tuple" and not row.ops
 
 
 def test_missing_library_is_skipped_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
-    def factory() -> Codec:
+    def factory() -> Contender:
         raise ImportError("No module named 'nothing_here'")
 
-    monkeypatch.setitem(codecs._FACTORIES, "nothing", factory)
-    found, skipped = codecs.resolve(["pickle-5", "nothing"])
+    monkeypatch.setitem(CODEC._factories, "nothing", factory)
+    found, skipped = CODEC.resolve(["pickle-5", "nothing"])
     assert [c.name for c in found] == ["pickle-5"]
     assert skipped[0].name == "nothing" and skipped[0].reason.startswith("not installed")
 
 
 def test_tiny_run_writes_report_and_results(tmp_path: Path) -> None:
-    found, _ = codecs.resolve(["pickle-5", "pickle-5-fast"])
+    found, _ = CODEC.resolve(["pickle-5", "pickle-5-fast"])
     out = io.StringIO()
     result = run(
         BenchConfig(out_dir=tmp_path, mode="tiny", progress=False),
-        codecs=[*found, WRONG],
+        contenders={"codec": [*found, WRONG]},
         stdout=out,
     )
     assert result.report.exists() and result.results.exists()
     data = json.loads(result.results.read_text())
     assert set(data["studies"]) == {"objects", "scaling"}
     for study in data["studies"].values():
+        assert study["part"] == "codec"
         by_codec: dict[str, set[str]] = {}
         for row in study["rows"]:
-            by_codec.setdefault(row["codec"], set()).add(row["status"])
+            by_codec.setdefault(row["contender"], set()).add(row["status"])
         assert by_codec == {"pickle-5": {OK}, "pickle-5-fast": {OK}, "wrong": {NOT_EXACT}}
+    assert data["config"]["baselines"] == {"codec": "pickle-5"}
     report = result.report.read_text()
     assert "logical CPUs" in report and "not exact" in report
     if importlib.util.find_spec("matplotlib") is not None:
@@ -135,8 +148,12 @@ def test_tiny_run_writes_report_and_results(tmp_path: Path) -> None:
 def test_cli_runs_one_study_and_rejects_unknown_names(tmp_path: Path) -> None:
     pytest.importorskip("orjson")
     args = ["bench", "--tiny", "--studies", "objects", "--no-progress", "--out", str(tmp_path)]
-    assert main([*args, "--codecs", "orjson"]) == 0
+    assert main([*args, "--contenders", "orjson"]) == 0
     data = json.loads((tmp_path / "results.json").read_text())
-    assert data["config"]["codecs"] == ["pickle-5", "orjson"]  # the baseline is always added
-    assert main([*args, "--codecs", "no-such-codec"]) == 2
+    assert data["config"]["contenders"] == {"codec": ["pickle-5", "orjson"]}  # baseline added
+    assert "- Codecs: pickle-5 (protocol 5), orjson." in (tmp_path / "report.md").read_text()
+    assert main([*args, "--codecs", "orjson,amber"]) == 0  # the older spelling of the option
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["config"]["contenders"] == {"codec": ["pickle-5", "orjson", "amber"]}
+    assert main([*args, "--contenders", "no-such-codec"]) == 2
     assert main(["bench", "--studies", "no-such-study", "--out", str(tmp_path)]) == 2
