@@ -8,6 +8,8 @@ import importlib.util
 import io
 import json
 import pickle
+import random
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,7 +26,15 @@ from amber.bench.engine.rows import Rows, contender_table
 from amber.bench.engine.study import POLICIES
 from amber.bench.engine.timing import Series, sample_in_turn
 from amber.bench.parts.codec import contenders as codecs
-from amber.bench.parts.codec.workloads import ALL_KINDS, TUPLE, w1, w1_records, w3, w3_table
+from amber.bench.parts.codec.workloads import (
+    ALL_KINDS,
+    TUPLE,
+    w1,
+    w1_records,
+    w2_nested,
+    w3,
+    w3_table,
+)
 from amber.cli import main
 
 
@@ -76,6 +86,16 @@ def test_workloads_are_seeded_and_shaped_as_documented() -> None:
     table = w3_table(2)
     assert list(table) == ["key0000000", "key0000001"]
     assert table["key0000001"]["name"] == "n1"
+
+
+def test_generators_printed_in_the_docs_are_the_workloads() -> None:
+    docs = Path(__file__).parent.parent / "docs" / "benchmarks.md"
+    printed: dict[str, Any] = {"random": random}
+    for block in re.findall(r"```python\n(.*?)```", docs.read_text(), re.S):
+        exec(block, printed)
+    assert exactly_equal(w1_records(1_000), printed["w1_records"](1_000))
+    assert exactly_equal(w2_nested(), printed["w2_nested"]())
+    assert exactly_equal(w3_table(1_000), printed["w3_table"](1_000))
 
 
 def test_wrong_codec_is_reported_not_exact_and_not_timed() -> None:
