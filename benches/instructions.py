@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 import amber
-from amber.bench.workloads import w1_records, w2_nested, w3_table
+from amber.bench.parts.codec.workloads import w1_records, w2_nested, w3_table
 
 WORKLOADS = {
     "W1-M": lambda: w1_records(1000),

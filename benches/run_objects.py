@@ -1,6 +1,6 @@
-"""Rerun the "objects" claim: W1 small/medium/large and W2 through every codec (seed 003,
-ANCHORS.md section 1). Options are those of `amber bench`, e.g. `--quick`, `--codecs`, `--repeat`;
-output goes to bench-out/objects unless `--out` is given."""
+"""Rerun the "objects" study: W1 small/medium/large and W2 through every codec, dumps and loads (see
+docs/benchmarks.md for the workloads). Options are those of `amber bench`, e.g. `--quick`,
+`--contenders`, `--repeat`; output goes to bench-out/objects unless `--out` is given."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Rerun the "scaling" claim: W3 dict of dicts from 100 to 1,000,000 entries, decoded from a
-memoryview slice (seed 000, ANCHORS.md section 1). Options are those of `amber bench`, e.g.
-`--quick`, `--codecs`, `--repeat`; output goes to bench-out/scaling unless `--out` is given."""
+"""Rerun the "scaling" study: W3 dict of dicts from 100 to 1,000,000 entries, decoded from a
+read-only memoryview slice (see docs/benchmarks.md). Options are those of `amber bench`, e.g.
+`--quick`, `--contenders`, `--repeat`; output goes to bench-out/scaling unless `--out` is given."""
 
 from __future__ import annotations
 

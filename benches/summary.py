@@ -2,8 +2,8 @@
 
     python benches/summary.py bench-out/results.json
 
-Ratios are time divided by pickle protocol 5's time in the same run (below 1 is faster),
-in the shape of ANCHORS.md section 1.
+Ratios are time divided by pickle protocol 5's time in the same run (below 1 is faster), per
+workload and codec: the table of README.md and docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def table(results: dict[str, Any]) -> str:
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for study in results["studies"].values():
         for row in study["rows"]:
-            rows[(row["workload"], row["codec"])] = row
+            # "codec" names the contender in results written before parts had their own contenders
+            rows[(row["workload"], row.get("contender", row.get("codec", "")))] = row
     w3 = sorted({w for w, _ in rows if w.startswith("W3-")}, key=_entries)
     columns = ["W1-M", "W1-L", "W2"] + ([w3[-1]] if w3 else [])
 

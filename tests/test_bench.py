@@ -1,28 +1,40 @@
-"""The benchmark framework in its tiny mode: files written, wrong codecs caught, copies named."""
+"""The benchmark framework in its tiny mode: files written, wrong contenders caught, copies named,
+and a new part registering contenders whose operations are not dumps/loads."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import io
 import json
 import pickle
+import random
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from amber.bench import BenchConfig, Codec, codecs, run
-from amber.bench.runner import (
-    CANNOT_REPRESENT,
-    INPUT_COPY,
-    INPUT_MEMORYVIEW,
-    NOT_EXACT,
-    OK,
-    run_codec,
+from amber import bench
+from amber.bench import BenchConfig, Contender, Trial, Workload, run
+from amber.bench.engine import registry
+from amber.bench.engine.exact import exactly_equal
+from amber.bench.engine.measure import CANNOT_REPRESENT, FAILED, NOT_EXACT, OK, run_contender
+from amber.bench.engine.rows import Rows, contender_table
+from amber.bench.engine.study import POLICIES
+from amber.bench.engine.timing import Series, sample_in_turn
+from amber.bench.parts.codec import contenders as codecs
+from amber.bench.parts.codec.workloads import (
+    ALL_KINDS,
+    TUPLE,
+    w1,
+    w1_records,
+    w2_nested,
+    w3,
+    w3_table,
 )
-from amber.bench.study import POLICIES
-from amber.bench.timing import exactly_equal
-from amber.bench.workloads import ALL_KINDS, TUPLE, Workload, w1, w1_records, w3, w3_table
 from amber.cli import main
 
 
@@ -41,7 +53,7 @@ def _pickle5(obj: Any) -> bytes:
     return pickle.dumps(obj, 5)
 
 
-WRONG = Codec("wrong", _pickle5, lambda buf: _ints_to_floats(pickle.loads(buf)), ALL_KINDS)
+WRONG = codecs.codec("wrong", _pickle5, lambda buf: _ints_to_floats(pickle.loads(buf)), ALL_KINDS)
 
 
 def _bytes_only(buf: Any) -> Any:
@@ -50,7 +62,7 @@ def _bytes_only(buf: Any) -> Any:
     return pickle.loads(buf)
 
 
-BYTES_ONLY = Codec("bytes-only", _pickle5, _bytes_only, ALL_KINDS)
+BYTES_ONLY = codecs.codec("bytes-only", _pickle5, _bytes_only, ALL_KINDS)
 TINY = POLICIES["tiny"]
 
 
@@ -63,7 +75,7 @@ def test_exactly_equal_sees_types_that_eq_ignores() -> None:
     assert not exactly_equal(0.0, -0.0)
 
 
-def test_workloads_are_seeded_and_shaped_as_anchored() -> None:
+def test_workloads_are_seeded_and_shaped_as_documented() -> None:
     assert w1_records(3) == w1_records(3)
     first = w1_records(1)[0]
     assert list(first) == [
@@ -76,53 +88,85 @@ def test_workloads_are_seeded_and_shaped_as_anchored() -> None:
     assert table["key0000001"]["name"] == "n1"
 
 
+def test_generators_printed_in_the_docs_are_the_workloads() -> None:
+    docs = Path(__file__).parent.parent / "docs" / "benchmarks.md"
+    printed: dict[str, Any] = {"random": random}
+    for block in re.findall(r"```python\n(.*?)```", docs.read_text(), re.S):
+        exec(block, printed)
+    assert exactly_equal(w1_records(1_000), printed["w1_records"](1_000))
+    assert exactly_equal(w2_nested(), printed["w2_nested"]())
+    assert exactly_equal(w3_table(1_000), printed["w3_table"](1_000))
+
+
 def test_wrong_codec_is_reported_not_exact_and_not_timed() -> None:
-    rows = [run_codec(c, w1("S"), w1_records(10), TINY) for c in (WRONG, BYTES_ONLY)]
+    rows = [run_contender(c, w1("S"), w1_records(10), TINY) for c in (WRONG, BYTES_ONLY)]
     assert rows[0].status == NOT_EXACT and not rows[0].ops
-    assert rows[1].status == OK and set(rows[1].ops) == {"dumps", "loads"}
+    assert rows[0].note == "loads(dumps(x)) differs from x"
+    assert rows[1].status == OK and list(rows[1].ops) == ["dumps", "loads"]
+    assert rows[1].input == codecs.INPUT_BYTES and rows[1].size == len(_pickle5(w1_records(10)))
 
 
 def test_memoryview_refused_means_copy_counted_and_said() -> None:
-    workload, obj = w3(100), w3_table(100)
-    copied = run_codec(BYTES_ONLY, workload, obj, TINY, from_view=True)
-    assert copied.status == OK and copied.loads_input == INPUT_COPY
+    workload = dataclasses.replace(w3(100), options={codecs.LOADS_INPUT: codecs.INPUT_MEMORYVIEW})
+    obj = w3_table(100)
+    copied = run_contender(BYTES_ONLY, workload, obj, TINY)
+    assert copied.status == OK and copied.input == codecs.INPUT_COPY
     assert "TypeError" in copied.note
-    direct = run_codec(WRONG, workload, obj, TINY, from_view=True)
-    assert direct.loads_input == INPUT_MEMORYVIEW and direct.status == NOT_EXACT
+    direct = run_contender(WRONG, workload, obj, TINY)
+    assert direct.input == codecs.INPUT_MEMORYVIEW and direct.status == NOT_EXACT
 
 
 def test_codec_lacking_a_kind_is_not_run() -> None:
     needs_tuples = Workload("T", "tuples", lambda: (1, 2), frozenset({TUPLE}))
-    json_only = Codec("json-only", _pickle5, pickle.loads, frozenset({"json"}))
-    assert run_codec(json_only, needs_tuples, (1, 2), TINY).status == CANNOT_REPRESENT
+    json_only = codecs.codec("json-only", _pickle5, pickle.loads, frozenset({"json"}))
+    row = run_contender(json_only, needs_tuples, (1, 2), TINY)
+    assert row.status == CANNOT_REPRESENT and row.note == "needs tuple" and not row.ops
+
+
+def test_contender_that_raises_is_reported_failed() -> None:
+    def broken(obj: Any) -> bytes:
+        raise ValueError("no\nsecond line")
+
+    row = run_contender(codecs.codec("broken", broken, pickle.loads), w1("S"), w1_records(10), TINY)
+    assert row.status == FAILED and row.note == "ValueError: no" and not row.ops
 
 
 def test_missing_library_is_skipped_with_a_note(monkeypatch: pytest.MonkeyPatch) -> None:
-    def factory() -> Codec:
+    def factory() -> Contender:
         raise ImportError("No module named 'nothing_here'")
 
-    monkeypatch.setitem(codecs._FACTORIES, "nothing", factory)
-    found, skipped = codecs.resolve(["pickle-5", "nothing"])
+    monkeypatch.setitem(codecs.CODEC._factories, "nothing", factory)
+    found, skipped = codecs.CODEC.resolve(["pickle-5", "nothing"])
     assert [c.name for c in found] == ["pickle-5"]
     assert skipped[0].name == "nothing" and skipped[0].reason.startswith("not installed")
 
 
+def test_samples_are_taken_in_rounds_with_the_first_series_rotating() -> None:
+    calls: list[str] = []
+    series = [Series(calls.append, name, loops=1, repeats=3) for name in "abc"]
+    sample_in_turn(series)
+    assert calls == [*"abc", *"bca", *"cab"]
+    assert all(len(s.samples) == 3 for s in series)
+
+
 def test_tiny_run_writes_report_and_results(tmp_path: Path) -> None:
-    found, _ = codecs.resolve(["pickle-5", "pickle-5-fast"])
+    found, _ = codecs.CODEC.resolve(["pickle-5", "pickle-5-fast"])
     out = io.StringIO()
     result = run(
         BenchConfig(out_dir=tmp_path, mode="tiny", progress=False),
-        codecs=[*found, WRONG],
+        contenders={"codec": [*found, WRONG]},
         stdout=out,
     )
     assert result.report.exists() and result.results.exists()
     data = json.loads(result.results.read_text())
     assert set(data["studies"]) == {"objects", "scaling"}
     for study in data["studies"].values():
+        assert study["part"] == "codec"
         by_codec: dict[str, set[str]] = {}
         for row in study["rows"]:
-            by_codec.setdefault(row["codec"], set()).add(row["status"])
+            by_codec.setdefault(row["contender"], set()).add(row["status"])
         assert by_codec == {"pickle-5": {OK}, "pickle-5-fast": {OK}, "wrong": {NOT_EXACT}}
+    assert data["config"]["baselines"] == {"codec": "pickle-5"}
     report = result.report.read_text()
     assert "logical CPUs" in report and "not exact" in report
     if importlib.util.find_spec("matplotlib") is not None:
@@ -135,8 +179,150 @@ def test_tiny_run_writes_report_and_results(tmp_path: Path) -> None:
 def test_cli_runs_one_study_and_rejects_unknown_names(tmp_path: Path) -> None:
     pytest.importorskip("orjson")
     args = ["bench", "--tiny", "--studies", "objects", "--no-progress", "--out", str(tmp_path)]
-    assert main([*args, "--codecs", "orjson"]) == 0
+    assert main([*args, "--contenders", "orjson"]) == 0
     data = json.loads((tmp_path / "results.json").read_text())
-    assert data["config"]["codecs"] == ["pickle-5", "orjson"]  # the baseline is always added
-    assert main([*args, "--codecs", "no-such-codec"]) == 2
+    assert data["config"]["contenders"] == {"codec": ["pickle-5", "orjson"]}  # baseline added
+    assert "- Codecs: pickle-5 (protocol 5), orjson." in (tmp_path / "report.md").read_text()
+    assert main([*args, "--codecs", "orjson,amber"]) == 0  # the older spelling of the option
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["config"]["contenders"] == {"codec": ["pickle-5", "orjson", "amber"]}
+    assert main([*args, "--contenders", "no-such-codec"]) == 2
     assert main(["bench", "--studies", "no-such-study", "--out", str(tmp_path)]) == 2
+
+
+# --- a new part: contenders that write and read files, with a scratch directory per study ---------
+
+
+@pytest.fixture
+def fresh_registries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts and studies registered by a test vanish after it."""
+    registry.discover()
+    monkeypatch.setattr(registry, "_PARTS", dict(registry._PARTS))
+    monkeypatch.setattr(registry, "_STUDIES", dict(registry._STUDIES))
+
+
+Events = list[tuple[str, ...]]
+
+
+def _file_contender(name: str, events: Events, tmp: Path, lossy: bool = False) -> Contender:
+    """Writes the workload to a file in a directory its setup makes once per study, reads it back."""
+
+    @contextmanager
+    def scratch() -> Iterator[Path]:
+        events.append(("setup", name))
+        (tmp / name).mkdir()
+        yield tmp / name
+        (tmp / name).rmdir()  # fails unless every workload's cleanup removed its file
+        events.append(("teardown", name))
+
+    def prepare(t: Trial) -> None:
+        events.append(("session", name, str(t.session)))
+        path = t.session / f"{t.workload.name}.bin"
+
+        def write(value: Any) -> Path:
+            path.write_bytes(pickle.dumps(value, 5))
+            return path
+
+        def read(where: Path) -> Any:
+            value = pickle.loads(where.read_bytes())
+            return _ints_to_floats(value) if lossy else value
+
+        t.cleanup.callback(events.append, ("cleanup", name, t.workload.name))
+        t.cleanup.callback(path.unlink)
+        written = t.run("write", write, t.value)
+        t.size, t.input = written.stat().st_size, "file"
+        t.expect_exact(t.run("read", read, written), "read(write(x)) differs from x")
+
+    return Contender(name, prepare, setup=scratch, note="one file")
+
+
+@contextmanager
+def _refused() -> Iterator[None]:
+    raise ConnectionRefusedError("no server on port 5432")
+    yield
+
+
+def _never(t: Trial) -> None:
+    raise AssertionError("a contender whose setup failed is not prepared")
+
+
+def _register_files_part(events: Events, tmp: Path) -> None:
+    part = bench.register_part(bench.Part("files", baseline="files-pickle", label="File formats"))
+    part.contender("files-pickle")(lambda: _file_contender("files-pickle", events, tmp))
+    part.contender("files-lossy")(lambda: _file_contender("files-lossy", events, tmp, lossy=True))
+    part.contender("files-down")(lambda: Contender("files-down", _never, setup=_refused))
+
+    @part.contender("files-missing")
+    def _missing() -> Contender:
+        raise ImportError("No module named 'nothing_here'")
+
+    @bench.register_study
+    class FilesStudy(bench.Study):
+        name = part = "files"
+        description = "write and read a list of ints as one file"
+
+        def run(self, ctx: bench.Context) -> bench.StudyResult:
+            result = bench.StudyResult(self.name)
+            for n in (10, 1_000):
+                workload = Workload(f"F-{n}", f"{n} ints", lambda n=n: list(range(n)), size=n)
+                result.rows += ctx.measure(workload)
+            return result
+
+        def report(self, result: bench.StudyResult, ctx: bench.Context) -> bench.Report:
+            rows = Rows(result.rows, ctx.baseline)
+            tables = [contender_table(rows, w, ("write", "read"), w) for w in rows.workloads()]
+            return bench.Report("files: one file per workload", tables=tables)
+
+
+@pytest.mark.usefixtures("fresh_registries")
+def test_a_new_part_registers_contenders_with_setup_teardown_and_its_own_ops(
+    tmp_path: Path,
+) -> None:
+    events: Events = []
+    _register_files_part(events, tmp_path)
+    config = BenchConfig(out_dir=tmp_path / "out", mode="tiny", studies=["files"], progress=False)
+    result = run(config, stdout=io.StringIO())
+    data = json.loads(result.results.read_text())
+    study = data["studies"]["files"]
+    assert study["part"] == "files" and data["config"]["baselines"] == {"files": "files-pickle"}
+    workloads, names = ("F-10", "F-1000"), ("files-pickle", "files-lossy")
+    rows = {(r["workload"], r["contender"]): r for r in study["rows"]}
+    assert set(rows) == {(w, c) for w in workloads for c in names}
+    for w in workloads:
+        good, lossy = rows[(w, "files-pickle")], rows[(w, "files-lossy")]
+        assert good["status"] == OK and list(good["ops"]) == ["write", "read"]
+        assert good["input"] == "file" and good["size_bytes"] > 0
+        assert lossy["status"] == NOT_EXACT and not lossy["ops"]
+        assert lossy["note"] == "read(write(x)) differs from x"
+    refused = "setup failed (ConnectionRefusedError: no server on port 5432)"
+    assert study["notes"] == [f"files-down was not run: {refused}."]
+    missing = "not installed (No module named 'nothing_here')"
+    assert data["skipped"] == [{"part": "files", "name": "files-missing", "reason": missing}]
+    # each setup once for the study, teardowns in reverse order after the last workload; what a
+    # workload left is cleaned up once it is timed, the last contender's first
+    assert [e for e in events if e[0] != "session"] == [
+        *(("setup", c) for c in names),
+        *(("cleanup", c, w) for w in workloads for c in reversed(names)),
+        *(("teardown", c) for c in reversed(names)),
+    ]
+    sessions = {e[2] for e in events if e[0] == "session" and e[1] == "files-pickle"}
+    assert sessions == {str(tmp_path / "files-pickle")}
+    report = result.report.read_text()
+    assert "- File formats: files-pickle (one file), files-lossy (one file), files-down." in report
+    assert "| contender | write | read | write vs files-pickle | read vs files-pickle |" in report
+
+
+@pytest.mark.usefixtures("fresh_registries")
+def test_contenders_are_chosen_by_name_across_parts(tmp_path: Path) -> None:
+    _register_files_part([], tmp_path)
+    config = BenchConfig(
+        out_dir=tmp_path / "out",
+        mode="tiny",
+        studies=["files"],
+        contenders=["files-lossy", "orjson"],  # orjson belongs to another part: ignored here
+        progress=False,
+    )
+    data = json.loads(run(config, stdout=io.StringIO()).results.read_text())
+    assert data["config"]["contenders"] == {"files": ["files-pickle", "files-lossy"]}
+    with pytest.raises(bench.UnknownNameError):
+        run(dataclasses.replace(config, contenders=["no-such-contender"]), stdout=io.StringIO())

@@ -8,6 +8,7 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 
 def _names(text: str) -> list[str]:
@@ -29,9 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     bench = commands.add_parser(
         "bench",
-        help="rerun the benchmark studies against pickle, msgpack, JSON and CBOR codecs",
-        description="Time amber against the codecs users pick today, in one process, and write "
-        "report.md, results.json and plots. Every codec's round trip is checked before timing.",
+        help="rerun the benchmark studies against the tools users pick today",
+        description="Time each part of amber against the tools users pick today for the same job "
+        "(for the codec: pickle, msgpack, JSON and CBOR codecs), in one process, and write "
+        "report.md, results.json and plots. Every contender's result is checked before timing.",
     )
     size = bench.add_mutually_exclusive_group()
     size.add_argument(
@@ -39,7 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     size.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)  # tests only
     bench.add_argument("--studies", type=_names, help="comma-separated studies (default: all)")
-    bench.add_argument("--codecs", type=_names, help="comma-separated codecs (default: all)")
+    bench.add_argument(
+        "--contenders",
+        "--codecs",
+        dest="contenders",
+        type=_names,
+        help="comma-separated contenders, of any part (default: all); the part's baseline is "
+        "always added",
+    )
     bench.add_argument(
         "--out",
         type=Path,
@@ -47,7 +56,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="output directory (default: %(default)s)",
     )
     bench.add_argument("--repeat", type=_positive, help="samples per series; the median is kept")
-    bench.add_argument("--list", action="store_true", help="list studies and codecs, then exit")
+    bench.add_argument(
+        "--list", action="store_true", help="list studies and each part's contenders, then exit"
+    )
     bench.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
     return parser
 
@@ -56,19 +67,13 @@ def _bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from amber import bench
 
     if args.list:
-        for name in bench.study_names():
-            print(f"study  {name:10} {bench.get_study(name).description}")
-        codecs, skipped = bench.resolve()
-        for codec in codecs:
-            print(f"codec  {codec.name:14} {codec.note}".rstrip())
-        for skip in skipped:
-            print(f"codec  {skip.name:14} skipped: {skip.reason}")
+        _list(bench)
         return 0
     config = bench.BenchConfig(
         out_dir=args.out,
         mode="tiny" if args.tiny else "quick" if args.quick else "full",
         studies=args.studies,
-        codecs=args.codecs,
+        contenders=args.contenders,
         repeat=args.repeat,
         progress=not args.no_progress,
         command=shlex.join(["amber", *argv]),
@@ -79,6 +84,21 @@ def _bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
         print(f"amber bench: error: {exc.args[0]}", file=sys.stderr)
         return 2
     return 0
+
+
+def _list(bench: ModuleType) -> None:
+    """One line per study, then one per contender of each part (the baseline marked)."""
+    for name in bench.study_names():
+        study = bench.get_study(name)
+        print(f"study  {name:10} {study.description}")
+    for part_name in bench.part_names():
+        part = bench.get_part(part_name)
+        found, skipped = part.resolve()
+        for contender in found:
+            mark = " (baseline)" if contender.name == part.baseline else ""
+            print(f"{part.name}  {contender.name:14} {contender.note}{mark}".rstrip())
+        for skip in skipped:
+            print(f"{part.name}  {skip.name:14} skipped: {skip.reason}")
 
 
 def rerun(study: str, argv: Sequence[str]) -> int:

@@ -1,36 +1,52 @@
-"""amber's benchmark framework: codecs, workloads and studies that rerun each published claim.
+"""amber's benchmark framework: each part of amber registers contenders, workloads and studies that
+rerun its measured claims against the tools users pick today.
 
-`amber bench` (see `amber.cli`) and the scripts in benches/ both call `amber.bench.app.run`.
+`amber.bench.engine` times and reports, knowing no part; `amber.bench.parts.<part>` holds a part's
+contenders and studies. `amber bench` (see `amber.cli`) and the scripts in benches/ both call
+`amber.bench.app.run`.
 """
 
 from __future__ import annotations
 
 from amber.bench.app import BenchConfig, BenchRun, run
-from amber.bench.codecs import Codec, UnknownNameError, codec_names, register_codec, resolve
-from amber.bench.study import (
-    Context,
-    Report,
-    Study,
-    StudyResult,
+from amber.bench.engine.contender import (
+    Contender,
+    Mismatch,
+    Skipped,
+    Trial,
+    UnknownNameError,
+    Workload,
+)
+from amber.bench.engine.registry import (
+    Part,
+    get_part,
     get_study,
+    part_names,
+    register_part,
     register_study,
     study_names,
 )
+from amber.bench.engine.study import Context, Report, Study, StudyResult
 
 __all__ = [
     "BenchConfig",
     "BenchRun",
-    "Codec",
+    "Contender",
     "Context",
+    "Mismatch",
+    "Part",
     "Report",
+    "Skipped",
     "Study",
     "StudyResult",
+    "Trial",
     "UnknownNameError",
-    "codec_names",
+    "Workload",
+    "get_part",
     "get_study",
-    "register_codec",
+    "part_names",
+    "register_part",
     "register_study",
-    "resolve",
     "run",
     "study_names",
 ]

@@ -1,31 +1,34 @@
-"""Run the chosen studies with the chosen codecs and write the report: the one entry point that
+"""Run the chosen studies with the chosen contenders and write the report: the one entry point that
 `amber bench` and the benches/ scripts share."""
 
 from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from amber.bench import plots
-from amber.bench.codecs import BASELINE, Codec, Skipped, resolve
-from amber.bench.output import (
+from amber.bench.engine import plots
+from amber.bench.engine.contender import Contender, UnknownNameError
+from amber.bench.engine.measure import Progress, open_sessions
+from amber.bench.engine.output import (
     REPORT,
     RESULTS,
     Console,
     Done,
-    codec_lines,
+    contender_lines,
     describe,
     header_lines,
     policy_line,
     write_report,
     write_results,
 )
-from amber.bench.runner import Progress
-from amber.bench.study import POLICIES, Context, Mode, get_study, study_names
+from amber.bench.engine.registry import Lineup, Part, get_part, get_study, part_names, study_names
+from amber.bench.engine.study import POLICIES, Context, Mode, Study
+from amber.bench.engine.timing import TimingPolicy
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ class BenchConfig:
     out_dir: Path = Path("bench-out")
     mode: Mode = "full"
     studies: Sequence[str] | None = None  # None: every registered study
-    codecs: Sequence[str] | None = None  # None: every registered codec
+    contenders: Sequence[str] | None = None  # None: every contender of each study's part
     repeat: int | None = None  # samples per series; None: the mode's default
     progress: bool = True
     command: str = ""  # how this run was started, for the report header
@@ -46,79 +49,129 @@ class BenchRun:
     done: list[Done]
 
 
-def choose_codecs(
-    names: Sequence[str] | None, given: Sequence[Codec] | None
-) -> tuple[list[Codec], list[Skipped], list[str]]:
-    """The codecs to run, with the baseline first added when it was left out."""
-    notes: list[str] = []
-    codecs: list[Codec]
-    skipped: list[Skipped] = []
+def choose(part: Part, names: Sequence[str] | None, given: Sequence[Contender] | None) -> Lineup:
+    """The part's contenders to run (`given` replaces its registry), with its baseline first added
+    when it was left out."""
     if given is not None:
-        codecs = list(given)
+        lineup = Lineup(part, list(given))
     else:
-        codecs, skipped = resolve(names)
-    if not any(c.name == BASELINE for c in codecs):
-        base, base_skipped = resolve([BASELINE])
-        codecs = base + codecs
-        skipped += base_skipped
-        notes.append(f"{BASELINE} added as the baseline every ratio divides by.")
-    return codecs, skipped, notes
+        mine = None if names is None else [n for n in names if n in part.names()]
+        lineup = Lineup(part, *part.resolve(mine))
+    if not any(c.name == part.baseline for c in lineup.contenders):
+        base, base_skipped = part.resolve([part.baseline])
+        lineup.contenders[:0] = base
+        lineup.skipped += base_skipped
+        lineup.notes.append(f"{part.baseline} added as the baseline every ratio divides by.")
+    return lineup
+
+
+def choose_all(
+    studies: Sequence[Study],
+    names: Sequence[str] | None,
+    given: Mapping[str, Sequence[Contender]],
+) -> dict[str, Lineup]:
+    """One lineup per part the studies need; a name no part knows is an error."""
+    if names is not None:
+        known = {n for p in part_names() for n in get_part(p).names()}
+        known |= {c.name for found in given.values() for c in found}
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise UnknownNameError(
+                f"unknown contender(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+    parts = [get_part(name) for name in dict.fromkeys(s.part for s in studies)]
+    return {p.name: choose(p, names, given.get(p.name)) for p in parts}
+
+
+def _policy(config: BenchConfig) -> TimingPolicy:
+    policy = POLICIES[config.mode]
+    if config.repeat is not None:
+        policy = dataclasses.replace(policy, repeats=max(1, config.repeat))
+    return policy
+
+
+def _config_json(
+    config: BenchConfig,
+    studies: Sequence[Study],
+    lineups: Mapping[str, Lineup],
+    policy: TimingPolicy,
+) -> dict[str, Any]:
+    """The "config" entry of results.json: what was asked and what ran."""
+    return {
+        "command": config.command,
+        "mode": config.mode,
+        "studies": [s.name for s in studies],
+        "contenders": {p: [c.name for c in lu.contenders] for p, lu in lineups.items()},
+        "baselines": {p: lu.part.baseline for p, lu in lineups.items()},
+        "target_ns": policy.target_ns,
+        "repeats": policy.repeats,
+        "budget_ns": policy.budget_ns,
+    }
+
+
+def _run_study(study: Study, lineup: Lineup, base: Context) -> Done:
+    """Open the setups of the part's contenders, run the study, close them, then report."""
+    with ExitStack() as stack:
+        ready, sessions, failed = open_sessions(lineup.contenders, stack)
+        ctx = dataclasses.replace(
+            base,
+            part=lineup.part.name,
+            baseline=lineup.part.baseline,
+            contenders=ready,
+            skipped=[*lineup.skipped, *failed],
+            sessions=sessions,
+        )
+        result = study.run(ctx)
+    result.notes += [f"{s.name} was not run: {s.reason}." for s in failed]
+    ctx.progress.done()
+    return Done(study, result, study.report(result, ctx))
 
 
 def run(
     config: BenchConfig,
     *,
-    codecs: Sequence[Codec] | None = None,
+    contenders: Mapping[str, Sequence[Contender]] | None = None,
     stdout: TextIO | None = None,
 ) -> BenchRun:
-    """Run `config`; `codecs` replaces the registry (tests pass a deliberately wrong codec)."""
+    """Run `config`; `contenders` replaces the registry of the parts it names (tests pass a
+    deliberately wrong contender)."""
     out = Console(sys.stdout if stdout is None else stdout)
     studies = [get_study(name) for name in (config.studies or study_names())]
-    chosen, skipped, notes = choose_codecs(config.codecs, codecs)
-    policy = POLICIES[config.mode]
-    if config.repeat is not None:
-        policy = dataclasses.replace(policy, repeats=max(1, config.repeat))
+    lineups = choose_all(studies, config.contenders, contenders or {})
+    policy = _policy(config)
     config.out_dir.mkdir(parents=True, exist_ok=True)
     can_plot = plots.available()
+    notes = [n for lineup in lineups.values() for n in lineup.notes]
     if not can_plot:
         notes.append("matplotlib is not installed: plots skipped (pip install matplotlib).")
-    ctx = Context(
-        mode=config.mode,
-        policy=policy,
-        codecs=chosen,
-        skipped=skipped,
-        out_dir=config.out_dir,
-        progress=Progress(enabled=config.progress),
-        plots=can_plot,
-    )
-    machine = describe(chosen, extra=["matplotlib"] if can_plot else [])
-    setup = [policy_line(config.mode, policy), *codec_lines(chosen, skipped)]
+    machine = describe(list(lineups.values()), extra=["matplotlib"] if can_plot else [])
+    setup = [policy_line(config.mode, policy)]
+    setup += [line for lineup in lineups.values() for line in contender_lines(lineup)]
     if config.command:
         setup.insert(0, f"- Command: `{config.command}`")
     for line in [*header_lines(machine), *setup]:
         out.print(line[2:])
     for note in notes:
         out.print(f"note: {note}")
-    config_json = {
-        "command": config.command,
-        "mode": config.mode,
-        "studies": [s.name for s in studies],
-        "codecs": [c.name for c in chosen],
-        "baseline": ctx.baseline,
-        "target_ns": policy.target_ns,
-        "repeats": policy.repeats,
-        "budget_ns": policy.budget_ns,
-    }
+    config_json = _config_json(config, studies, lineups, policy)
+    base = Context(
+        mode=config.mode,
+        policy=policy,
+        part="",
+        baseline="",
+        contenders=[],
+        skipped=[],
+        out_dir=config.out_dir,
+        progress=Progress(enabled=config.progress),
+        plots=can_plot,
+    )
     results, report_md = config.out_dir / RESULTS, config.out_dir / REPORT
     done: list[Done] = []
     for study in studies:
-        result = study.run(ctx)
-        ctx.progress.done()
-        report = study.report(result, ctx)
-        done.append(Done(study, result, report))
+        done.append(_run_study(study, lineups[study.part], base))
         # rewritten after every study, so a long run that stops early keeps what it measured
-        write_results(results, done, machine, config_json, chosen, skipped)
+        write_results(results, done, machine, config_json, list(lineups.values()))
         write_report(report_md, done, machine, setup, notes)
-        out.report(report)
+        out.report(done[-1].report)
     out.print(f"\nwrote {report_md} and {results}")
     return BenchRun(report_md, results, done)

@@ -1,23 +1,34 @@
-"""Study "scaling": W3, a dict of dicts from 100 to 1,000,000 entries (seed 000, ANCHORS.md §1).
+"""Study "scaling": W3, a dict of dicts from 100 to 1,000,000 entries, decoded from a buffer slice.
 
-Seed 000 unpickled dicts of dicts from the buffer a bytea column hands back and plotted time against
-size on log-log axes. Here loads reads a read-only memoryview slice inside a larger buffer; a codec
-whose loads rejects memoryview gets `bytes(view)`, the copy counted in its time and named in the
-table. Time per entry shows where a codec stops scaling linearly (pickle's memo on dumps).
+The question is how each codec's time grows with the size of one object, as when a whole table is
+stored in one database column and read back: a PostgreSQL bytea value arrives as a slice of a larger
+buffer. So loads reads a read-only memoryview slice inside a larger buffer; a codec whose loads
+rejects memoryview gets `bytes(view)`, the copy counted in its time and named in the table. Time per
+entry shows where a codec stops scaling linearly (pickle's memo on dumps); the plot is log-log.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
-from amber.bench import plots
-from amber.bench.compare import NOISY, Rows, status_note
-from amber.bench.runner import INPUT_COPY, run_workload
-from amber.bench.study import Context, Report, Study, StudyResult, register_study
-from amber.bench.tables import MISSING, Table, fmt_ratio, fmt_size, fmt_time
-from amber.bench.workloads import W3_SIZES, w3
+from amber.bench.engine import plots
+from amber.bench.engine.registry import register_study
+from amber.bench.engine.rows import NOISY, Rows, status_note
+from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
+from amber.bench.engine.tables import MISSING, Table, fmt_ratio, fmt_size, fmt_time
+from amber.bench.parts.codec.contenders import (
+    CODEC,
+    INPUT_COPY,
+    INPUT_MEMORYVIEW,
+    LOADS_INPUT,
+    SAID,
+)
+from amber.bench.parts.codec.workloads import W3_SIZES, w3
 
 PLOT = "scaling.png"
+OPS = ("dumps", "loads")
+FROM_VIEW = {LOADS_INPUT: INPUT_MEMORYVIEW}
 
 
 def sizes(mode: str) -> tuple[int, ...]:
@@ -31,26 +42,17 @@ def sizes(mode: str) -> tuple[int, ...]:
 @register_study
 class ScalingStudy(Study):
     name = "scaling"
+    part = CODEC.name
     description = "W3 dict of dicts, 100 to 1M entries, loads from a memoryview slice; log-log plot"
-    claim = "seed 000 (unpickling dicts of dicts from a bytea buffer) and ANCHORS.md section 1"
     rerun = "benches/run_scaling.py"
 
     def run(self, ctx: Context) -> StudyResult:
         result = StudyResult(self.name)
-        chosen = [w3(n) for n in sizes(ctx.mode)]
-        result.params["workloads"] = [
-            {"name": w.name, "description": w.description, "items": w.size} for w in chosen
-        ]
+        chosen = [dataclasses.replace(w3(n), options=FROM_VIEW) for n in sizes(ctx.mode)]
+        result.params["workloads"] = describe_workloads(chosen)
         result.params["loads_input"] = "read-only memoryview slice of a larger buffer"
         for workload in chosen:
-            result.rows += run_workload(
-                workload,
-                ctx.codecs,
-                ctx.policy,
-                ctx.progress,
-                label=f"{self.name} ",
-                from_view=True,
-            )
+            result.rows += ctx.measure(workload, label=f"{self.name} ")
         return result
 
     def report(self, result: StudyResult, ctx: Context) -> Report:
@@ -60,15 +62,15 @@ class ScalingStudy(Study):
         report = Report(
             title="scaling: W3 dict of dicts by size",
             intro=(
-                f"Reruns {self.claim}. Median time per call, ratio to {ctx.baseline} in the same "
-                "run in parentheses. loads reads a read-only memoryview slice "
+                "W3, a dict of `{id, value, name}` dicts, at every size. Median time per call, "
+                f"ratio to {ctx.baseline} in the same run in parentheses. loads reads a read-only memoryview slice "
                 '(`memoryview(b"HDR\\0" + payload + b"\\0TRL")[4:4 + len(payload)]`).'
             ),
         )
-        for op in plots.OPS:
+        for op in OPS:
             report.tables.append(self._times(rows, names, op))
         report.tables.append(self._per_entry(rows, names, entries))
-        copied = sorted({r.codec for r in rows.rows if r.loads_input == INPUT_COPY})
+        copied = sorted({r.contender for r in rows.rows if r.input == INPUT_COPY})
         report.notes.append(
             "loads of "
             + ", ".join(copied)
@@ -84,9 +86,9 @@ class ScalingStudy(Study):
                         for n in names
                         if (t := rows.median(n, codec, op)) is not None
                     ]
-                    for codec in rows.codecs()
+                    for codec in rows.contenders()
                 }
-                for op in plots.OPS
+                for op in OPS
             }
             report.plots.append(
                 plots.loglog(
@@ -105,7 +107,7 @@ class ScalingStudy(Study):
             headers=["codec", *names, "note"],
             align="l" + "r" * len(names) + "l",
         )
-        for codec in rows.codecs():
+        for codec in rows.contenders():
             cells = []
             notes: list[str] = []
             for name in names:
@@ -116,7 +118,7 @@ class ScalingStudy(Study):
                 t = rows.median(name, codec, op)
                 r = rows.ratio(name, codec, op)
                 cells.append(MISSING if t is None else f"{fmt_time(t)} ({fmt_ratio(r)})")
-                note = status_note(row, spread=False)
+                note = status_note(row, spread=False, said=SAID.get(row.input, ""))
                 if note and note not in notes:
                     notes.append(note)
                 if op in row.ops and row.ops[op].spread > NOISY:
@@ -130,7 +132,7 @@ class ScalingStudy(Study):
             title="W3 per entry: dumps / loads in ns, and encoded size at the largest size",
             headers=["codec", *names, f"size ({names[-1]})" if names else "size"],
         )
-        for codec in rows.codecs():
+        for codec in rows.contenders():
             cells = []
             for name in names:
                 d, lo = rows.median(name, codec, "dumps"), rows.median(name, codec, "loads")

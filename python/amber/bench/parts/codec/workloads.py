@@ -1,18 +1,21 @@
-"""The object workloads of ANCHORS.md section 1 (seeds 000 and 003), built from seeded generators.
+"""The codec part's workloads W1, W2 and W3: Python objects built by seeded generators.
 
-Every generator takes its own `random.Random(seed)`, so two runs (or two machines) time the same
-values. Field order and the order of the random draws follow the anchor text exactly; changing either
-changes the bytes every codec writes and breaks comparison with earlier runs.
+W1 is a list of flat records (10 keys each) at three sizes, W2 a deep tree of small dicts, W3 a
+dict of small dicts from 100 to 1,000,000 entries; docs/benchmarks.md describes each in full. This
+module is their definition. Every generator draws from its own `random.Random(seed)`, so two runs (or
+two machines) time the same values. Field order and the order of the random draws are part of the
+definition: changing either changes the bytes every codec writes and the published figures no
+longer compare.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-# Value kinds a workload needs and a codec keeps exactly (see `Codec.kinds`).
+from amber.bench.engine.contender import Workload
+
+# Value kinds a workload needs and a codec keeps exactly (see `Contender.kinds`).
 JSON = "json"  # dict with str keys, list, str, int (64-bit), float, bool, None
 TUPLE = "tuple"
 SET = "set"
@@ -33,19 +36,8 @@ _HEADER = b"HDR\0"
 _TRAILER = b"\0TRL"
 
 
-@dataclass(frozen=True)
-class Workload:
-    """A named object to encode and decode, built on demand so that big ones live only while timed."""
-
-    name: str
-    description: str
-    build: Callable[[], Any]
-    kinds: frozenset[str] = field(default=frozenset({JSON}))
-    size: int = 0  # number of top-level items, for per-item figures
-
-
 def w1_records(n: int, seed: int = W1_SEED) -> list[dict[str, Any]]:
-    """W1: a list of `n` flat dicts of ten keys each (seed 003's small/medium/large objects)."""
+    """W1: a list of `n` flat dicts of ten keys each, the records a program keeps in lists."""
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []
     for i in range(n):
@@ -88,7 +80,8 @@ def w2_nested(depth: int = W2_DEPTH, branching: int = W2_BRANCHING, seed: int = 
 
 
 def w3_table(n: int, seed: int = W3_SEED) -> dict[str, dict[str, Any]]:
-    """W3: `{key: {id, value, name}}` with `n` entries, the shape seed 000 unpickles from bytea."""
+    """W3: `{key: {id, value, name}}` with `n` entries, a table of rows keyed by name, as stored
+    whole in one database column."""
     rng = random.Random(seed)
     return {f"key{i:07d}": {"id": i, "value": rng.random(), "name": "n" + str(i)} for i in range(n)}
 
@@ -100,12 +93,13 @@ def embed(payload: bytes) -> memoryview:
 
 
 def w1(label: str, n: int | None = None) -> Workload:
-    """W1-S, W1-M or W1-L; `n` overrides the anchor size (tiny test runs)."""
+    """W1-S, W1-M or W1-L; `n` overrides the size of W1_SIZES (tiny test runs)."""
     count = W1_SIZES[label] if n is None else n
     return Workload(
         name=f"W1-{label}",
-        description=f"list of {count:,} flat dicts, 10 keys each (seed {W1_SEED})",
+        description=f"list of {count:,} flat dicts, 10 keys each (random seed {W1_SEED})",
         build=lambda: w1_records(count),
+        kinds=frozenset({JSON}),
         size=count,
     )
 
@@ -115,8 +109,9 @@ def w2(depth: int = W2_DEPTH) -> Workload:
     return Workload(
         name="W2",
         description=f"nested dict, depth {depth}, branching {W2_BRANCHING}, {leaves:,} leaves "
-        f"(seed {W2_SEED})",
+        f"(random seed {W2_SEED})",
         build=lambda: w2_nested(depth),
+        kinds=frozenset({JSON}),
         size=leaves,
     )
 
@@ -124,8 +119,9 @@ def w2(depth: int = W2_DEPTH) -> Workload:
 def w3(n: int) -> Workload:
     return Workload(
         name=f"W3-{size_label(n)}",
-        description=f"dict of {n:,} dicts {{id, value, name}} (seed {W3_SEED})",
+        description=f"dict of {n:,} dicts {{id, value, name}} (random seed {W3_SEED})",
         build=lambda: w3_table(n),
+        kinds=frozenset({JSON}),
         size=n,
     )
 

@@ -1,25 +1,22 @@
-"""The `Study` interface and its registry.
+"""The `Study` interface, the `Context` a study runs in, and what it hands back.
 
-A study reruns one published claim: it picks workloads, times them (usually through
-`amber.bench.runner`), and turns its result into tables and plots. Adding a study is one module in
-`amber.bench.studies` that defines a `Study` subclass decorated with `@register_study`; the modules
-of that package are imported when the registry is first read.
+A study reruns one measured claim of a part: it picks workloads, times every contender of its part
+on each (`Context.measure`), and turns its result into tables and plots. Register one with
+`@register_study` (`amber.bench.engine.registry`) in its part's package.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from amber.bench.codecs import BASELINE, Codec, Skipped, UnknownNameError
-from amber.bench.runner import Progress, Row
-from amber.bench.tables import Table
-from amber.bench.timing import TimingPolicy
+from amber.bench.engine.contender import Contender, Skipped, Workload
+from amber.bench.engine.measure import Progress, Row, run_workload
+from amber.bench.engine.tables import Table
+from amber.bench.engine.timing import TimingPolicy
 
 Mode = Literal["full", "quick", "tiny"]
 
@@ -34,16 +31,30 @@ POLICIES: dict[str, TimingPolicy] = {
 
 @dataclass
 class Context:
-    """What every study gets: the mode, the timing policy, the codecs, and where to write files."""
+    """What a study gets: the mode and timing policy, its part's contenders (with the sessions their
+    setups opened for this study), the baseline of its ratios, and where to write files."""
 
     mode: Mode
     policy: TimingPolicy
-    codecs: Sequence[Codec]
+    part: str
+    baseline: str
+    contenders: Sequence[Contender]
     skipped: Sequence[Skipped]
     out_dir: Path
     progress: Progress
     plots: bool = True  # False when matplotlib is missing
-    baseline: str = BASELINE
+    sessions: Mapping[str, Any] = field(default_factory=dict)  # contender name -> its session
+
+    def measure(self, workload: Workload, label: str = "") -> list[Row]:
+        """Build `workload`, check every contender on it, then time them all in turn."""
+        return run_workload(
+            workload,
+            self.contenders,
+            self.policy,
+            self.progress,
+            sessions=self.sessions,
+            label=label,
+        )
 
 
 @dataclass
@@ -75,11 +86,22 @@ class Report:
     plots: list[Path] = field(default_factory=list)
 
 
+def describe_workloads(workloads: Sequence[Workload]) -> list[dict[str, Any]]:
+    """The `params["workloads"]` entry of a result: name, description, items and options."""
+    out: list[dict[str, Any]] = []
+    for w in workloads:
+        entry: dict[str, Any] = {"name": w.name, "description": w.description, "items": w.size}
+        if w.options:
+            entry["options"] = dict(w.options)
+        out.append(entry)
+    return out
+
+
 class Study(ABC):
     name: ClassVar[str]
+    part: ClassVar[str]  # the part whose contenders it runs
     description: ClassVar[str]
-    claim: ClassVar[str] = ""  # where the compared numbers come from (seed, ANCHORS section)
-    rerun: ClassVar[str] = ""  # the benches/ script that reruns it
+    rerun: ClassVar[str] = ""  # the benches/ script that reruns it alone
 
     @abstractmethod
     def run(self, ctx: Context) -> StudyResult:
@@ -88,38 +110,3 @@ class Study(ABC):
     @abstractmethod
     def report(self, result: StudyResult, ctx: Context) -> Report:
         """Tables and plots from a result; plots go under `ctx.out_dir` when `ctx.plots`."""
-
-
-_STUDIES: dict[str, type[Study]] = {}
-_DISCOVERED = False
-
-
-def register_study(cls: type[Study]) -> type[Study]:
-    if cls.name in _STUDIES and _STUDIES[cls.name] is not cls:
-        raise ValueError(f"study {cls.name!r} is already registered")
-    _STUDIES[cls.name] = cls
-    return cls
-
-
-def _discover() -> None:
-    global _DISCOVERED
-    if _DISCOVERED:
-        return
-    _DISCOVERED = True
-    from amber.bench import studies
-
-    for info in sorted(pkgutil.iter_modules(studies.__path__), key=lambda m: m.name):
-        importlib.import_module(f"{studies.__name__}.{info.name}")
-
-
-def study_names() -> list[str]:
-    _discover()
-    return list(_STUDIES)
-
-
-def get_study(name: str) -> Study:
-    _discover()
-    try:
-        return _STUDIES[name]()
-    except KeyError:
-        raise UnknownNameError(f"unknown study {name!r}; known: {', '.join(_STUDIES)}") from None

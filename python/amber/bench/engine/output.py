@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import gc
+import importlib.metadata
 import json
 import os
 import platform
@@ -14,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from amber.bench.codecs import Codec, Skipped, version_of
-from amber.bench.study import Report, Study, StudyResult
-from amber.bench.tables import fmt_time
-from amber.bench.timing import TimingPolicy
+from amber.bench.engine.registry import Lineup
+from amber.bench.engine.study import Report, Study, StudyResult
+from amber.bench.engine.tables import fmt_time
+from amber.bench.engine.timing import TimingPolicy
 
 REPORT = "report.md"
 RESULTS = "results.json"
@@ -34,9 +35,18 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine() or "unknown"
 
 
-def library_versions(codecs: Sequence[Codec], extra: Sequence[str] = ()) -> dict[str, str]:
+def version_of(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        module = __import__(package)
+        return str(getattr(module, "__version__", "unknown"))
+
+
+def library_versions(lineups: Sequence[Lineup], extra: Sequence[str] = ()) -> dict[str, str]:
     versions: dict[str, str] = {}
-    for package in [c.package for c in codecs if c.package] + list(extra):
+    packages = [c.package for lineup in lineups for c in lineup.contenders if c.package]
+    for package in [*packages, *extra]:
         if package in versions:
             continue
         try:
@@ -46,7 +56,7 @@ def library_versions(codecs: Sequence[Codec], extra: Sequence[str] = ()) -> dict
     return versions
 
 
-def describe(codecs: Sequence[Codec], extra: Sequence[str] = ()) -> dict[str, Any]:
+def describe(lineups: Sequence[Lineup], extra: Sequence[str] = ()) -> dict[str, Any]:
     """Machine facts for the report header and results.json."""
     return {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S"),
@@ -59,7 +69,7 @@ def describe(codecs: Sequence[Codec], extra: Sequence[str] = ()) -> dict[str, An
         "python_build": ", ".join([*platform.python_build(), platform.python_compiler()]),
         "gc_enabled": gc.isenabled(),
         "gc_thresholds": list(gc.get_threshold()),
-        "libraries": library_versions(codecs, extra),
+        "libraries": library_versions(lineups, extra),
     }
 
 
@@ -97,11 +107,12 @@ def policy_line(mode: str, policy: TimingPolicy) -> str:
     )
 
 
-def codec_lines(codecs: Sequence[Codec], skipped: Sequence[Skipped]) -> list[str]:
-    lines = [
-        "- Codecs: " + ", ".join(f"{c.name} ({c.note})" if c.note else c.name for c in codecs) + "."
-    ]
-    lines += [f"- Skipped: {s.name}: {s.reason}." for s in skipped]
+def contender_lines(lineup: Lineup) -> list[str]:
+    """The part's contenders as the report header lists them ("- Codecs: amber, ..."), and the
+    ones skipped with why."""
+    named = [f"{c.name} ({c.note})" if c.note else c.name for c in lineup.contenders]
+    lines = [f"- {lineup.part.label}: " + ", ".join(named) + "."]
+    lines += [f"- Skipped: {s.name}: {s.reason}." for s in lineup.skipped]
     return lines
 
 
@@ -135,18 +146,30 @@ def write_results(
     done: Sequence[Done],
     machine: dict[str, Any],
     config: dict[str, Any],
-    codecs: Sequence[Codec],
-    skipped: Sequence[Skipped],
+    lineups: Sequence[Lineup],
 ) -> Path:
     data = {
         "machine": machine,
         "config": config,
-        "codecs": [
-            {"name": c.name, "package": c.package, "note": c.note, "kinds": sorted(c.kinds)}
-            for c in codecs
+        "contenders": [
+            {
+                "part": lineup.part.name,
+                "name": c.name,
+                "package": c.package,
+                "note": c.note,
+                "kinds": None if c.kinds is None else sorted(c.kinds),
+            }
+            for lineup in lineups
+            for c in lineup.contenders
         ],
-        "skipped": [{"name": s.name, "reason": s.reason} for s in skipped],
-        "studies": {item.study.name: item.result.to_json() for item in done},
+        "skipped": [
+            {"part": lineup.part.name, "name": s.name, "reason": s.reason}
+            for lineup in lineups
+            for s in lineup.skipped
+        ],
+        "studies": {
+            item.study.name: {"part": item.study.part, **item.result.to_json()} for item in done
+        },
     }
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     return path

@@ -1,17 +1,15 @@
-"""Timing primitives: auto-ranged loops, medians over repeats, and the exact round trip check.
+"""Timing primitives: auto-ranged loops, samples of every series taken in turn, medians.
 
 The garbage collector stays on (that is what users get); `gc.collect()` runs before each series is
-calibrated and before each round of samples, so that one codec's garbage is not collected on the next
-codec's clock.
+calibrated and before each round of samples, so that one contender's garbage is not collected on the
+next one's clock.
 """
 
 from __future__ import annotations
 
 import gc
-import io
 import itertools
 import math
-import pickle
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -69,7 +67,7 @@ def run_loop(fn: Callable[[Any], object], arg: Any, loops: int) -> int:
 def calibrate(fn: Callable[[Any], object], arg: Any, target_ns: int, estimate_ns: int) -> int:
     """Loop count that makes one sample last at least `target_ns`.
 
-    `estimate_ns` is the time of one call already made (the round trip check); when it alone reaches
+    `estimate_ns` is the time of one call already made (by the check before timing); when it alone reaches
     the target no further call is spent.
     """
     if estimate_ns >= target_ns:
@@ -134,26 +132,3 @@ def timed(fn: Callable[[Any], Any], arg: Any) -> tuple[Any, int]:
     start = time.perf_counter_ns()
     out = fn(arg)
     return out, time.perf_counter_ns() - start
-
-
-def _value_bytes(obj: Any) -> bytes:
-    """Pickle without the memo: the bytes depend on values, types and order, never on identity."""
-    out = io.BytesIO()
-    pickler = pickle.Pickler(out, 5)
-    pickler.fast = True
-    pickler.dump(obj)
-    return out.getvalue()
-
-
-def exactly_equal(a: Any, b: Any) -> bool:
-    """True when `b` has the same values, types (int vs float vs bool, tuple vs list, str vs bytes)
-    and order as `a`, bit for bit for floats.
-
-    `==` alone would accept `1.0` for `1` or a list for a tuple. Comparing memo-free pickles checks
-    all of it at C speed; objects pickle cannot write in that mode (cycles, unpicklable results) fall
-    back to `==` plus equal top-level types.
-    """
-    try:
-        return _value_bytes(a) == _value_bytes(b)
-    except (pickle.PicklingError, TypeError, ValueError, RecursionError, AttributeError):
-        return type(a) is type(b) and bool(a == b)

@@ -8,8 +8,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-OPS = ("dumps", "loads")
-
 
 def available() -> bool:
     return importlib.util.find_spec("matplotlib") is not None
@@ -22,6 +20,12 @@ def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def _panels(plt: Any, count: int) -> tuple[Any, Any]:
+    """A figure with one panel per operation, side by side, sharing the y axis."""
+    fig, axes = plt.subplots(1, count, figsize=(13, 4.8), sharey=True, squeeze=False)
+    return fig, list(axes[0])
 
 
 def _save(plt: Any, fig: Any, axes: Any, ylabel: str, title: str, path: Path) -> Path:
@@ -39,20 +43,21 @@ def ratio_bars(
     path: Path,
     ratios: Mapping[str, Mapping[str, Mapping[str, float]]],
     workloads: Sequence[str],
-    codecs: Sequence[str],
+    contenders: Sequence[str],
     baseline: str,
     title: str,
 ) -> Path:
-    """Grouped bars, one panel per op: `ratios[op][codec][workload]` = time / baseline time."""
+    """Grouped bars, one panel per op: `ratios[op][contender][workload]` = time / baseline time."""
     plt = _pyplot()
-    fig, axes = plt.subplots(1, len(OPS), figsize=(13, 4.8), sharey=True)
-    width = 0.8 / max(1, len(codecs))
-    for ax, op in zip(axes, OPS, strict=True):
-        for i, codec in enumerate(codecs):
-            per_workload = ratios.get(op, {}).get(codec, {})
-            xs = [w + (i - (len(codecs) - 1) / 2) * width for w in range(len(workloads))]
+    ops = list(ratios)
+    fig, axes = _panels(plt, len(ops))
+    width = 0.8 / max(1, len(contenders))
+    for ax, op in zip(axes, ops, strict=True):
+        for i, contender in enumerate(contenders):
+            per_workload = ratios[op].get(contender, {})
+            xs = [w + (i - (len(contenders) - 1) / 2) * width for w in range(len(workloads))]
             ys = [per_workload.get(name, float("nan")) for name in workloads]
-            ax.bar(xs, ys, width, label=codec)
+            ax.bar(xs, ys, width, label=contender)
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_yscale("log")
         ax.set_xticks(range(len(workloads)), list(workloads))
@@ -68,17 +73,18 @@ def loglog(
     xlabel: str,
     highlight: str = "amber",
 ) -> Path:
-    """One log-log panel per op: `series[op][codec]` = [(size, seconds per operation), ...];
-    codecs whose name starts with `highlight` get a thicker line."""
+    """One log-log panel per op: `series[op][contender]` = [(size, seconds per operation), ...];
+    contenders whose name starts with `highlight` get a thicker line."""
     plt = _pyplot()
-    fig, axes = plt.subplots(1, len(OPS), figsize=(13, 4.8), sharey=True)
-    for ax, op in zip(axes, OPS, strict=True):
-        for codec, points in series.get(op, {}).items():
+    ops = list(series)
+    fig, axes = _panels(plt, len(ops))
+    for ax, op in zip(axes, ops, strict=True):
+        for contender, points in series[op].items():
             if not points:
                 continue
             xs, ys = zip(*points, strict=True)
-            width = 2.6 if codec.startswith(highlight) else 1.3
-            ax.plot(xs, ys, marker="o", linewidth=width, label=codec)
+            width = 2.6 if contender.startswith(highlight) else 1.3
+            ax.plot(xs, ys, marker="o", linewidth=width, label=contender)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(xlabel)

@@ -1,21 +1,25 @@
-"""Study "objects": W1 small/medium/large and W2 through every codec (seed 003, ANCHORS.md §1).
+"""Study "objects": W1 small/medium/large and W2 through every codec, dumps and loads.
 
-Seed 003 timed `cPickle.dumps` of a small, medium and large list of dicts with protocol 0, the highest
-protocol, and `Pickler.fast`; ANCHORS.md §1 adds the msgpack, JSON and CBOR codecs a user would pick
-today and W2 from seed 002. Every number is a median and every ratio is against pickle protocol 5
-timed in the same process, one workload at a time.
+The question is the everyday one: how long does it take to turn a program's records (W1, a list of
+flat dicts) or a deep document (W2, a nested dict) into bytes and back, and how many bytes does it
+take, with amber, with pickle (protocol 5, its `Pickler.fast` variant without a memo, and protocol
+0), and with the msgpack, JSON and CBOR codecs users pick today. Every number is a median and every
+ratio is against pickle protocol 5 timed in the same process, one workload at a time.
 """
 
 from __future__ import annotations
 
-from amber.bench import plots
-from amber.bench.compare import Rows, codec_table, ratio_pairs
-from amber.bench.runner import run_workload
-from amber.bench.study import Context, Report, Study, StudyResult, register_study
-from amber.bench.tables import Table, fmt_ratio, fmt_size
-from amber.bench.workloads import Workload, w1, w2
+from amber.bench.engine import plots
+from amber.bench.engine.contender import Workload
+from amber.bench.engine.registry import register_study
+from amber.bench.engine.rows import Rows, contender_table, ratio_pairs
+from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
+from amber.bench.engine.tables import Table, fmt_ratio, fmt_size
+from amber.bench.parts.codec.contenders import CODEC, INPUT_BYTES, SAID
+from amber.bench.parts.codec.workloads import w1, w2
 
 PLOT = "objects_ratio.png"
+OPS = ("dumps", "loads")
 
 
 def workloads(mode: str) -> list[Workload]:
@@ -27,21 +31,17 @@ def workloads(mode: str) -> list[Workload]:
 @register_study
 class ObjectsStudy(Study):
     name = "objects"
+    part = CODEC.name
     description = "dumps/loads time and size of W1 (list of dicts) and W2 (nested dict) per codec"
-    claim = "seed 003 (cPickle protocol 0 / highest / Pickler.fast) and ANCHORS.md section 1"
     rerun = "benches/run_objects.py"
 
     def run(self, ctx: Context) -> StudyResult:
         result = StudyResult(self.name)
         chosen = workloads(ctx.mode)
-        result.params["workloads"] = [
-            {"name": w.name, "description": w.description, "items": w.size} for w in chosen
-        ]
-        result.params["loads_input"] = "bytes"
+        result.params["workloads"] = describe_workloads(chosen)
+        result.params["loads_input"] = INPUT_BYTES
         for workload in chosen:
-            result.rows += run_workload(
-                workload, ctx.codecs, ctx.policy, ctx.progress, label=f"{self.name} "
-            )
+            result.rows += ctx.measure(workload, label=f"{self.name} ")
         return result
 
     def report(self, result: StudyResult, ctx: Context) -> Report:
@@ -51,7 +51,8 @@ class ObjectsStudy(Study):
         report = Report(
             title="objects: Python objects through each codec",
             intro=(
-                f"Reruns {self.claim}. Median time per call; ratios divide by {ctx.baseline} in "
+                "W1 (lists of 10-key dicts) and W2 (a nested dict) encoded (dumps) and decoded "
+                f"(loads) by each codec. Median time per call; ratios divide by {ctx.baseline} in "
                 "the same run (below 1 is faster). loads reads a `bytes` object. Every codec's "
                 "round trip was checked exact (values, types, order) before it was timed."
             ),
@@ -60,27 +61,23 @@ class ObjectsStudy(Study):
             ratio_pairs(
                 rows,
                 names,
+                OPS,
                 title=f"Time ratio vs {ctx.baseline}, dumps / loads",
-                caption="Compare with the table in ANCHORS.md section 1.",
+                label="codec",
+                caption="Compare with the published table in docs/benchmarks.md.",
             )
         )
         for name in names:
-            report.tables.append(codec_table(rows, name, f"{name}: {described.get(name, '')}"))
+            title = f"{name}: {described.get(name, '')}"
+            report.tables.append(contender_table(rows, name, OPS, title, label="codec", said=SAID))
         report.tables.append(self._sizes(rows, names))
         if ctx.plots:
-            ratios = {
-                op: {
-                    codec: {w: r for w in names if (r := rows.ratio(w, codec, op)) is not None}
-                    for codec in rows.codecs()
-                }
-                for op in plots.OPS
-            }
             report.plots.append(
                 plots.ratio_bars(
                     ctx.out_dir / PLOT,
-                    ratios,
+                    rows.ratios(names, OPS),
                     names,
-                    rows.codecs(),
+                    rows.contenders(),
                     ctx.baseline,
                     "objects: time relative to " + ctx.baseline,
                 )
@@ -93,7 +90,7 @@ class ObjectsStudy(Study):
             title="Encoded size (ratio vs " + rows.baseline + ")",
             headers=["codec", *names],
         )
-        for codec in rows.codecs():
+        for codec in rows.contenders():
             cells = []
             for name in names:
                 row = rows.get(name, codec)

@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-MISSING = "\u2013"  # an en dash, as the anchor tables print an empty cell
+MISSING = "\u2013"  # an en dash: the published tables print an empty cell so
 
 
 @dataclass
@@ -68,7 +68,7 @@ def fmt_time(ns: float | None) -> str:
 
 
 def fmt_size(n: int | None) -> str:
-    """Decimal units, as the anchors print them: 10.0 MB, 1.52 kB, 950 B."""
+    """Decimal units, as the published tables print them: 10.0 MB, 1.52 kB, 950 B."""
     if n is None:
         return MISSING
     for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):

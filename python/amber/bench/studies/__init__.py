@@ -1,1 +1,0 @@
-"""One module per study; each registers a `Study` subclass with `@register_study` on import."""
