@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import array
 import collections
 import dataclasses
+import datetime as dt
+import decimal
 import enum
+import re
+import threading
+import types
 import typing
 from typing import Any
 
@@ -186,3 +192,87 @@ def test_other_unsupported_objects() -> None:
     for obj in (object(), len, lambda: 0, type, iter([]), Ellipsis):
         with pytest.raises(amber.EncodeError):
             amber.dumps(obj)
+
+
+# Classes whose instances keep their state outside __dict__ and __slots__ (in a builtin or
+# C base) cannot be rebuilt as `cls.__new__(cls)` plus attributes: registering them without
+# hooks is refused, and the encoder's advice says to give hooks.
+
+
+def subclass(base: type) -> type:
+    return type(f"My{base.__name__}", (base,), {"__module__": __name__})
+
+
+_HIDDEN_BASES = (decimal.Decimal, collections.deque, dt.timedelta, dt.datetime, dt.date)
+_HIDDEN_BASES += (dt.time, Exception, threading.local, collections.OrderedDict)
+MY = {base: subclass(base) for base in _HIDDEN_BASES}
+HIDDEN_STATE = [*MY.values(), array.array, range, slice, re.Pattern, type, types.FunctionType]
+HIDDEN_STATE += [types.ModuleType, types.GeneratorType, property, memoryview]
+
+
+@pytest.mark.parametrize("cls", HIDDEN_STATE, ids=lambda c: c.__qualname__)
+def test_register_refuses_classes_whose_state_it_cannot_carry(cls: type) -> None:
+    with pytest.raises(TypeError, match=r"encode= and decode="):
+        amber.register(cls)
+    assert cls not in amber.registered().values()
+    amber.register(cls, encode=repr, decode=str)  # with hooks it is accepted
+    amber.unregister(cls)
+
+
+def advice(obj: Any) -> str:
+    with pytest.raises(amber.EncodeError) as ei:
+        amber.dumps(obj)
+    return str(ei.value)
+
+
+ADVICE = [MY[decimal.Decimal]("3.14"), MY[collections.deque]([1]), MY[dt.timedelta](1)]
+ADVICE += [array.array("i", [1]), range(3), slice(1, 2), re.compile("a"), int, len]
+ADVICE += [MY[Exception]("x"), Unregistered(), object(), Ellipsis, NotImplemented]
+ADVICE += [types.SimpleNamespace(a=1)]
+
+
+@pytest.mark.parametrize("obj", ADVICE, ids=lambda o: type(o).__qualname__)
+def test_encoder_advice_can_be_followed(obj: Any) -> None:
+    cls = type(obj)
+    msg = advice(obj)
+    if "encode=" in msg:
+        with pytest.raises(TypeError, match="encode= and decode="):
+            amber.register(cls)
+        return
+    assert f"register the class with amber.register({cls.__qualname__})" in msg
+    amber.register(cls)
+    try:
+        out = amber.loads(amber.dumps(obj))
+        assert type(out) is cls
+        assert state_of(out) == state_of(obj)
+        if obj is Ellipsis or obj is NotImplemented:
+            assert out is obj
+    finally:
+        amber.unregister(cls)
+
+
+# What pickle keeps of an instance: its __dict__, every slot that is set (private names
+# mangled), and for tuple subclasses the items. `state_of` collects exactly that.
+
+
+def slot_names(cls: type) -> list[str]:
+    names: list[str] = []
+    for klass in cls.__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name.startswith("__") and not name.endswith("__"):
+                name = f"_{klass.__name__.lstrip('_')}{name}"
+            if name not in ("__dict__", "__weakref__") and name not in names:
+                names.append(name)
+    return names
+
+
+def state_of(obj: Any) -> Any:
+    missing = object()
+    slots = {n: getattr(obj, n, missing) for n in slot_names(type(obj))}
+    return (
+        type(obj),
+        tuple(obj) if isinstance(obj, tuple) else None,
+        getattr(obj, "__dict__", None),
+        {k: v for k, v in slots.items() if v is not missing},
+    )

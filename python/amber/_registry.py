@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import struct
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -42,9 +43,53 @@ _BUILTIN_BASES: tuple[type, ...] = (
     frozenset,
 )
 
+_PTR = struct.calcsize("P")
+_MANAGED_DICT = 1 << 4  # Py_TPFLAGS_MANAGED_DICT (3.11+); unused before
+
 
 def _is_namedtuple(cls: type) -> bool:
     return issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
+
+
+def _slots_over_mro(cls: type) -> list[str]:
+    """Every slot that holds a value, as its attribute name (private names mangled, as Python
+    stores them), bases first; a name declared twice is counted twice."""
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        slots = klass.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name in ("__dict__", "__weakref__"):
+                continue
+            if name.startswith("__") and not name.endswith("__") and klass.__name__.strip("_"):
+                name = f"_{klass.__name__.lstrip('_')}{name}"
+            names.append(name)
+    return names
+
+
+def _hidden_state_base(cls: type) -> type | None:
+    """The builtin or C base whose instance struct holds data that is neither in `__dict__`
+    nor in `__slots__` (None if there is none). This is the test CPython applies before
+    pickling an object with `object.__reduce_ex__`: the instance is larger than `object`
+    plus its dict and weakref pointers and its slots, or it has variable-size items."""
+
+    def hidden(klass: type) -> bool:
+        if klass.__itemsize__:
+            return True
+        size = object.__basicsize__ + _PTR * len(_slots_over_mro(klass))
+        if klass.__dictoffset__ and not klass.__flags__ & _MANAGED_DICT:
+            size += _PTR
+        if klass.__weakrefoffset__ > 0:
+            size += _PTR
+        return klass.__basicsize__ > size
+
+    if not hidden(cls):
+        return None
+    # The nearest base that has such data (Decimal for a Decimal subclass), or cls itself.
+    return next((klass for klass in cls.__mro__[1:] if hidden(klass)), cls)
+
+
+def _qualname(tp: type) -> str:
+    return tp.__qualname__ if tp.__module__ == "builtins" else f"{tp.__module__}.{tp.__qualname__}"
 
 
 def _slot_names(cls: type) -> tuple[str, ...]:
@@ -70,9 +115,11 @@ def register(
 
     Enum, IntEnum and Flag classes travel as their member values; NamedTuple classes as their
     fields; dataclasses and other classes as their instance `__dict__` (or their slots), rebuilt
-    with `cls.__new__(cls)` and no `__init__` call, as pickle does. `encode(obj) -> state` and
-    `decode(state) -> obj` replace that for any class. `name` (default `module.qualname`) is
-    what the data carries; decoding looks it up here and never imports anything.
+    with `cls.__new__(cls)` and no `__init__` call, as pickle does. Classes whose instances keep
+    data elsewhere (subclasses of `Decimal`, `deque`, `datetime`, `Exception`, C types such as
+    `array.array`) are refused: they need `encode(obj) -> state` and `decode(state) -> obj`
+    hooks, which replace all of this for any class. `name` (default `module.qualname`) is what
+    the data carries; decoding looks it up here and never imports anything.
     """
     if not isinstance(cls, type):
         raise TypeError(f"register() takes a class, not {type(cls).__name__}")
@@ -97,6 +144,12 @@ def register(
         raise TypeError(
             f"{cls.__qualname__} subclasses {base.__name__}; register it with encode= and "
             "decode= hooks so its contents and its type both survive"
+        )
+    elif (hidden := _hidden_state_base(cls)) is not None:
+        where = "" if hidden is cls else f" (in its base {_qualname(hidden)})"
+        raise TypeError(
+            f"{cls.__qualname__} instances keep data outside __dict__ and __slots__{where}, "
+            "which amber cannot write; register it with encode= and decode= hooks"
         )
     elif getattr(cls, "__dictoffset__", 0):
         mode = _M["DICT"]
@@ -134,7 +187,7 @@ def registered() -> dict[str, type]:
 
 
 def _unsupported(tp: type) -> tuple[int, str]:
-    qual = tp.__qualname__ if tp.__module__ == "builtins" else f"{tp.__module__}.{tp.__qualname__}"
+    qual = _qualname(tp)
     if issubclass(tp, enum.Enum):
         why = f"Enum {qual} is not registered; call amber.register({tp.__qualname__})"
     elif dataclasses.is_dataclass(tp) or _is_namedtuple(tp):
@@ -145,8 +198,16 @@ def _unsupported(tp: type) -> tuple[int, str]:
             f"{qual} is a subclass of {base.__name__}; amber keeps types exactly, so register "
             "it with amber.register(cls, encode=..., decode=...)"
         )
+    elif _hidden_state_base(tp) is not None:
+        why = (
+            f"cannot encode objects of type {qual}, which keep data outside __dict__ and "
+            "__slots__; register the class with amber.register(cls, encode=..., decode=...)"
+        )
     else:
-        why = f"cannot encode objects of type {qual}; register the class with amber.register()"
+        why = (
+            f"cannot encode objects of type {qual}; register the class with "
+            f"amber.register({tp.__qualname__})"
+        )
     return (_K["UNSUPPORTED"], why)
 
 
