@@ -150,6 +150,16 @@ pub trait Build {
     ) -> Result<(), Self::Err>;
     /// OBJECT: build an instance from its state; refuse classes made first.
     fn object_build(&mut self, class: &Self::Class, state: Self::V) -> Result<Self::V, Self::Err>;
+    /// OBJECT_STATE: make an instance from its base (None for classes made
+    /// empty, the fields of a named tuple).
+    fn object_base(&mut self, class: &Self::Class, base: Self::V) -> Result<Self::V, Self::Err>;
+    /// OBJECT_STATE: give a made instance its state, as pickle's BUILD does.
+    fn object_setstate(
+        &mut self,
+        class: &Self::Class,
+        obj: &Self::V,
+        state: Self::V,
+    ) -> Result<(), Self::Err>;
 
     fn ndarray(&mut self, array: NdArray<'_, Self::V>) -> Result<Self::V, Self::Err>;
     fn npscalar(&mut self, dtype: Self::V, raw: &[u8]) -> Result<Self::V, Self::Err>;
@@ -557,6 +567,10 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                     early = fill && shared;
                     self.nested(at, |w| w.object(at, fill, shared))?
                 }
+                f::OBJECT_STATE => {
+                    early = shared;
+                    self.nested(at, |w| w.object_state(at, shared))?
+                }
                 f::NDARRAY => self.nested(at, |w| w.ndarray(at))?,
                 f::NPSCALAR => self.nested(at, |w| {
                     let dtype = w.item()?;
@@ -596,7 +610,10 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                     let wrapped = match self.r.peek() {
                         Some(b) => {
                             matches!(f::lead(b), Lead::FixTuple(_))
-                                || matches!(b, f::TUPLE | f::FROZENSET | f::OBJECT)
+                                || matches!(
+                                    b,
+                                    f::TUPLE | f::FROZENSET | f::OBJECT | f::OBJECT_STATE
+                                )
                         }
                         None => false,
                     };
@@ -661,6 +678,21 @@ impl<'a, B: Build> Walker<'a, '_, B> {
             let state = self.item()?;
             build!(self, at, self.b.object_build(&class, state))
         }
+    }
+
+    /// OBJECT_STATE after the tag: the class, the base the instance is made
+    /// from, then (the instance registered when shared) its state.
+    fn object_state(&mut self, at: usize, shared: bool) -> Res<B::V, B::Err> {
+        let name = self.item()?;
+        let class = build!(self, at, self.b.class(&name))?;
+        let base = self.item()?;
+        let obj = build!(self, at, self.b.object_base(&class, base))?;
+        if shared {
+            self.memo.push(obj.clone());
+        }
+        let state = self.item()?;
+        build!(self, at, self.b.object_setstate(&class, &obj, state))?;
+        Ok(obj)
     }
 
     /// A pad count below `align` and that many zero bytes.

@@ -11,6 +11,7 @@ mod encode;
 mod errors;
 mod intfast;
 mod obj;
+mod state;
 mod types;
 
 use amber_core::{Limits, DEFAULT_MAX_DEPTH};
