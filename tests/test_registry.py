@@ -638,3 +638,25 @@ def test_generic_instances_made_through_an_alias() -> None:
         assert box.__dict__ == {"item": 1, "__orig_class__": Box[int]}
     finally:
         amber.unregister(Box)
+
+
+@pytest.mark.parametrize("make", [_slot_sub, _nt_sub, lambda: AsTuple(1, [[2]])], ids=range(3))
+def test_object_states_count_the_same_depth_both_ways(make: Any) -> None:
+    obj = make()
+    amber.register(type(obj))
+    try:
+        data = amber.dumps(obj)
+        for depth in range(6):
+            try:
+                amber.dumps(obj, max_depth=depth)
+                written = True
+            except amber.EncodeError:
+                written = False
+            try:
+                amber.loads(data, max_depth=depth)
+                read = True
+            except amber.DecodeError:
+                read = False
+            assert written == read, depth
+    finally:
+        amber.unregister(type(obj))

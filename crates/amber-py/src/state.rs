@@ -19,7 +19,7 @@ use crate::types::{mode, state as flag, Entry};
 /// What the encoder writes for an instance of a DICT, SLOTS or NAMEDTUPLE
 /// class.
 pub enum State<'py> {
-    /// OBJECT_FILL, as version 1 always wrote: the `__dict__` (DICT mode)
+    /// OBJECT_FILL, as amber always wrote it: the `__dict__` (DICT mode)
     /// or the slots that are set (SLOTS mode), set directly on decoding.
     Fill(Bound<'py, PyDict>),
     /// OBJECT_STATE with pickle's default state: the attributes (None when
