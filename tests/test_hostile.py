@@ -7,6 +7,7 @@ import contextlib
 import random
 import struct
 import time
+import typing
 from typing import Any
 
 import pytest
@@ -175,7 +176,7 @@ def test_encoded_surrogates_are_refused_in_plain_str() -> None:
 
 
 def test_unknown_and_reserved_tags() -> None:
-    for tag in range(0xD7, 0xE0):
+    for tag in range(0xD8, 0xE0):
         err = decode_error(frame(bytes([tag])))
         assert err.offset == 8
 
@@ -292,3 +293,66 @@ print(" ".join(sorted(set(sys.modules) - before)))
     for name in proc.stdout.split():
         assert not name.startswith("tzdata.zoneinfo"), name
         assert not parts & set(name.split(".")), name
+
+
+class Pair(typing.NamedTuple):
+    a: int
+    b: int
+
+
+class Slots2:
+    __slots__ = ("x", "y")
+
+
+class Attrs:
+    pass
+
+
+@pytest.fixture
+def registered_classes() -> Any:
+    classes = {Pair: "Pair", Slots2: "Sl", Attrs: "At"}
+    for cls, name in classes.items():
+        amber.register(cls, name=name)
+    yield
+    for cls in classes:
+        amber.unregister(cls)
+
+
+def obj(tag: int, name: bytes, *items: bytes) -> bytes:
+    return bytes([tag, 0x40 + len(name)]) + name + b"".join(items)
+
+
+@pytest.mark.usefixtures("registered_classes")
+def test_object_states_are_checked_against_the_class() -> None:
+    cases = [
+        (obj(0xCC, b"Pair", b"\xa1\x01"), "2 fields", "$"),  # a NamedTuple of 1 item
+        (obj(0xCC, b"Pair", b"\xa3\x01\x02\x03"), "2 fields", "$"),  # of 3 items
+        (obj(0xD4, b"At", b"\x71\x01\x02"), "str", "$"),  # attribute name 1
+        (b"\x61" + obj(0xD4, b"At", b"\x71\xa0\x02"), "str", "$[0]"),  # attribute name ()
+        (obj(0xD4, b"Sl", b"\x71\x41z\x01"), "no slot 'z'", "$"),  # not one of its slots
+        (obj(0xD4, b"Sl", b"\x71\x49__class__\x01"), "no slot '__class__'", "$"),
+        (obj(0xD4, b"Sl", b"\x71\x01\x02"), "str", "$"),
+    ]
+    none, x1 = b"\xa8", b"\x71\x41x\x01"  # None, {"x": 1}
+    cases += [  # OBJECT_STATE: name, base, state
+        (obj(0xD7, b"At", none, b"\x61\x01"), "must be a dict or None, not list", "$"),
+        (obj(0xD7, b"At", none, b"\xa3" + none * 3), "pair", "$"),
+        (obj(0xD7, b"At", none, b"\xa2\x01" + none), "dict or None, not int", "$"),
+        (obj(0xD7, b"At", b"\xa1\x01", x1), "not made from", "$"),
+        (obj(0xD7, b"Sl", none, x1), "no __dict__", "$"),
+        (obj(0xD7, b"Sl", none, b"\xa2" + none + b"\x71\x41z\x01"), "no slot 'z'", "$"),
+        (obj(0xD7, b"Pair", none, none), "must be a tuple", "$"),
+        (obj(0xD7, b"Pair", b"\xa1\x01", none), "2 fields", "$"),
+        (obj(0xD7, b"Pair", b"\xa2\x01\x02", x1), "no __dict__", "$"),
+        (obj(0xD7, b"Pair", b"\xa2\x01\x02", b"\x71\x41x\x61\xc0"), "timedelta", "$.x[0]"),
+    ]
+    for data, why, path in cases:
+        err = decode_error(frame(data))
+        assert why in str(err) and err.path == path, (data, str(err))
+    ok = amber.loads(frame(obj(0xCC, b"Pair", b"\xa2\x01\x02")))
+    assert type(ok) is Pair and ok == (1, 2)
+    at = amber.loads(frame(obj(0xD7, b"At", none, x1)))
+    assert type(at) is Attrs and at.__dict__ == {"x": 1}
+    sl = amber.loads(frame(obj(0xD7, b"Sl", none, b"\xa2" + none + x1)))
+    assert type(sl) is Slots2 and sl.x == 1 and not hasattr(sl, "y")
+    assert type(amber.loads(frame(obj(0xD7, b"Sl", none, none)))) is Slots2

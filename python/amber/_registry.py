@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import struct
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -21,8 +22,13 @@ _M = _native.MODES
 
 T = TypeVar("T", bound=type)
 
-# name, mode, class, encode hook, decode hook, field names (SLOTS mode)
-Entry = tuple[str, int, type, Any, Any, "tuple[str, ...] | None"]
+# name, mode, class, encode hook, decode hook, names, state flags. `names` is the slot names
+# (DICT mode), the dataclass fields and slot names (SLOTS mode) or `_fields` (NAMEDTUPLE).
+Entry = tuple[str, int, type, Any, Any, "tuple[str, ...] | None", int]
+
+# State flags: the class defines its own __getstate__ / __setstate__; its instances (of a
+# NamedTuple class) have a __dict__.
+GETSTATE, SETSTATE, HAS_DICT = 1, 2, 4
 
 _by_type: dict[type, Entry] = {}
 _by_name: dict[str, Entry] = {}
@@ -42,21 +48,76 @@ _BUILTIN_BASES: tuple[type, ...] = (
     frozenset,
 )
 
+_PTR = struct.calcsize("P")
+_MANAGED_DICT = 1 << 4  # Py_TPFLAGS_MANAGED_DICT (3.11+); unused before
+_OBJECT_GETSTATE = getattr(object, "__getstate__", None)  # 3.11+
+
 
 def _is_namedtuple(cls: type) -> bool:
     return issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
 
 
-def _slot_names(cls: type) -> tuple[str, ...]:
+def _slots_over_mro(cls: type) -> list[str]:
+    """Every slot that holds a value, as its attribute name (private names mangled, as Python
+    stores them), bases first; a name declared twice is counted twice."""
     names: list[str] = []
     for klass in reversed(cls.__mro__):
         slots = klass.__dict__.get("__slots__", ())
-        if isinstance(slots, str):
-            slots = (slots,)
-        for s in slots:
-            if s not in ("__dict__", "__weakref__") and s not in names:
-                names.append(s)
-    return tuple(names)
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name in ("__dict__", "__weakref__"):
+                continue
+            if name.startswith("__") and not name.endswith("__") and klass.__name__.strip("_"):
+                name = f"_{klass.__name__.lstrip('_')}{name}"
+            names.append(name)
+    return names
+
+
+def _hidden_state_base(cls: type) -> type | None:
+    """The builtin or C base whose instance struct holds data that is neither in `__dict__`
+    nor in `__slots__` (None if there is none). This is the test CPython applies before
+    pickling an object with `object.__reduce_ex__`: the instance is larger than `object`
+    plus its dict and weakref pointers and its slots, or it has variable-size items."""
+
+    def hidden(klass: type) -> bool:
+        if klass.__itemsize__:
+            return True
+        size = object.__basicsize__ + _PTR * len(_slots_over_mro(klass))
+        if klass.__dictoffset__ and not klass.__flags__ & _MANAGED_DICT:
+            size += _PTR
+        if klass.__weakrefoffset__ > 0:
+            size += _PTR
+        return klass.__basicsize__ > size
+
+    if not hidden(cls):
+        return None
+    # The nearest base that has such data (Decimal for a Decimal subclass), or cls itself.
+    return next((klass for klass in cls.__mro__[1:] if hidden(klass)), cls)
+
+
+def _qualname(tp: type) -> str:
+    return tp.__qualname__ if tp.__module__ == "builtins" else f"{tp.__module__}.{tp.__qualname__}"
+
+
+def _slot_names(cls: type) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(_slots_over_mro(cls)))
+
+
+def _state_flags(cls: type) -> int:
+    """Whether `cls` defines its own __getstate__ / __setstate__, as pickle would see them.
+    The pair dataclasses adds to frozen slotted classes only restates the fields (which
+    SLOTS mode writes anyway) and is ignored."""
+
+    def own(method: Any) -> bool:
+        return getattr(method, "__module__", None) != "dataclasses"
+
+    getstate = getattr(cls, "__getstate__", None)
+    setstate = getattr(cls, "__setstate__", None)
+    flags = 0
+    if getstate is not None and getstate is not _OBJECT_GETSTATE and own(getstate):
+        flags |= GETSTATE
+    if setstate is not None and own(setstate):
+        flags |= SETSTATE
+    return flags
 
 
 def register(
@@ -69,10 +130,14 @@ def register(
     """Allow instances of `cls` to be encoded and decoded; returns `cls` (usable as a decorator).
 
     Enum, IntEnum and Flag classes travel as their member values; NamedTuple classes as their
-    fields; dataclasses and other classes as their instance `__dict__` (or their slots), rebuilt
-    with `cls.__new__(cls)` and no `__init__` call, as pickle does. `encode(obj) -> state` and
-    `decode(state) -> obj` replace that for any class. `name` (default `module.qualname`) is
-    what the data carries; decoding looks it up here and never imports anything.
+    fields (plus their instance `__dict__`, if they have one); dataclasses and other classes as
+    pickle writes them: their `__dict__` and slot values, or what `__getstate__()` returns,
+    rebuilt with `cls.__new__(cls)` and no `__init__` call, then `__setstate__(state)` if the
+    class defines it. Classes whose instances keep data elsewhere (subclasses of `Decimal`,
+    `deque`, `datetime`, `Exception`, C types such as `array.array`) are refused: they need
+    `encode(obj) -> state` and `decode(state) -> obj` hooks, which replace all of this for any
+    class. `name` (default `module.qualname`) is what the data carries; decoding looks it up
+    here and never imports anything.
     """
     if not isinstance(cls, type):
         raise TypeError(f"register() takes a class, not {type(cls).__name__}")
@@ -84,6 +149,7 @@ def register(
         raise TypeError("name must be a non-empty str")
 
     fields: tuple[str, ...] | None = None
+    flags = 0
     if encode is not None:
         if not callable(encode) or not callable(decode):
             raise TypeError("encode and decode must be callable")
@@ -92,22 +158,33 @@ def register(
         mode = _M["ENUM"]
     elif _is_namedtuple(cls):
         mode = _M["NAMEDTUPLE"]
+        fields = tuple(cls._fields)  # type: ignore[attr-defined]
+        flags = _state_flags(cls) | (HAS_DICT if cls.__dictoffset__ else 0)
     elif issubclass(cls, _BUILTIN_BASES):
         base = next(b for b in _BUILTIN_BASES if issubclass(cls, b))
         raise TypeError(
             f"{cls.__qualname__} subclasses {base.__name__}; register it with encode= and "
             "decode= hooks so its contents and its type both survive"
         )
-    elif getattr(cls, "__dictoffset__", 0):
-        mode = _M["DICT"]
+    elif (hidden := _hidden_state_base(cls)) is not None:
+        where = "" if hidden is cls else f" (in its base {_qualname(hidden)})"
+        raise TypeError(
+            f"{cls.__qualname__} instances keep data outside __dict__ and __slots__{where}, "
+            "which amber cannot write; register it with encode= and decode= hooks"
+        )
     else:
-        mode = _M["SLOTS"]
-        if dataclasses.is_dataclass(cls):
-            fields = tuple(f.name for f in dataclasses.fields(cls))
-        else:
+        flags = _state_flags(cls)
+        if cls.__dictoffset__:
+            mode = _M["DICT"]
             fields = _slot_names(cls)
+        else:
+            mode = _M["SLOTS"]
+            fields = _slot_names(cls)
+            if dataclasses.is_dataclass(cls):
+                names = tuple(f.name for f in dataclasses.fields(cls))
+                fields = names + tuple(n for n in fields if n not in names)
 
-    entry: Entry = (name, mode, cls, encode, decode, fields)
+    entry: Entry = (name, mode, cls, encode, decode, fields, flags)
     known = _by_name.get(name)
     if known is not None and known[2] is not cls:
         raise ValueError(f"name {name!r} is already registered for {known[2]!r}")
@@ -134,7 +211,7 @@ def registered() -> dict[str, type]:
 
 
 def _unsupported(tp: type) -> tuple[int, str]:
-    qual = tp.__qualname__ if tp.__module__ == "builtins" else f"{tp.__module__}.{tp.__qualname__}"
+    qual = _qualname(tp)
     if issubclass(tp, enum.Enum):
         why = f"Enum {qual} is not registered; call amber.register({tp.__qualname__})"
     elif dataclasses.is_dataclass(tp) or _is_namedtuple(tp):
@@ -145,8 +222,16 @@ def _unsupported(tp: type) -> tuple[int, str]:
             f"{qual} is a subclass of {base.__name__}; amber keeps types exactly, so register "
             "it with amber.register(cls, encode=..., decode=...)"
         )
+    elif _hidden_state_base(tp) is not None:
+        why = (
+            f"cannot encode objects of type {qual}, which keep data outside __dict__ and "
+            "__slots__; register the class with amber.register(cls, encode=..., decode=...)"
+        )
     else:
-        why = f"cannot encode objects of type {qual}; register the class with amber.register()"
+        why = (
+            f"cannot encode objects of type {qual}; register the class with "
+            f"amber.register({tp.__qualname__})"
+        )
     return (_K["UNSUPPORTED"], why)
 
 

@@ -14,6 +14,7 @@ import decimal
 import enum
 import fractions
 import sys
+import typing
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -36,7 +37,50 @@ class Point:
     y: int
 
 
-REGISTER = [(Color, "golden.Color"), (Point, "golden.Point")]
+class Slotted:
+    __slots__ = ("s",)
+
+    def __eq__(self, other: object) -> bool:
+        mine, theirs = getattr(self, "__dict__", None), getattr(other, "__dict__", None)
+        return type(other) is type(self) and (self.s, mine) == (getattr(other, "s", None), theirs)
+
+
+class Both(Slotted):
+    """A __dict__ and a slot: OBJECT_STATE with the pair (attributes, slots)."""
+
+
+class Pair(typing.NamedTuple):
+    a: int
+    b: str
+
+
+class Tagged(Pair):
+    """A named tuple with a __dict__: OBJECT_STATE with the fields as its base."""
+
+    def __eq__(self, other: object) -> bool:
+        return tuple.__eq__(self, other) is True and self.__dict__ == other.__dict__
+
+    __hash__ = tuple.__hash__
+
+
+class Secret:
+    """Its own __getstate__/__setstate__: OBJECT_STATE with what __getstate__ returns."""
+
+    def __init__(self, user: str) -> None:
+        self.user, self.token = user, None
+
+    def __getstate__(self) -> Any:
+        return self.user
+
+    def __setstate__(self, user: str) -> None:
+        self.user, self.token = user, None
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Secret and self.__dict__ == other.__dict__
+
+
+REGISTER: list[tuple[type, str]] = [(Color, "golden.Color"), (Point, "golden.Point")]
+REGISTER += [(Both, "golden.Both"), (Tagged, "golden.Tagged"), (Secret, "golden.Secret")]
 
 
 def _shared() -> Any:
@@ -48,6 +92,18 @@ def _cycle() -> Any:
     a: list[Any] = []
     a.append(a)
     return a
+
+
+def _both() -> Any:
+    b = Both()
+    b.s, b.d = 1, [2]
+    return b
+
+
+def _tagged(me: bool = False) -> Any:
+    t = Tagged(1, "z")
+    t.n = t if me else 3
+    return t
 
 
 def _tuple_cycle() -> Any:
@@ -117,6 +173,10 @@ CASES: list[tuple[str, Callable[[], Any], dict[str, Any]]] = [
     ("defaultdict", lambda: collections.defaultdict(list, {1: [2]}), {}),
     ("enum", lambda: Color.RED, {}),
     ("dataclass", lambda: Point(1, 2), {}),
+    ("object_state_slots", _both, {}),
+    ("object_state_namedtuple", _tagged, {}),
+    ("object_state_getstate", lambda: Secret("ann"), {}),
+    ("object_state_cycle", lambda: _tagged(me=True), {"identity": True}),
     ("ndarray", lambda: np.array([1, 2, 3], dtype="<i4"), {}),
     ("ndarray_fortran", lambda: np.asfortranarray(np.arange(6, dtype=">u2").reshape(2, 3)), {}),
     ("npscalar", lambda: np.float64(1.5), {}),

@@ -294,3 +294,33 @@ fn memo_numbering_follows_the_tag_not_the_registry() {
     build.extend_from_slice(&[f::MEMO_REF, 0]);
     validate(&frame(&build), Limits::default()).expect_err("OBJECT is not registered yet");
 }
+
+#[test]
+fn object_state_registers_after_its_base_and_before_its_state() {
+    let name = [f::FIXSTR + 1, b'C'];
+    let object_state = |base: &[u8], state: &[u8]| {
+        let mut body = vec![f::SHARE, f::OBJECT_STATE];
+        body.extend_from_slice(&name);
+        body.extend_from_slice(base);
+        body.extend_from_slice(state);
+        frame(&body)
+    };
+    let limits = Limits::default();
+    // The state may refer to the object: it is registered by then.
+    validate(&object_state(&[f::NONE], &[f::MEMO_REF, 0]), limits).expect("state refers to it");
+    let tuple = [f::FIXTUPLE + 1, 1];
+    validate(&object_state(&tuple, &[f::MEMO_REF, 0]), limits).expect("after a tuple base");
+    // Its base may not: the object is made from the base.
+    let self_base = [f::FIXTUPLE + 1, f::MEMO_REF, 0];
+    validate(&object_state(&self_base, &[f::NONE]), limits).expect_err("base refers to it");
+    // A missing state is a truncation; REPLACE may wrap an OBJECT_STATE.
+    let short = object_state(&[f::NONE], &[]);
+    let err = validate(&short, limits).expect_err("no state");
+    assert_eq!(err.offset, short.len());
+    let mut replaced = w::Out::new();
+    let at = w::write_share(&mut replaced);
+    w::replace_share(&mut replaced, at, 0);
+    replaced.extend(&[f::OBJECT_STATE, f::FIXSTR + 1, b'C']);
+    replaced.extend(&[f::FIXTUPLE + 1, f::SHARE, f::FIXLIST, f::NONE]);
+    validate(&frame(replaced.as_slice()), limits).expect("REPLACE before OBJECT_STATE");
+}

@@ -121,14 +121,28 @@ pub mod kind {
 pub mod mode {
     /// Enum members: the value; rebuilt with `cls(value)`.
     pub const ENUM: u8 = 1;
-    /// Instance `__dict__`; rebuilt with `cls.__new__(cls)` then a dict update.
+    /// Instance `__dict__` (and slots); made with `cls.__new__(cls)`, then
+    /// given the state.
     pub const DICT: u8 = 2;
-    /// Named slots/fields; rebuilt with `cls.__new__(cls)` then `object.__setattr__`.
+    /// Named slots/fields; made with `cls.__new__(cls)`, then
+    /// `object.__setattr__` per slot (or given the state).
     pub const SLOTS: u8 = 3;
-    /// Named tuples: the fields as a tuple; rebuilt with `tuple.__new__(cls, state)`.
+    /// Named tuples: the fields as a tuple; rebuilt with
+    /// `tuple.__new__(cls, fields)` (then given the state, if any).
     pub const NAMEDTUPLE: u8 = 4;
     /// User hooks: `encode(obj) -> state`, `decode(state) -> obj`.
     pub const HOOK: u8 = 5;
+}
+
+/// Entry flags, as `amber._registry` computes them when a class is
+/// registered: what pickle would use for its state.
+pub mod state {
+    /// The class defines its own `__getstate__`.
+    pub const GETSTATE: u8 = 1;
+    /// The class defines `__setstate__`.
+    pub const SETSTATE: u8 = 2;
+    /// Instances of the named tuple class have a `__dict__`.
+    pub const HAS_DICT: u8 = 4;
 }
 
 /// What `amber._registry` installs: the classifier and the name table.
@@ -160,7 +174,9 @@ pub fn registry(py: Python<'_>) -> PyResult<&Registry> {
     })
 }
 
-/// A registered class entry: `(name, mode, cls, encode, decode, fields)`.
+/// A registered class entry: `(name, mode, cls, encode, decode, names,
+/// flags)`. `names` is a tuple of str: the slot names (DICT), the dataclass
+/// fields and slot names (SLOTS), `_fields` (NAMEDTUPLE); None otherwise.
 pub struct Entry {
     pub name: Obj,
     pub mode: u8,
@@ -168,23 +184,55 @@ pub struct Entry {
     pub encode: Obj,
     pub decode: Obj,
     pub fields: Obj,
+    /// [`state`] bits.
+    pub flags: u8,
 }
 
 impl Entry {
     pub fn from_tuple(t: &Bound<'_, PyAny>) -> PyResult<Entry> {
-        let t = t.cast::<PyTuple>()?;
-        let get = |i: usize| -> PyResult<Obj> {
-            let item = t.get_item(i)?;
-            Ok(unsafe { Obj::from_borrowed(item.as_ptr()) })
+        let t = t.cast_exact::<PyTuple>()?;
+        if t.len() != 7 {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "a registry entry is a tuple of 7",
+            ));
+        }
+        let get = |i: usize| -> Obj {
+            // SAFETY: `t` is a live exact tuple of 7 items and i < 7; the
+            // tuple holds its items alive, and `from_borrowed` takes a
+            // reference of its own.
+            unsafe { Obj::from_borrowed(ffi::PyTuple_GET_ITEM(t.as_ptr(), i as ffi::Py_ssize_t)) }
+        };
+        let small = |i: usize| -> PyResult<u8> {
+            // SAFETY: as above; the borrowed item is read at once.
+            let item = unsafe { ffi::PyTuple_GET_ITEM(t.as_ptr(), i as ffi::Py_ssize_t) };
+            // SAFETY: `item` is a live object of the tuple.
+            let v = unsafe { ffi::PyLong_AsLong(item) };
+            u8::try_from(v).map_err(|_| {
+                PyErr::take(t.py()).unwrap_or_else(|| {
+                    pyo3::exceptions::PyValueError::new_err("a registry entry has a bad code")
+                })
+            })
         };
         Ok(Entry {
-            name: get(0)?,
-            mode: t.get_item(1)?.extract()?,
-            cls: get(2)?,
-            encode: get(3)?,
-            decode: get(4)?,
-            fields: get(5)?,
+            name: get(0),
+            mode: small(1)?,
+            cls: get(2),
+            encode: get(3),
+            decode: get(4),
+            fields: get(5),
+            flags: small(6)?,
         })
+    }
+
+    /// The slot names of a DICT or SLOTS class (the dataclass fields first,
+    /// for SLOTS), or the fields of a named tuple; empty for other modes.
+    pub fn names<'py>(&self, py: Python<'py>) -> Bound<'py, PyTuple> {
+        // SAFETY: the entry owns a reference to `fields`, so it is alive;
+        // the Bound takes a reference of its own.
+        let names = unsafe { Bound::from_borrowed_ptr(py, self.fields.ptr()) };
+        names
+            .cast_into::<PyTuple>()
+            .unwrap_or_else(|_| PyTuple::empty(py))
     }
 }
 

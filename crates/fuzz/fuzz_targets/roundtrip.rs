@@ -465,6 +465,12 @@ impl Build for Rebuild {
     fn object_build(&mut self, c: &Infallible, _: H) -> R<H> {
         match *c {}
     }
+    fn object_base(&mut self, c: &Infallible, _: H) -> R<H> {
+        match *c {}
+    }
+    fn object_setstate(&mut self, c: &Infallible, _: &H, _: H) -> R<()> {
+        match *c {}
+    }
     fn ndarray(&mut self, _: NdArray<'_, H>) -> R<H> {
         Err("ndarray")
     }

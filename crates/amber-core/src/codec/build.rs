@@ -122,6 +122,16 @@ pub trait Build {
     ) -> Result<(), Self::Err>;
     /// OBJECT: build an instance from its state; refuse classes made first.
     fn object_build(&mut self, class: &Self::Class, state: Self::V) -> Result<Self::V, Self::Err>;
+    /// OBJECT_STATE: make an instance from its base (None for classes made
+    /// empty, the fields of a named tuple).
+    fn object_base(&mut self, class: &Self::Class, base: Self::V) -> Result<Self::V, Self::Err>;
+    /// OBJECT_STATE: give a made instance its state, as pickle's BUILD does.
+    fn object_setstate(
+        &mut self,
+        class: &Self::Class,
+        obj: &Self::V,
+        state: Self::V,
+    ) -> Result<(), Self::Err>;
 
     fn ndarray(&mut self, array: NdArray<'_, Self::V>) -> Result<Self::V, Self::Err>;
     fn npscalar(&mut self, dtype: Self::V, raw: &[u8]) -> Result<Self::V, Self::Err>;

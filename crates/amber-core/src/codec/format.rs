@@ -102,7 +102,12 @@ pub const SHAPE_DEF: u8 = 0xD5;
 /// A dict with the keys of shape table entry `s`: the index, then one value
 /// per key.
 pub const SHAPED: u8 = 0xD6;
-// 0xD7..=0xDF are reserved: a decoder rejects them.
+/// A registered object written as pickle writes one: its class name, a base
+/// (None, or a named tuple's fields) it is made from, then a state given to
+/// it as pickle's BUILD does (`__setstate__`, or attributes and slots). It
+/// is registered after its base and before its state in identity mode.
+pub const OBJECT_STATE: u8 = 0xD7;
+// 0xD8..=0xDF are reserved: a decoder rejects them.
 
 /// `flags` bits of TIME and DATETIME.
 pub const DT_FOLD: u8 = 0x01;
@@ -164,8 +169,8 @@ pub fn lead(b: u8) -> Lead {
         0x70..=0x7F => Lead::FixDict((b - FIXDICT) as usize),
         0x80..=0x9F => Lead::FixRef((b - FIXREF) as usize),
         0xA0..=0xA7 => Lead::FixTuple((b - FIXTUPLE) as usize),
-        0xA8..=0xD6 => Lead::Tag(b),
-        0xD7..=0xDF => Lead::Reserved(b),
+        0xA8..=0xD7 => Lead::Tag(b),
+        0xD8..=0xDF => Lead::Reserved(b),
         0xE0..=0xFF => Lead::FixInt(b as i8 as i64),
     }
 }
@@ -208,7 +213,7 @@ pub fn tag_name(b: u8) -> &'static str {
             COUNTER => "Counter",
             DEFAULTDICT => "defaultdict",
             ENUM => "enum member",
-            OBJECT | OBJECT_FILL => "registered object",
+            OBJECT | OBJECT_FILL | OBJECT_STATE => "registered object",
             NDARRAY => "ndarray",
             NPSCALAR => "numpy scalar",
             SHARE => "share marker",

@@ -118,6 +118,12 @@ impl Build for Stats {
     fn object_build(&mut self, _: &(), _: ()) -> Result<(), Infallible> {
         self.none()
     }
+    fn object_base(&mut self, _: &(), _: ()) -> Result<(), Infallible> {
+        self.none()
+    }
+    fn object_setstate(&mut self, _: &(), _: &(), _: ()) -> Result<(), Infallible> {
+        Ok(())
+    }
     fn ndarray(&mut self, _: NdArray<'_, ()>) -> Result<(), Infallible> {
         self.none()
     }

@@ -4,6 +4,7 @@
 
 pub mod decode;
 pub mod encode;
+pub mod state;
 
 use amber_core::{Limits, DEFAULT_MAX_DEPTH};
 use pyo3::exceptions::PyValueError;

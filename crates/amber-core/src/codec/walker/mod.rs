@@ -188,7 +188,9 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                 f::DATE | f::TIME | f::DATETIME | f::TIMEDELTA => (self.time(t, at)?, false),
                 f::TZ_UTC | f::TZ_FIXED | f::TZ_ZONE => (self.tzinfo(t, at)?, false),
                 f::DECIMAL | f::UUID | f::FRACTION => (self.number(t, at)?, false),
-                f::ENUM | f::OBJECT | f::OBJECT_FILL => self.registered(t, shared, at)?,
+                f::ENUM | f::OBJECT | f::OBJECT_FILL | f::OBJECT_STATE => {
+                    self.registered(t, shared, at)?
+                }
                 f::NDARRAY | f::NPSCALAR => (self.numpy(t, at)?, false),
                 f::SHARE => return self.share(shared, at),
                 f::MEMO_REF | f::REPLACE => (self.reference(t, shared, at)?, false),
@@ -270,7 +272,7 @@ impl<'a, B: Build> Walker<'a, '_, B> {
         let wrapped = match self.r.peek() {
             Some(b) => {
                 matches!(f::lead(b), Lead::FixTuple(_))
-                    || matches!(b, f::TUPLE | f::FROZENSET | f::OBJECT)
+                    || matches!(b, f::TUPLE | f::FROZENSET | f::OBJECT | f::OBJECT_STATE)
             }
             None => false,
         };

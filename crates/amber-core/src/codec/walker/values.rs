@@ -79,8 +79,9 @@ impl<B: Build> Walker<'_, '_, B> {
         }
     }
 
-    /// ENUM, OBJECT and OBJECT_FILL after the tag; `true` when the object
-    /// was registered in the memo before its state (OBJECT_FILL, shared).
+    /// ENUM, OBJECT, OBJECT_FILL and OBJECT_STATE after the tag; `true` when
+    /// the object was registered in the memo before its state (OBJECT_FILL
+    /// or OBJECT_STATE, shared).
     pub(super) fn registered(
         &mut self,
         t: u8,
@@ -95,6 +96,10 @@ impl<B: Build> Walker<'_, '_, B> {
                 build!(w, at, w.b.enum_member(&class, value))
             })?;
             return Ok((v, false));
+        }
+        if t == f::OBJECT_STATE {
+            let v = self.nested(at, |w| w.object_state(at, shared))?;
+            return Ok((v, shared));
         }
         let fill = t == f::OBJECT_FILL;
         let v = self.nested(at, |w| w.object(at, fill, shared))?;
@@ -150,6 +155,21 @@ impl<B: Build> Walker<'_, '_, B> {
             let state = self.item()?;
             build!(self, at, self.b.object_build(&class, state))
         }
+    }
+
+    /// OBJECT_STATE after the tag: the class, the base the instance is made
+    /// from, then (the instance registered when shared) its state.
+    fn object_state(&mut self, at: usize, shared: bool) -> Res<B::V, B::Err> {
+        let name = self.item()?;
+        let class = build!(self, at, self.b.class(&name))?;
+        let base = self.item()?;
+        let obj = build!(self, at, self.b.object_base(&class, base))?;
+        if shared {
+            self.memo.push(obj.clone());
+        }
+        let state = self.item()?;
+        build!(self, at, self.b.object_setstate(&class, &obj, state))?;
+        Ok(obj)
     }
 
     fn dt_flags(&mut self, at: usize) -> Res<u8, B::Err> {

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyList, PyString, PyTuple};
 
 use super::PyBuilder;
+use crate::codec::state;
 use crate::ffi::obj::Obj;
 use crate::types::{self, datetime_api, mode, Entry};
 
@@ -142,35 +143,21 @@ impl<'py> PyBuilder<'py, '_> {
             .cast::<PyDict>()
             .map_err(|_| PyValueError::new_err("object state must be a dict"))?;
         let obj = self.bound(obj);
+        // The state is set directly: OBJECT_FILL never goes through
+        // __setstate__ (OBJECT_STATE does).
         if class.mode == mode::DICT {
-            obj.getattr("__dict__")?.call_method1("update", (state,))?;
+            state::check_attrs(class, state).map_err(PyValueError::new_err)?;
+            state::set_attrs(&obj, state)
         } else {
-            let setattr = self
-                .py
-                .import("builtins")?
-                .getattr("object")?
-                .getattr("__setattr__")?;
-            for (k, v) in state.iter() {
-                if !k.is_exact_instance_of::<PyString>() {
-                    return Err(PyValueError::new_err("attribute names must be str"));
-                }
-                setattr.call1((&obj, k, v))?;
-            }
+            state::check_slots(self.py, class, state).map_err(PyValueError::new_err)?;
+            state::set_slots(&obj, state)
         }
-        Ok(())
     }
 
     pub(super) fn object_build_(&mut self, class: &Entry, state: Obj) -> PyResult<Obj> {
         let state = self.bound(&state);
-        let cls = self.bound(&class.cls);
         let obj = match class.mode {
-            mode::NAMEDTUPLE => {
-                if !state.is_exact_instance_of::<PyTuple>() {
-                    return Err(PyValueError::new_err("named tuple state must be a tuple"));
-                }
-                let tuple_new = self.py.get_type::<PyTuple>().getattr("__new__")?;
-                tuple_new.call1((&cls, state))?
-            }
+            mode::NAMEDTUPLE => self.named_tuple(class, &state)?,
             mode::HOOK => self.bound(&class.decode).call1((state,))?,
             _ => {
                 return Err(PyValueError::new_err(format!(
@@ -180,6 +167,48 @@ impl<'py> PyBuilder<'py, '_> {
             }
         };
         Ok(self.obj(obj))
+    }
+
+    /// OBJECT_STATE: a DICT or SLOTS class made empty from a None base, a
+    /// named tuple from its fields.
+    pub(super) fn object_base_(&mut self, class: &Entry, base: Obj) -> PyResult<Obj> {
+        let base = self.bound(&base);
+        let made_empty = matches!(class.mode, mode::DICT | mode::SLOTS);
+        if made_empty && base.is_none() {
+            return self.object_new_(class);
+        }
+        if class.mode == mode::NAMEDTUPLE {
+            let obj = self.named_tuple(class, &base)?;
+            return Ok(self.obj(obj));
+        }
+        Err(PyValueError::new_err(format!(
+            "class {} is not made from {} base",
+            self.bound(&class.name),
+            if base.is_none() { "a None" } else { "this" }
+        )))
+    }
+
+    /// A named tuple from its fields: `tuple.__new__(cls, fields)`, without
+    /// calling the class's own `__new__`.
+    fn named_tuple(
+        &self,
+        class: &Entry,
+        fields: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let fields = fields
+            .cast_exact::<PyTuple>()
+            .map_err(|_| PyValueError::new_err("the fields of a named tuple must be a tuple"))?;
+        let want = class.names(py).len();
+        if fields.len() != want {
+            return Err(PyValueError::new_err(format!(
+                "{} has {want} fields, the state has {} items",
+                self.bound(&class.name),
+                fields.len()
+            )));
+        }
+        let tuple_new = py.get_type::<PyTuple>().getattr("__new__")?;
+        tuple_new.call1((self.bound(&class.cls), fields))
     }
 
     /// Rebuild a dtype from its description (see the encoder's `dtype_descr`).

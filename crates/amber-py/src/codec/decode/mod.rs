@@ -52,6 +52,18 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
         }
     }
 
+    /// A DICT or SLOTS class made empty: `cls.__new__(cls)`.
+    fn object_new_(&self, class: &Entry) -> PyResult<Obj> {
+        if !matches!(class.mode, mode::DICT | mode::SLOTS) {
+            return Err(PyValueError::new_err(format!(
+                "class {} is rebuilt from its state, not filled in",
+                self.bound(&class.name)
+            )));
+        }
+        let cls = self.bound(&class.cls);
+        Ok(self.obj(cls.call_method1("__new__", (&cls,))?))
+    }
+
     fn bound(&self, o: &Obj) -> Bound<'py, PyAny> {
         unsafe { Bound::from_borrowed_ptr(self.py, o.ptr()) }
     }
@@ -337,14 +349,7 @@ impl<'py> Build for PyBuilder<'py, '_> {
     }
 
     fn object_new(&mut self, class: &Entry) -> PyResult<Obj> {
-        if !matches!(class.mode, mode::DICT | mode::SLOTS) {
-            return Err(PyValueError::new_err(format!(
-                "class {} is rebuilt from its state, not filled in",
-                self.bound(&class.name)
-            )));
-        }
-        let cls = self.bound(&class.cls);
-        Ok(self.obj(cls.call_method1("__new__", (&cls,))?))
+        self.object_new_(class)
     }
 
     fn object_fill(&mut self, class: &Entry, obj: &Obj, state: Obj) -> PyResult<()> {
@@ -353,6 +358,14 @@ impl<'py> Build for PyBuilder<'py, '_> {
 
     fn object_build(&mut self, class: &Entry, state: Obj) -> PyResult<Obj> {
         self.object_build_(class, state)
+    }
+
+    fn object_base(&mut self, class: &Entry, base: Obj) -> PyResult<Obj> {
+        self.object_base_(class, base)
+    }
+
+    fn object_setstate(&mut self, class: &Entry, obj: &Obj, state: Obj) -> PyResult<()> {
+        crate::codec::state::apply(class, &self.bound(obj), &self.bound(&state))
     }
 
     fn ndarray(&mut self, array: NdArray<'_, Obj>) -> PyResult<Obj> {

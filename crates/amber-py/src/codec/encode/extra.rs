@@ -5,7 +5,7 @@ use amber_core::codec::format as f;
 use amber_core::codec::writer as w;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use super::{fail, Encoder, Memo, OrFail, R};
 use crate::ffi::obj::Obj;
@@ -334,75 +334,28 @@ impl<'py> Encoder<'py> {
     unsafe fn registered(&mut self, o: *mut ffi::PyObject, entry: &Bound<'py, PyAny>) -> R {
         let py = self.py;
         let e = types::Entry::from_tuple(entry).or_fail()?;
+        // SAFETY: `o` is alive (the caller holds it); the new reference keeps
+        // it alive while hooks and `__getstate__` run Python code.
         let _keep = unsafe { Obj::from_borrowed(o) };
+        // SAFETY: as above; the Bound takes a reference of its own.
         let obj = unsafe { Bound::from_borrowed_ptr(py, o) };
-        if e.mode == mode::ENUM {
-            self.out.push(f::ENUM);
-            let value = obj.getattr("_value_").or_fail()?;
-            return self.nested(|enc| unsafe {
-                enc.str(e.name.ptr(), usize::MAX, true)?;
-                enc.item(value.as_ptr())
-            });
-        }
-        let construct_first = matches!(e.mode, mode::DICT | mode::SLOTS);
-        let memo = unsafe { self.memo_before(o, construct_first) };
-        if let Memo::Done = memo {
-            return Ok(());
-        }
-        self.out.push(if construct_first {
-            f::OBJECT_FILL
-        } else {
-            f::OBJECT
-        });
-        self.nested(|enc| unsafe { enc.object_state(o, &obj, &e) })?;
-        if let (false, Memo::Shared(at)) = (construct_first, memo) {
-            self.memo_after_immutable(o, at);
-        }
-        Ok(())
-    }
-
-    /// OBJECT after its tag: the class name and the state.
-    unsafe fn object_state(
-        &mut self,
-        o: *mut ffi::PyObject,
-        obj: &Bound<'py, PyAny>,
-        e: &types::Entry,
-    ) -> R {
-        let py = self.py;
-        unsafe { self.str(e.name.ptr(), usize::MAX, true) }?;
         match e.mode {
-            mode::DICT => {
-                let state = obj.getattr("__dict__").or_fail()?;
-                if !state.is_exact_instance_of::<PyDict>() {
-                    return fail("instance __dict__ is not a dict");
-                }
-                unsafe { self.item(state.as_ptr()) }?;
+            mode::ENUM => {
+                self.out.push(f::ENUM);
+                let value = obj.getattr("_value_").or_fail()?;
+                // SAFETY: the entry owns its name, a str (registry names are
+                // checked to be str); `value` is held by its Bound.
+                self.nested(|enc| unsafe {
+                    enc.str(e.name.ptr(), usize::MAX, true)?;
+                    enc.item(value.as_ptr())
+                })
             }
-            mode::SLOTS => {
-                let fields = unsafe { Bound::from_borrowed_ptr(py, e.fields.ptr()) };
-                let state = PyDict::new(py);
-                for name in fields.try_iter().or_fail()? {
-                    let name = name.or_fail()?;
-                    let name = name.cast::<PyString>().map_err(PyErr::from).or_fail()?;
-                    // Unset slots are left out, as pickle does.
-                    if let Ok(v) = obj.getattr(name) {
-                        state.set_item(name, v).or_fail()?;
-                    }
-                }
-                unsafe { self.item(state.as_ptr()) }?;
-            }
-            mode::NAMEDTUPLE => {
-                let n = unsafe { ffi::PyTuple_GET_SIZE(o) } as usize;
-                w::write_tuple_header(&mut self.out, n);
-                unsafe { self.tuple_items(o, n) }?;
-            }
-            _ => {
-                let encode = unsafe { Bound::from_borrowed_ptr(py, e.encode.ptr()) };
-                let state = encode.call1((obj,)).or_fail()?;
-                unsafe { self.item(state.as_ptr()) }?;
-            }
+            // SAFETY (the three below): `o` is a live instance of the class
+            // of `e`, kept alive by `_keep`.
+            mode::DICT | mode::SLOTS => unsafe { self.made_first(o, &obj, &e) },
+            mode::NAMEDTUPLE => unsafe { self.named_tuple(o, &obj, &e) },
+            _ => unsafe { self.hooked(o, &obj, &e) },
         }
-        Ok(())
     }
 
     unsafe fn ndarray(&mut self, o: *mut ffi::PyObject) -> R {

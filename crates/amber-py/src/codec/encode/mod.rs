@@ -11,6 +11,7 @@
 
 mod extra;
 mod hitrate;
+mod objects;
 mod shapes;
 mod strings;
 
