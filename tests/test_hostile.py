@@ -192,3 +192,100 @@ def test_random_garbage_after_valid_header_is_fast() -> None:
         with contextlib.suppress(amber.DecodeError):
             amber.loads(frame(body))
     assert time.perf_counter() - t0 < 5
+
+
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def ndarray_frame(dtype: Any, dims: list[int], data: bytes = b"", oob: bool = False) -> bytes:
+    """NDARRAY with dtype description `dtype` (any encodable value), C order."""
+    body = b"\xcd" + amber.dumps(dtype)[8:] + bytes([len(dims)])
+    body += b"".join(varint(d) for d in dims)
+    body += b"\x02\x00" if oob else b"\x00" + varint(len(data)) + b"\x00" + data
+    return frame(body)
+
+
+ZERO_ITEMSIZE: list[Any] = [
+    "|S0",
+    "a0",
+    "<U0",
+    "|V0",
+    {"names": [], "formats": [], "offsets": [], "itemsize": 0},
+]
+
+
+@pytest.mark.filterwarnings("ignore:Data type alias 'a':DeprecationWarning")
+@pytest.mark.parametrize("descr", ZERO_ITEMSIZE, ids=str)
+@pytest.mark.parametrize("how", ["copy", "zero_copy", "oob"])
+def test_zero_itemsize_arrays_hold_only_input_bytes(descr: Any, how: str) -> None:
+    # NumPy makes an unsized S0/U0 dtype S1/U1 when it allocates an array
+    # itself: a decoder that let it would hand out memory it never wrote.
+    pytest.importorskip("numpy")
+    data = ndarray_frame(descr, [4096], oob=how == "oob")
+    a = amber.loads(data, zero_copy=how == "zero_copy", buffers=[b""] if how == "oob" else None)
+    assert a.shape == (4096,)
+    assert a.dtype.itemsize == 0 and a.nbytes == 0
+    assert a.tobytes() == b""
+
+
+@pytest.mark.filterwarnings("ignore:Data type alias 'a':DeprecationWarning")
+@pytest.mark.parametrize("descr", ZERO_ITEMSIZE, ids=str)
+def test_zero_itemsize_array_of_2_to_33_items_allocates_nothing(descr: Any) -> None:
+    import tracemalloc
+
+    pytest.importorskip("numpy")
+    data = ndarray_frame(descr, [2**33])
+    tracemalloc.start()
+    try:
+        a = amber.loads(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, f"allocated {peak} bytes for a {len(data)}-byte frame"
+    assert a.shape == (2**33,) and a.nbytes == 0
+
+
+def test_zero_itemsize_array_beyond_numpy_limits_is_a_decode_error() -> None:
+    pytest.importorskip("numpy")
+    decode_error(ndarray_frame("|V0", [2**40, 2**40]))
+    decode_error(ndarray_frame("|S0", [2**64 - 1]))
+
+
+@pytest.mark.parametrize(
+    ("descr", "dims"),
+    [
+        ("<i4", [0]),
+        (">M8", [0, 3]),
+        ({"names": [], "formats": [], "offsets": [], "itemsize": 2**31 - 1}, [0]),
+    ],
+    ids=str,
+)
+def test_empty_arrays_allocate_nothing(descr: Any, dims: list[int]) -> None:
+    import tracemalloc
+
+    pytest.importorskip("numpy")
+    data = ndarray_frame(descr, dims)
+    tracemalloc.start()
+    try:
+        a = amber.loads(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20 and a.nbytes == 0 and a.shape == tuple(dims)
+
+
+def test_array_bytes_come_from_the_input() -> None:
+    np = pytest.importorskip("numpy")
+    payload = bytes(range(1, 25))
+    for descr, dims in [("<i4", [6]), ("|S3", [2, 4]), ("|V8", [3]), (">M8[s]", [3])]:
+        for zero_copy in (False, True):
+            a = amber.loads(ndarray_frame(descr, dims, payload), zero_copy=zero_copy)
+            assert a.tobytes() == payload and a.dtype == np.dtype(descr)
+    for descr, n in [("<i4", 23), ("|S0", 1), ("<U0", 4)]:
+        decode_error(ndarray_frame(descr, [6], payload[:n]))

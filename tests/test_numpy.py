@@ -84,3 +84,18 @@ def test_object_arrays_are_refused() -> None:
 def test_array_subclass_is_refused() -> None:
     with pytest.raises(amber.EncodeError):
         amber.dumps(np.ma.masked_array([1, 2]))
+
+
+ZERO_ITEMSIZE = ["S0", "<U0", ">U0", "V0", [("a", "S0")], []]
+ZERO_SIZE = [(0,), (2, 0)]
+NO_BYTES = [(dt, shape) for dt in ZERO_ITEMSIZE for shape in [*ZERO_SIZE, (5,), (3, 4)]]
+NO_BYTES += [(dt, shape) for dt in [">M8", "<m8", ">i4", [("a", ">M8")]] for shape in ZERO_SIZE]
+
+
+@pytest.mark.parametrize(("dtype", "shape"), NO_BYTES, ids=str)
+def test_arrays_without_bytes_keep_their_dtype(dtype: Any, shape: tuple[int, ...]) -> None:
+    # np.empty would turn S0 into S1 and >M8 into <M8; pickle keeps both.
+    a = np.ndarray(shape, dtype=np.dtype(dtype))
+    out = amber.loads(amber.dumps(a))
+    assert_exact(out, a)
+    assert out.dtype.str == a.dtype.str and out.nbytes == 0

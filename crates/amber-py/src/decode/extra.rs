@@ -293,11 +293,25 @@ impl<'py> PyBuilder<'py, '_> {
                     .call_method("reshape", (shape,), Some(&kw))?
             }
             None => {
-                // No bytes to view: an empty shape or a zero-size dtype.
+                // No bytes: an empty shape or a zero-size dtype. The ndarray
+                // constructor keeps the dtype as given; np.empty would not
+                // (it makes an unsized S0/U0 into S1/U1 of memory it never
+                // wrote, and a generic >M8 into <M8).
                 kw.set_item("dtype", &dtype)?;
-                np.getattr("empty")?.call((shape,), Some(&kw))?
+                np.getattr("ndarray")?.call((shape,), Some(&kw))?
             }
         };
+        // The array must hold the bytes it was given and no others, by the
+        // itemsize of the dtype NumPy actually built.
+        let built: usize = arr.getattr("nbytes")?.extract()?;
+        if built != nbytes {
+            return Err(PyValueError::new_err(format!(
+                "NumPy built an array of {built} bytes from dtype {} and shape {:?}, the data \
+                 is {nbytes}",
+                dtype.str()?,
+                a.shape
+            )));
+        }
         Ok(self.obj(arr))
     }
 
