@@ -289,3 +289,22 @@ def test_array_bytes_come_from_the_input() -> None:
             assert a.tobytes() == payload and a.dtype == np.dtype(descr)
     for descr, n in [("<i4", 23), ("|S0", 1), ("<U0", 4)]:
         decode_error(ndarray_frame(descr, [6], payload[:n]))
+
+
+def npscalar_frame(dtype: Any, raw: bytes) -> bytes:
+    return frame(b"\xce" + amber.dumps(dtype)[8:] + varint(len(raw)) + raw)
+
+
+def test_zero_size_scalars_read_no_bytes() -> None:
+    np = pytest.importorskip("numpy")
+    for descr, want in [("|S0", np.bytes_(b"")), ("<U0", np.str_("")), ("|V0", np.void(b""))]:
+        got = amber.loads(npscalar_frame(descr, b""))
+        assert type(got) is type(want) and got.dtype == want.dtype and got.item() == want.item()
+        decode_error(npscalar_frame(descr, b"\x00"))
+    decode_error(npscalar_frame("<U0", b"\x00" * 4))
+
+
+def test_scalar_of_a_subarray_dtype_is_refused() -> None:
+    pytest.importorskip("numpy")
+    err = decode_error(npscalar_frame(["<i4", (2,)], bytes(8)))
+    assert "subarray" in str(err)

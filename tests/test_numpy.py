@@ -99,3 +99,35 @@ def test_arrays_without_bytes_keep_their_dtype(dtype: Any, shape: tuple[int, ...
     out = amber.loads(amber.dumps(a))
     assert_exact(out, a)
     assert out.dtype.str == a.dtype.str and out.nbytes == 0
+
+
+ZERO_SIZE_SCALARS = [
+    np.str_(""),
+    np.bytes_(b""),
+    np.void(b""),
+    np.zeros(1, dtype=[])[0],
+    np.zeros(1, dtype=[("a", "S0"), ("b", "V0")])[0],
+]
+
+
+@pytest.mark.parametrize("scalar", ZERO_SIZE_SCALARS, ids=repr)
+def test_zero_size_scalars(scalar: Any) -> None:
+    out = amber.loads(amber.dumps(scalar))
+    assert_exact(out, scalar)
+    assert out.dtype.str == scalar.dtype.str and out.dtype.descr == scalar.dtype.descr
+    assert out.item() == scalar.item()
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        np.zeros(4, dtype=[("S", "S0"), ("b", "u1")])["S"],
+        np.zeros((3, 2), dtype=[("U", "<U0"), ("b", "u1")])["U"][::2],
+        np.zeros(5, dtype=[("e", []), ("b", "<i4")])["e"],
+    ],
+    ids=lambda v: str(v.dtype),
+)
+def test_zero_itemsize_views(view: Any) -> None:
+    out = amber.loads(amber.dumps(view))
+    assert_exact(out, view)
+    assert out.dtype.str == view.dtype.str and out.shape == view.shape and out.nbytes == 0

@@ -120,6 +120,8 @@ CASES: list[tuple[str, Callable[[], Any], dict[str, Any]]] = [
     ("ndarray", lambda: np.array([1, 2, 3], dtype="<i4"), {}),
     ("ndarray_fortran", lambda: np.asfortranarray(np.arange(6, dtype=">u2").reshape(2, 3)), {}),
     ("npscalar", lambda: np.float64(1.5), {}),
+    ("ndarray_zero_itemsize", lambda: np.ndarray((2, 3), dtype="S0"), {}),
+    ("npscalar_zero_itemsize", lambda: np.str_(""), {}),
     ("shared", _shared, {"identity": True}),
     ("cycle", _cycle, {"identity": True}),
     ("tuple_cycle", _tuple_cycle, {"identity": True}),

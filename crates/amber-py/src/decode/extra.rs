@@ -317,7 +317,13 @@ impl<'py> PyBuilder<'py, '_> {
 
     pub(super) fn npscalar_(&mut self, dtype: Obj, raw: &[u8]) -> PyResult<Obj> {
         let py = self.py;
+        let np = types::numpy(py)?;
         let dtype = self.dtype(&self.bound(&dtype), 0)?;
+        if !dtype.getattr("subdtype")?.is_none() {
+            return Err(PyValueError::new_err(
+                "numpy scalar dtype must not be a subarray",
+            ));
+        }
         let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
         if itemsize != raw.len() {
             return Err(PyValueError::new_err(
@@ -326,10 +332,18 @@ impl<'py> PyBuilder<'py, '_> {
         }
         let kw = PyDict::new(py);
         kw.set_item("dtype", &dtype)?;
-        kw.set_item("count", 1)?;
-        let arr = types::numpy(py)?
-            .getattr("frombuffer")?
-            .call((pyo3::types::PyBytes::new(py, raw),), Some(&kw))?;
-        Ok(self.obj(arr.get_item(0)?))
+        let scalar = if itemsize == 0 {
+            // frombuffer refuses a zero itemsize: a 0-d array without bytes
+            // (see ndarray_) gives the scalar, which reads none.
+            np.getattr("ndarray")?
+                .call(((),), Some(&kw))?
+                .get_item(())?
+        } else {
+            kw.set_item("count", 1)?;
+            np.getattr("frombuffer")?
+                .call((pyo3::types::PyBytes::new(py, raw),), Some(&kw))?
+                .get_item(0)?
+        };
+        Ok(self.obj(scalar))
     }
 }

@@ -415,6 +415,18 @@ impl<'py> Encoder<'py> {
             .is_truthy()
             .or_fail()?;
         let fortran = f_contig && !c_contig;
+        let nbytes: usize = arr.getattr("nbytes").or_fail()?.extract().or_fail()?;
+        self.out.push(f::NDARRAY);
+        let descr = dtype_descr(py, &dtype).or_fail()?;
+        unsafe { self.item(descr.as_ptr()) }?;
+        let shape: Vec<u64> = arr.getattr("shape").or_fail()?.extract().or_fail()?;
+        if nbytes == 0 {
+            // Nothing to copy or view (an empty shape or a zero-size dtype):
+            // a contiguous copy would turn an unsized S0/U0 into S1/U1.
+            w::write_ndarray_shape(&mut self.out, &shape, fortran, None);
+            w::write_ndarray_data(&mut self.out, self.frame_start, &[]);
+            return Ok(());
+        }
         let arr = if c_contig || f_contig {
             arr
         } else {
@@ -423,33 +435,43 @@ impl<'py> Encoder<'py> {
                 .call_method1("ascontiguousarray", (arr,))
                 .or_fail()?
         };
-        self.out.push(f::NDARRAY);
-        let descr = dtype_descr(py, &dtype).or_fail()?;
-        unsafe { self.item(descr.as_ptr()) }?;
-        let shape: Vec<u64> = arr.getattr("shape").or_fail()?.extract().or_fail()?;
-        let nbytes: usize = arr.getattr("nbytes").or_fail()?.extract().or_fail()?;
+        unsafe { self.ndarray_data(&arr, &shape, fortran, nbytes) }
+    }
+
+    /// NDARRAY after its dtype: the shape, flags and the `nbytes` bytes of
+    /// the contiguous array `arr`, in band or out of band.
+    unsafe fn ndarray_data(
+        &mut self,
+        arr: &Bound<'py, PyAny>,
+        shape: &[u64],
+        fortran: bool,
+        nbytes: usize,
+    ) -> R {
         // A flat byte view in memory order: works for every dtype, even those
         // the buffer protocol cannot describe (datetime64).
         let c_order = if fortran {
             arr.getattr("T").or_fail()?
         } else {
-            arr
+            arr.clone()
         };
         let flat = c_order
             .call_method1("reshape", (-1,))
             .and_then(|a| a.call_method1("view", ("u1",)))
             .or_fail()?;
-        let oob = if nbytes >= self.opts.oob_threshold && nbytes > 0 {
+        let oob = if nbytes >= self.opts.oob_threshold {
             unsafe { self.out_of_band(flat.as_ptr()) }?
         } else {
             None
         };
-        w::write_ndarray_shape(&mut self.out, &shape, fortran, oob);
+        w::write_ndarray_shape(&mut self.out, shape, fortran, oob);
         if oob.is_none() {
             let buf = pyo3::buffer::PyBuffer::<u8>::get(&flat).or_fail()?;
             if buf.len_bytes() != nbytes {
                 return fail("array byte view has an unexpected size");
             }
+            // SAFETY: `buf` holds the export of `flat`, a C-contiguous uint8
+            // array of `nbytes` bytes (checked just above), so the pointer is
+            // valid for `nbytes` reads until `buf` drops after the copy.
             let data = unsafe { std::slice::from_raw_parts(buf.buf_ptr() as *const u8, nbytes) };
             w::write_ndarray_data(&mut self.out, self.frame_start, data);
         }
@@ -471,14 +493,24 @@ impl<'py> Encoder<'py> {
         self.out.push(f::NPSCALAR);
         let descr = dtype_descr(py, &dtype).or_fail()?;
         unsafe { self.item(descr.as_ptr()) }?;
+        let itemsize: usize = dtype.getattr("itemsize").or_fail()?.extract().or_fail()?;
         let raw = s.call_method0("tobytes").or_fail()?;
-        w::write_blob(
-            &mut self.out,
-            raw.cast::<PyBytes>()
-                .map_err(PyErr::from)
-                .or_fail()?
-                .as_bytes(),
-        );
+        let raw = raw.cast::<PyBytes>().map_err(PyErr::from).or_fail()?;
+        // A zero-size str_ or bytes_ still shows NumPy's NUL padding in
+        // tobytes(); its value is its dtype alone.
+        let raw = if itemsize == 0 {
+            &[][..]
+        } else {
+            raw.as_bytes()
+        };
+        if raw.len() != itemsize {
+            return fail(format!(
+                "NumPy scalar of dtype {} has {} bytes, its dtype says {itemsize}",
+                dtype.str().or_fail()?,
+                raw.len()
+            ));
+        }
+        w::write_blob(&mut self.out, raw);
         Ok(())
     }
 }
