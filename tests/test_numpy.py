@@ -131,3 +131,28 @@ def test_zero_itemsize_views(view: Any) -> None:
     out = amber.loads(amber.dumps(view))
     assert_exact(out, view)
     assert out.dtype.str == view.dtype.str and out.shape == view.shape and out.nbytes == 0
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        np.dtype(
+            {"names": ["a", "b"], "formats": ["<i4", "<f8"], "offsets": [0, 8], "itemsize": 24}
+        ),
+        np.dtype([("a", "u1"), ("b", "<i8")], align=True),
+        np.dtype([("a", "<i2"), ("s", [("x", "u1"), ("y", "<f4")], (2,))], align=True),
+    ],
+    ids=str,
+)
+def test_views_keep_padding_bytes_of_their_items(dtype: Any) -> None:
+    # A contiguous copy made field by field leaves the padding between and
+    # after fields as whatever the allocator returned: it must not reach
+    # the frame. Each item is written with the bytes it has in the array.
+    raw = bytes(i % 251 + 1 for i in range(6 * dtype.itemsize))
+    base = np.frombuffer(raw, dtype=dtype).reshape(2, 3)
+    view = base[:, ::2]
+    data = amber.dumps(view)
+    items = [raw[k * dtype.itemsize : (k + 1) * dtype.itemsize] for k in (0, 2, 3, 5)]
+    assert b"".join(items) in data
+    out = amber.loads(data)
+    assert out.tobytes() == b"".join(items) and out.dtype == dtype and out.shape == (2, 2)

@@ -430,10 +430,17 @@ impl<'py> Encoder<'py> {
         let arr = if c_contig || f_contig {
             arr
         } else {
-            types::numpy(py)
-                .or_fail()?
-                .call_method1("ascontiguousarray", (arr,))
-                .or_fail()?
+            // Copied as raw items (void of the item size): a copy in the
+            // array's own dtype goes field by field and leaves the padding
+            // between fields as whatever the allocator returned.
+            let np = types::numpy(py).or_fail()?;
+            let itemsize = dtype.getattr("itemsize").or_fail()?;
+            let raw = np
+                .getattr("dtype")
+                .and_then(|d| d.call1(((np.getattr("void")?, itemsize),)))
+                .or_fail()?;
+            let items = arr.call_method1("view", (raw,)).or_fail()?;
+            np.call_method1("ascontiguousarray", (items,)).or_fail()?
         };
         unsafe { self.ndarray_data(&arr, &shape, fortran, nbytes) }
     }
