@@ -308,3 +308,41 @@ def test_scalar_of_a_subarray_dtype_is_refused() -> None:
     pytest.importorskip("numpy")
     err = decode_error(npscalar_frame(["<i4", (2,)], bytes(8)))
     assert "subarray" in str(err)
+
+
+STRUCT = {"names": ["a"], "formats": ["<i4"], "offsets": [0], "itemsize": 4}
+
+
+@pytest.mark.parametrize(
+    "descr",
+    [
+        ("<i4",),
+        ("<i4", {"metadata": {}}, None),
+        ("<i4", {}),
+        ("<i4", {"other": 1}),
+        ("<i4", {"metadata": [("a", 1)]}),
+        ("<i4", {"record": True}),
+        ("|V4", {"record": 1}),
+        (["|V4", (1,)], {"record": True}),
+        (("<i4", {"metadata": {}}), {"metadata": {}}),
+        ("<i4", {"titles": ["t"]}),
+        (STRUCT, {"titles": ["t", None]}),
+        (STRUCT, {"titles": [b"t"]}),
+        (STRUCT, {"titles": ("t",)}),
+        (STRUCT, {"titles": ["a"]}),
+    ],
+    ids=str,
+)
+def test_malformed_dtype_extras_are_refused(descr: Any) -> None:
+    pytest.importorskip("numpy")
+    err = decode_error(ndarray_frame(descr, [1], b"\x00" * 4))
+    assert err.offset == 8 and err.path == "$"
+    decode_error(npscalar_frame(descr, b"\x00" * 4))
+
+
+def test_dtype_extras_build_what_they_say() -> None:
+    np = pytest.importorskip("numpy")
+    a = amber.loads(ndarray_frame((STRUCT, {"titles": ["T"], "record": True}), [1], bytes(4)))
+    assert a.dtype.type is np.record and a.dtype.fields["a"][2] == "T"
+    a = amber.loads(ndarray_frame(("<i2", {"metadata": {"u": [1]}}), [2], bytes(4)))
+    assert a.dtype == np.dtype("<i2") and a.dtype.metadata == {"u": [1]}

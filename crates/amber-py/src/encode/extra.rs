@@ -5,7 +5,7 @@ use amber_core::format as f;
 use amber_core::writer as w;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
 use super::{fail, Encoder, Memo, OrFail, R};
 use crate::obj::Obj;
@@ -135,7 +135,8 @@ impl<'py> Encoder<'py> {
         body(self)
     }
 
-    /// An immutable value that may be shared (bytes): memo after writing.
+    /// An immutable value that may be shared (bytes, arrays): memo after
+    /// writing.
     unsafe fn shared_leaf(
         &mut self,
         o: *mut ffi::PyObject,
@@ -147,6 +148,14 @@ impl<'py> Encoder<'py> {
             Memo::Plain => body(self),
             Memo::Shared(at) => {
                 body(self)?;
+                // Only an array can reach itself (through its dtype's
+                // metadata), and REPLACE cannot stand before an array.
+                if self.memo.contains_key(&(o as usize)) {
+                    return fail(
+                        "the array refers to itself through its dtype's metadata; amber \
+                         cannot encode this cycle",
+                    );
+                }
                 self.memo_after_immutable(o, at);
                 Ok(())
             }
@@ -417,8 +426,7 @@ impl<'py> Encoder<'py> {
         let fortran = f_contig && !c_contig;
         let nbytes: usize = arr.getattr("nbytes").or_fail()?.extract().or_fail()?;
         self.out.push(f::NDARRAY);
-        let descr = dtype_descr(py, &dtype).or_fail()?;
-        unsafe { self.item(descr.as_ptr()) }?;
+        unsafe { self.dtype(o, &dtype) }?;
         let shape: Vec<u64> = arr.getattr("shape").or_fail()?.extract().or_fail()?;
         if nbytes == 0 {
             // Nothing to copy or view (an empty shape or a zero-size dtype):
@@ -498,8 +506,7 @@ impl<'py> Encoder<'py> {
             return fail("NumPy object scalars cannot be encoded");
         }
         self.out.push(f::NPSCALAR);
-        let descr = dtype_descr(py, &dtype).or_fail()?;
-        unsafe { self.item(descr.as_ptr()) }?;
+        unsafe { self.dtype(o, &dtype) }?;
         let itemsize: usize = dtype.getattr("itemsize").or_fail()?.extract().or_fail()?;
         let raw = s.call_method0("tobytes").or_fail()?;
         let raw = raw.cast::<PyBytes>().map_err(PyErr::from).or_fail()?;
@@ -520,42 +527,6 @@ impl<'py> Encoder<'py> {
         w::write_blob(&mut self.out, raw);
         Ok(())
     }
-}
-
-/// A dtype as plain data: its `str` for simple dtypes; `[base, shape]` for
-/// subarrays; `{"names", "formats", "offsets", "itemsize"}` for structured
-/// ones (formats recursively). The decoder rebuilds it with `numpy.dtype`.
-fn dtype_descr<'py>(py: Python<'py>, dtype: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let sub = dtype.getattr("subdtype")?;
-    if !sub.is_none() {
-        let base = sub.get_item(0)?;
-        let shape = sub.get_item(1)?;
-        return Ok(PyList::new(py, [dtype_descr(py, &base)?, shape])?.into_any());
-    }
-    let fields = dtype.getattr("fields")?;
-    if fields.is_none() {
-        return dtype.getattr("str");
-    }
-    let names = dtype.getattr("names")?;
-    let formats = PyList::empty(py);
-    let offsets = PyList::empty(py);
-    for name in names.try_iter()? {
-        let field = fields.get_item(name?)?;
-        formats.append(dtype_descr(py, &field.get_item(0)?)?)?;
-        offsets.append(field.get_item(1)?)?;
-    }
-    let d = PyDict::new(py);
-    d.set_item(
-        "names",
-        PyList::new(py, names.try_iter()?.collect::<PyResult<Vec<_>>>()?)?,
-    )?;
-    d.set_item("formats", formats)?;
-    d.set_item("offsets", offsets)?;
-    d.set_item("itemsize", dtype.getattr("itemsize")?)?;
-    if dtype.getattr("isalignedstruct")?.is_truthy()? {
-        d.set_item("aligned", true)?;
-    }
-    Ok(d.into_any())
 }
 
 /// The code of a builtin defaultdict factory, or `None` if it has none.
