@@ -70,17 +70,13 @@ impl<'py> Encoder<'py> {
     /// The description of `dtype`, the dtype of the array or scalar
     /// `owner`. Errors are placed under `.dtype`: fields by name, a
     /// subarray's base as `.base`, metadata as `.metadata`.
-    pub(super) unsafe fn dtype(
-        &mut self,
-        owner: *mut ffi::PyObject,
-        dtype: &Bound<'py, PyAny>,
-    ) -> R {
-        unsafe { self.dtype_descr(dtype) }.within(|| seg(".dtype"), owner)?;
+    pub(super) fn dtype(&mut self, owner: *mut ffi::PyObject, dtype: &Bound<'py, PyAny>) -> R {
+        self.dtype_descr(dtype).within(|| seg(".dtype"), owner)?;
         Ok(())
     }
 
     /// Write the description of `dtype`; true if no level has extras.
-    unsafe fn dtype_descr(&mut self, dtype: &Bound<'py, PyAny>) -> R<bool> {
+    fn dtype_descr(&mut self, dtype: &Bound<'py, PyAny>) -> R<bool> {
         let py = self.py;
         let known = self.plain_dtypes.has(dtype);
         let mut form = form(py, dtype)?;
@@ -90,7 +86,7 @@ impl<'py> Encoder<'py> {
             extras(py, dtype, &mut form)?
         };
         let Some(x) = x else {
-            let plain = unsafe { self.dtype_plain(dtype, form) }?;
+            let plain = self.dtype_plain(dtype, form)?;
             if plain && !known {
                 self.plain_dtypes.add(dtype);
             }
@@ -100,28 +96,29 @@ impl<'py> Encoder<'py> {
         // tuple rather than drop what it carries.
         w::write_tuple_header(&mut self.out, 2);
         self.nested(|e| {
-            unsafe { e.dtype_plain(dtype, form) }?;
-            unsafe { e.dtype_extras(dtype, x) }
+            e.dtype_plain(dtype, form)?;
+            e.dtype_extras(dtype, x)
         })?;
         Ok(false)
     }
 
     /// The str, `[base, shape]` or structured dict form; true if no part
     /// has extras.
-    unsafe fn dtype_plain(&mut self, dtype: &Bound<'py, PyAny>, form: Form<'py>) -> R<bool> {
+    fn dtype_plain(&mut self, dtype: &Bound<'py, PyAny>, form: Form<'py>) -> R<bool> {
         let py = self.py;
         let (names, formats, offsets) = match form {
             Form::Simple => {
                 let s = dtype.getattr("str").or_fail()?;
-                unsafe { self.item(s.as_ptr()) }?;
+                self.obj(&s)?;
                 return Ok(true);
             }
             Form::Subarray { base, shape } => {
                 w::write_list_header(&mut self.out, 2);
                 return self.nested_with(|e| {
-                    let plain =
-                        unsafe { e.dtype_descr(&base) }.within(|| seg(".base"), dtype.as_ptr())?;
-                    unsafe { e.item(shape.as_ptr()) }?;
+                    let plain = e
+                        .dtype_descr(&base)
+                        .within(|| seg(".base"), dtype.as_ptr())?;
+                    e.obj(&shape)?;
                     Ok(plain)
                 });
             }
@@ -139,9 +136,9 @@ impl<'py> Encoder<'py> {
             .and_then(|a| a.is_truthy())
             .or_fail()?;
         w::write_dict_header(&mut self.out, if aligned { 5 } else { 4 });
-        self.nested_with(|e| unsafe {
+        self.nested_with(|e| {
             e.key_name(intern!(py, "names"))?;
-            e.item(names_list.as_ptr())?;
+            e.obj(&names_list)?;
             e.key_name(intern!(py, "formats"))?;
             w::write_list_header(&mut e.out, formats.len());
             let plain = e.nested_with(|e| {
@@ -154,9 +151,9 @@ impl<'py> Encoder<'py> {
                 Ok(plain)
             })?;
             e.key_name(intern!(py, "offsets"))?;
-            e.item(offsets.as_ptr())?;
+            e.obj(&offsets)?;
             e.key_name(intern!(py, "itemsize"))?;
-            e.item(itemsize.as_ptr())?;
+            e.obj(&itemsize)?;
             if aligned {
                 e.key_name(intern!(py, "aligned"))?;
                 w::write_bool(&mut e.out, true);
@@ -166,14 +163,14 @@ impl<'py> Encoder<'py> {
     }
 
     /// The extras dict: `titles`, `record`, `metadata`, in this order.
-    unsafe fn dtype_extras(&mut self, dtype: &Bound<'py, PyAny>, x: Extras<'py>) -> R {
+    fn dtype_extras(&mut self, dtype: &Bound<'py, PyAny>, x: Extras<'py>) -> R {
         let py = self.py;
         let n = x.titles.is_some() as usize + x.record as usize + x.metadata.is_some() as usize;
         w::write_dict_header(&mut self.out, n);
-        self.nested(|e| unsafe {
+        self.nested(|e| {
             if let Some(titles) = &x.titles {
                 e.key_name(intern!(py, "titles"))?;
-                e.item(titles.as_ptr())?;
+                e.obj(titles)?;
             }
             if x.record {
                 e.key_name(intern!(py, "record"))?;
@@ -181,15 +178,25 @@ impl<'py> Encoder<'py> {
             }
             if let Some(metadata) = &x.metadata {
                 e.key_name(intern!(py, "metadata"))?;
-                e.item(metadata.as_ptr())
+                e.obj(metadata)
                     .within(|| seg(".metadata"), dtype.as_ptr())?;
             }
             Ok(())
         })
     }
 
-    unsafe fn key_name(&mut self, k: &Bound<'py, PyString>) -> R {
+    /// A str dict key, written like the keys of any dict.
+    fn key_name(&mut self, k: &Bound<'py, PyString>) -> R {
+        // SAFETY: `k` is a live exact str for the whole call, which is all
+        // `str` needs of the pointer.
         unsafe { self.str(k.as_ptr(), strings::MAX_KEY_LEN, true) }
+    }
+
+    /// Any live object, as an item.
+    fn obj(&mut self, o: &Bound<'py, PyAny>) -> R {
+        // SAFETY: `o` is alive for the whole call (the caller holds it),
+        // which is all `item` needs of the pointer.
+        unsafe { self.item(o.as_ptr()) }
     }
 
     /// `nested` for a body that returns a value.

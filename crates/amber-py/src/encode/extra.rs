@@ -426,7 +426,7 @@ impl<'py> Encoder<'py> {
         let fortran = f_contig && !c_contig;
         let nbytes: usize = arr.getattr("nbytes").or_fail()?.extract().or_fail()?;
         self.out.push(f::NDARRAY);
-        unsafe { self.dtype(o, &dtype) }?;
+        self.dtype(o, &dtype)?;
         let shape: Vec<u64> = arr.getattr("shape").or_fail()?.extract().or_fail()?;
         if nbytes == 0 {
             // Nothing to copy or view (an empty shape or a zero-size dtype):
@@ -450,12 +450,12 @@ impl<'py> Encoder<'py> {
             let items = arr.call_method1("view", (raw,)).or_fail()?;
             np.call_method1("ascontiguousarray", (items,)).or_fail()?
         };
-        unsafe { self.ndarray_data(&arr, &shape, fortran, nbytes) }
+        self.ndarray_data(&arr, &shape, fortran, nbytes)
     }
 
     /// NDARRAY after its dtype: the shape, flags and the `nbytes` bytes of
     /// the contiguous array `arr`, in band or out of band.
-    unsafe fn ndarray_data(
+    fn ndarray_data(
         &mut self,
         arr: &Bound<'py, PyAny>,
         shape: &[u64],
@@ -474,6 +474,7 @@ impl<'py> Encoder<'py> {
             .and_then(|a| a.call_method1("view", ("u1",)))
             .or_fail()?;
         let oob = if nbytes >= self.opts.oob_threshold {
+            // SAFETY: `flat` is a live array held for the whole call.
             unsafe { self.out_of_band(flat.as_ptr()) }?
         } else {
             None
@@ -481,11 +482,11 @@ impl<'py> Encoder<'py> {
         w::write_ndarray_shape(&mut self.out, shape, fortran, oob);
         if oob.is_none() {
             let buf = pyo3::buffer::PyBuffer::<u8>::get(&flat).or_fail()?;
-            if buf.len_bytes() != nbytes {
+            if buf.len_bytes() != nbytes || !buf.is_c_contiguous() {
                 return fail("array byte view has an unexpected size");
             }
-            // SAFETY: `buf` holds the export of `flat`, a C-contiguous uint8
-            // array of `nbytes` bytes (checked just above), so the pointer is
+            // SAFETY: `buf` holds the export of `flat`, a C-contiguous buffer
+            // of `nbytes` bytes (both checked just above), so the pointer is
             // valid for `nbytes` reads until `buf` drops after the copy.
             let data = unsafe { std::slice::from_raw_parts(buf.buf_ptr() as *const u8, nbytes) };
             w::write_ndarray_data(&mut self.out, self.frame_start, data);
@@ -506,7 +507,7 @@ impl<'py> Encoder<'py> {
             return fail("NumPy object scalars cannot be encoded");
         }
         self.out.push(f::NPSCALAR);
-        unsafe { self.dtype(o, &dtype) }?;
+        self.dtype(o, &dtype)?;
         let itemsize: usize = dtype.getattr("itemsize").or_fail()?.extract().or_fail()?;
         let raw = s.call_method0("tobytes").or_fail()?;
         let raw = raw.cast::<PyBytes>().map_err(PyErr::from).or_fail()?;
