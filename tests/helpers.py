@@ -17,15 +17,15 @@ def assert_exact(got: Any, want: Any, path: str = "$") -> None:
     """Same type and value at every depth (NaN equals NaN; Decimal keeps its exponent)."""
     assert type(got) is type(want), f"{path}: type {type(got).__name__} != {type(want).__name__}"
     if np is not None and isinstance(want, np.ndarray):
-        assert got.dtype == want.dtype, f"{path}: dtype {got.dtype} != {want.dtype}"
-        assert got.dtype.isalignedstruct == want.dtype.isalignedstruct, f"{path}: aligned"
+        assert_same_dtype(got.dtype, want.dtype, path + ".dtype")
         assert got.shape == want.shape, f"{path}: shape"
         assert got.tobytes() == want.tobytes(), f"{path}: data"
         if want.flags.f_contiguous and not want.flags.c_contiguous:
             assert got.flags.f_contiguous, f"{path}: Fortran order lost"
         return
     if np is not None and isinstance(want, np.generic):
-        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), path
+        assert_same_dtype(got.dtype, want.dtype, path + ".dtype")
+        assert got.tobytes() == want.tobytes(), path
         return
     if isinstance(want, float):
         assert math.copysign(1, got) == math.copysign(1, want), f"{path}: sign"
@@ -59,3 +59,21 @@ def assert_exact(got: Any, want: Any, path: str = "$") -> None:
         assert_exact(list(got), list(want), path)
         return
     assert got == want, f"{path}: {got!r} != {want!r}"
+
+
+def assert_same_dtype(got: Any, want: Any, path: str) -> None:
+    """Equal dtypes with the same byte order, field titles, metadata and record type."""
+    assert got == want and got.str == want.str, f"{path}: {got!r} != {want!r}"
+    assert got.isalignedstruct == want.isalignedstruct, f"{path}: aligned"
+    assert (got.type is np.record) == (want.type is np.record), f"{path}: record type"
+    assert (got.metadata is None) == (want.metadata is None), f"{path}: metadata"
+    if want.metadata is not None:
+        assert_exact(dict(got.metadata), dict(want.metadata), path + ".metadata")
+    assert got.names == want.names, f"{path}: names"
+    for name in want.names or ():
+        g, w = got.fields[name], want.fields[name]
+        assert g[1:] == w[1:], f"{path}[{name!r}]: offset or title"
+        assert_same_dtype(g[0], w[0], f"{path}[{name!r}]")
+    if want.subdtype is not None:
+        assert got.subdtype[1] == want.subdtype[1], f"{path}: subarray shape"
+        assert_same_dtype(got.subdtype[0], want.subdtype[0], path + ".base")

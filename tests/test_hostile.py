@@ -356,3 +356,157 @@ def test_object_states_are_checked_against_the_class() -> None:
     sl = amber.loads(frame(obj(0xD7, b"Sl", none, b"\xa2" + none + x1)))
     assert type(sl) is Slots2 and sl.x == 1 and not hasattr(sl, "y")
     assert type(amber.loads(frame(obj(0xD7, b"Sl", none, none)))) is Slots2
+
+
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def ndarray_frame(dtype: Any, dims: list[int], data: bytes = b"", oob: bool = False) -> bytes:
+    """NDARRAY with dtype description `dtype` (any encodable value), C order."""
+    body = b"\xcd" + amber.dumps(dtype)[8:] + bytes([len(dims)])
+    body += b"".join(varint(d) for d in dims)
+    body += b"\x02\x00" if oob else b"\x00" + varint(len(data)) + b"\x00" + data
+    return frame(body)
+
+
+ZERO_ITEMSIZE: list[Any] = [
+    "|S0",
+    "a0",
+    "<U0",
+    "|V0",
+    {"names": [], "formats": [], "offsets": [], "itemsize": 0},
+]
+
+
+@pytest.mark.filterwarnings("ignore:Data type alias 'a':DeprecationWarning")
+@pytest.mark.parametrize("descr", ZERO_ITEMSIZE, ids=str)
+@pytest.mark.parametrize("how", ["copy", "zero_copy", "oob"])
+def test_zero_itemsize_arrays_hold_only_input_bytes(descr: Any, how: str) -> None:
+    # NumPy makes an unsized S0/U0 dtype S1/U1 when it allocates an array
+    # itself: a decoder that let it would hand out memory it never wrote.
+    pytest.importorskip("numpy")
+    data = ndarray_frame(descr, [4096], oob=how == "oob")
+    a = amber.loads(data, zero_copy=how == "zero_copy", buffers=[b""] if how == "oob" else None)
+    assert a.shape == (4096,)
+    assert a.dtype.itemsize == 0 and a.nbytes == 0
+    assert a.tobytes() == b""
+
+
+@pytest.mark.filterwarnings("ignore:Data type alias 'a':DeprecationWarning")
+@pytest.mark.parametrize("descr", ZERO_ITEMSIZE, ids=str)
+def test_zero_itemsize_array_of_2_to_33_items_allocates_nothing(descr: Any) -> None:
+    import tracemalloc
+
+    pytest.importorskip("numpy")
+    data = ndarray_frame(descr, [2**33])
+    tracemalloc.start()
+    try:
+        a = amber.loads(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20, f"allocated {peak} bytes for a {len(data)}-byte frame"
+    assert a.shape == (2**33,) and a.nbytes == 0
+
+
+def test_zero_itemsize_array_beyond_numpy_limits_is_a_decode_error() -> None:
+    pytest.importorskip("numpy")
+    decode_error(ndarray_frame("|V0", [2**40, 2**40]))
+    decode_error(ndarray_frame("|S0", [2**64 - 1]))
+
+
+@pytest.mark.parametrize(
+    ("descr", "dims"),
+    [
+        ("<i4", [0]),
+        (">M8", [0, 3]),
+        ({"names": [], "formats": [], "offsets": [], "itemsize": 2**31 - 1}, [0]),
+    ],
+    ids=str,
+)
+def test_empty_arrays_allocate_nothing(descr: Any, dims: list[int]) -> None:
+    import tracemalloc
+
+    pytest.importorskip("numpy")
+    data = ndarray_frame(descr, dims)
+    tracemalloc.start()
+    try:
+        a = amber.loads(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20 and a.nbytes == 0 and a.shape == tuple(dims)
+
+
+def test_array_bytes_come_from_the_input() -> None:
+    np = pytest.importorskip("numpy")
+    payload = bytes(range(1, 25))
+    for descr, dims in [("<i4", [6]), ("|S3", [2, 4]), ("|V8", [3]), (">M8[s]", [3])]:
+        for zero_copy in (False, True):
+            a = amber.loads(ndarray_frame(descr, dims, payload), zero_copy=zero_copy)
+            assert a.tobytes() == payload and a.dtype == np.dtype(descr)
+    for descr, n in [("<i4", 23), ("|S0", 1), ("<U0", 4)]:
+        decode_error(ndarray_frame(descr, [6], payload[:n]))
+
+
+def npscalar_frame(dtype: Any, raw: bytes) -> bytes:
+    return frame(b"\xce" + amber.dumps(dtype)[8:] + varint(len(raw)) + raw)
+
+
+def test_zero_size_scalars_read_no_bytes() -> None:
+    np = pytest.importorskip("numpy")
+    for descr, want in [("|S0", np.bytes_(b"")), ("<U0", np.str_("")), ("|V0", np.void(b""))]:
+        got = amber.loads(npscalar_frame(descr, b""))
+        assert type(got) is type(want) and got.dtype == want.dtype and got.item() == want.item()
+        decode_error(npscalar_frame(descr, b"\x00"))
+    decode_error(npscalar_frame("<U0", b"\x00" * 4))
+
+
+def test_scalar_of_a_subarray_dtype_is_refused() -> None:
+    pytest.importorskip("numpy")
+    err = decode_error(npscalar_frame(["<i4", (2,)], bytes(8)))
+    assert "subarray" in str(err)
+
+
+STRUCT = {"names": ["a"], "formats": ["<i4"], "offsets": [0], "itemsize": 4}
+
+
+@pytest.mark.parametrize(
+    "descr",
+    [
+        ("<i4",),
+        ("<i4", {"metadata": {}}, None),
+        ("<i4", {}),
+        ("<i4", {"other": 1}),
+        ("<i4", {"metadata": [("a", 1)]}),
+        ("<i4", {"record": True}),
+        ("|V4", {"record": 1}),
+        (["|V4", (1,)], {"record": True}),
+        (("<i4", {"metadata": {}}), {"metadata": {}}),
+        ("<i4", {"titles": ["t"]}),
+        (STRUCT, {"titles": ["t", None]}),
+        (STRUCT, {"titles": [b"t"]}),
+        (STRUCT, {"titles": ("t",)}),
+        (STRUCT, {"titles": ["a"]}),
+    ],
+    ids=str,
+)
+def test_malformed_dtype_extras_are_refused(descr: Any) -> None:
+    pytest.importorskip("numpy")
+    err = decode_error(ndarray_frame(descr, [1], b"\x00" * 4))
+    assert err.offset == 8 and err.path == "$"
+    decode_error(npscalar_frame(descr, b"\x00" * 4))
+
+
+def test_dtype_extras_build_what_they_say() -> None:
+    np = pytest.importorskip("numpy")
+    a = amber.loads(ndarray_frame((STRUCT, {"titles": ["T"], "record": True}), [1], bytes(4)))
+    assert a.dtype.type is np.record and a.dtype.fields["a"][2] == "T"
+    a = amber.loads(ndarray_frame(("<i2", {"metadata": {"u": [1]}}), [2], bytes(4)))
+    assert a.dtype == np.dtype("<i2") and a.dtype.metadata == {"u": [1]}

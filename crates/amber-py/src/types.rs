@@ -33,6 +33,13 @@ lazy_class!(defaultdict, "collections", "defaultdict");
 lazy_class!(timezone, "datetime", "timezone");
 lazy_class!(zoneinfo, "zoneinfo", "ZoneInfo");
 lazy_class!(pickle_buffer, "pickle", "PickleBuffer");
+lazy_class!(
+    /// Only looked up for a dtype, which exists only once numpy is imported.
+    np_void,
+    "numpy",
+    "void"
+);
+lazy_class!(np_record, "numpy", "record");
 
 /// Whether `ZoneInfo(key)` can load `key` without importing a module that
 /// the key names. `ZoneInfo` reads the key's file from the system's zone

@@ -211,15 +211,43 @@ impl<'py> PyBuilder<'py, '_> {
         tuple_new.call1((self.bound(&class.cls), fields))
     }
 
-    /// Rebuild a dtype from its description (see the encoder's `dtype_descr`).
+    /// Rebuild a dtype from its description (see `codec/encode/dtype.rs`).
     fn dtype(&self, descr: &Bound<'py, PyAny>, depth: usize) -> PyResult<Bound<'py, PyAny>> {
-        let py = self.py;
-        let np = types::numpy(py)?;
         if depth > 32 {
             return Err(PyValueError::new_err("dtype description nested too deeply"));
         }
-        let dtype = if descr.is_exact_instance_of::<PyString>() {
-            np.getattr("dtype")?.call1((descr,))?
+        let dtype = match descr.cast_exact::<PyTuple>() {
+            Ok(t) => self.dtype_with_extras(t, depth)?,
+            Err(_) => self.dtype_plain(descr, depth, None)?,
+        };
+        if dtype.getattr("hasobject")?.is_truthy()? {
+            return Err(PyValueError::new_err(
+                "dtypes holding Python objects are refused",
+            ));
+        }
+        Ok(dtype)
+    }
+
+    /// The str, `[base, shape]` or structured dict form; `titles` only for
+    /// the last.
+    fn dtype_plain(
+        &self,
+        descr: &Bound<'py, PyAny>,
+        depth: usize,
+        titles: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let np = types::numpy(py)?;
+        if let Ok(d) = descr.cast::<PyDict>() {
+            return self.dtype_struct(d, depth, titles);
+        }
+        if titles.is_some() {
+            return Err(PyValueError::new_err(
+                "dtype titles need a structured dtype",
+            ));
+        }
+        if descr.is_exact_instance_of::<PyString>() {
+            np.getattr("dtype")?.call1((descr,))
         } else if let Ok(l) = descr.cast::<PyList>() {
             if l.len() != 2 {
                 return Err(PyValueError::new_err(
@@ -229,40 +257,107 @@ impl<'py> PyBuilder<'py, '_> {
             let base = self.dtype(&l.get_item(0)?, depth + 1)?;
             let shape: Vec<usize> = l.get_item(1)?.extract()?;
             np.getattr("dtype")?
-                .call1(((base, PyTuple::new(py, shape)?),))?
-        } else if let Ok(d) = descr.cast::<PyDict>() {
-            let spec = PyDict::new(py);
-            for key in ["names", "offsets", "itemsize"] {
-                let v = d
-                    .get_item(key)?
-                    .ok_or_else(|| PyValueError::new_err(format!("dtype lacks {key}")))?;
-                spec.set_item(key, v)?;
-            }
-            let formats = d
-                .get_item("formats")?
-                .ok_or_else(|| PyValueError::new_err("dtype lacks formats"))?;
-            let formats = formats
-                .cast::<PyList>()
-                .map_err(|_| PyValueError::new_err("dtype formats must be a list"))?;
-            let built = PyList::empty(py);
-            for f in formats.iter() {
-                built.append(self.dtype(&f, depth + 1)?)?;
-            }
-            spec.set_item("formats", built)?;
-            if let Some(aligned) = d.get_item("aligned")? {
-                if !aligned.is_exact_instance_of::<pyo3::types::PyBool>() {
-                    return Err(PyValueError::new_err("dtype aligned flag must be a bool"));
-                }
-                spec.set_item("aligned", aligned)?;
-            }
-            np.getattr("dtype")?.call1((spec,))?
+                .call1(((base, PyTuple::new(py, shape)?),))
         } else {
-            return Err(PyValueError::new_err("invalid dtype description"));
+            Err(PyValueError::new_err("invalid dtype description"))
+        }
+    }
+
+    /// `{names, formats, offsets, itemsize[, aligned]}` and the titles.
+    fn dtype_struct(
+        &self,
+        d: &Bound<'py, PyDict>,
+        depth: usize,
+        titles: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let spec = PyDict::new(py);
+        for key in ["names", "offsets", "itemsize"] {
+            let v = d
+                .get_item(key)?
+                .ok_or_else(|| PyValueError::new_err(format!("dtype lacks {key}")))?;
+            spec.set_item(key, v)?;
+        }
+        let formats = d
+            .get_item("formats")?
+            .ok_or_else(|| PyValueError::new_err("dtype lacks formats"))?;
+        let formats = formats
+            .cast::<PyList>()
+            .map_err(|_| PyValueError::new_err("dtype formats must be a list"))?;
+        let built = PyList::empty(py);
+        for f in formats.iter() {
+            built.append(self.dtype(&f, depth + 1)?)?;
+        }
+        spec.set_item("formats", built)?;
+        if let Some(aligned) = d.get_item("aligned")? {
+            if !aligned.is_exact_instance_of::<pyo3::types::PyBool>() {
+                return Err(PyValueError::new_err("dtype aligned flag must be a bool"));
+            }
+            spec.set_item("aligned", aligned)?;
+        }
+        if let Some(titles) = titles {
+            let ok = titles.cast_exact::<PyList>().is_ok_and(|t| {
+                t.len() == formats.len()
+                    && t.iter()
+                        .all(|x| x.is_none() || x.is_exact_instance_of::<PyString>())
+            });
+            if !ok {
+                return Err(PyValueError::new_err(
+                    "dtype titles must be a list of str or None, one per field",
+                ));
+            }
+            spec.set_item("titles", titles)?;
+        }
+        types::numpy(py)?.getattr("dtype")?.call1((spec,))
+    }
+
+    /// `(description, extras)`: the description's dtype with the field
+    /// titles, record type and metadata that `extras` gives.
+    fn dtype_with_extras(
+        &self,
+        t: &Bound<'py, PyTuple>,
+        depth: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let np = types::numpy(py)?;
+        let bad = |msg: &str| Err(PyValueError::new_err(msg.to_string()));
+        if t.len() != 2 {
+            return bad("dtype description with extras must be (description, extras)");
+        }
+        let inner = t.get_item(0)?;
+        if inner.is_exact_instance_of::<PyTuple>() {
+            return bad("dtype extras cannot wrap dtype extras");
+        }
+        let extras = t.get_item(1)?;
+        let Ok(extras) = extras.cast_exact::<PyDict>() else {
+            return bad("dtype extras must be a dict");
         };
-        if dtype.getattr("hasobject")?.is_truthy()? {
-            return Err(PyValueError::new_err(
-                "dtypes holding Python objects are refused",
-            ));
+        let (mut titles, mut record, mut metadata) = (None, false, None);
+        for (k, v) in extras.iter() {
+            match k.extract::<String>().as_deref() {
+                Ok("titles") => titles = Some(v),
+                Ok("record") if v.is(pyo3::types::PyBool::new(py, true)) => record = true,
+                Ok("metadata") if v.is_exact_instance_of::<PyDict>() => metadata = Some(v),
+                _ => return bad("dtype extras: titles (list), record (True), metadata (dict)"),
+            }
+        }
+        if extras.is_empty() {
+            return bad("dtype extras must not be empty");
+        }
+        let mut dtype = self.dtype_plain(&inner, depth, titles.as_ref())?;
+        if record {
+            let void: i64 = dtype.getattr("num")?.extract()?;
+            if void != 20 || !dtype.getattr("subdtype")?.is_none() {
+                return bad("dtype record type needs a void or structured dtype");
+            }
+            dtype = np
+                .getattr("dtype")?
+                .call1(((np.getattr("record")?, dtype),))?;
+        }
+        if let Some(metadata) = metadata {
+            let kw = PyDict::new(py);
+            kw.set_item("metadata", metadata)?;
+            dtype = np.getattr("dtype")?.call((dtype,), Some(&kw))?;
         }
         Ok(dtype)
     }
@@ -322,17 +417,37 @@ impl<'py> PyBuilder<'py, '_> {
                     .call_method("reshape", (shape,), Some(&kw))?
             }
             None => {
-                // No bytes to view: an empty shape or a zero-size dtype.
+                // No bytes: an empty shape or a zero-size dtype. The ndarray
+                // constructor keeps the dtype as given; np.empty would not
+                // (it makes an unsized S0/U0 into S1/U1 of memory it never
+                // wrote, and a generic >M8 into <M8).
                 kw.set_item("dtype", &dtype)?;
-                np.getattr("empty")?.call((shape,), Some(&kw))?
+                np.getattr("ndarray")?.call((shape,), Some(&kw))?
             }
         };
+        // The array must hold the bytes it was given and no others, by the
+        // itemsize of the dtype NumPy actually built.
+        let built: usize = arr.getattr("nbytes")?.extract()?;
+        if built != nbytes {
+            return Err(PyValueError::new_err(format!(
+                "NumPy built an array of {built} bytes from dtype {} and shape {:?}, the data \
+                 is {nbytes}",
+                dtype.str()?,
+                a.shape
+            )));
+        }
         Ok(self.obj(arr))
     }
 
     pub(super) fn npscalar_(&mut self, dtype: Obj, raw: &[u8]) -> PyResult<Obj> {
         let py = self.py;
+        let np = types::numpy(py)?;
         let dtype = self.dtype(&self.bound(&dtype), 0)?;
+        if !dtype.getattr("subdtype")?.is_none() {
+            return Err(PyValueError::new_err(
+                "numpy scalar dtype must not be a subarray",
+            ));
+        }
         let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
         if itemsize != raw.len() {
             return Err(PyValueError::new_err(
@@ -341,10 +456,18 @@ impl<'py> PyBuilder<'py, '_> {
         }
         let kw = PyDict::new(py);
         kw.set_item("dtype", &dtype)?;
-        kw.set_item("count", 1)?;
-        let arr = types::numpy(py)?
-            .getattr("frombuffer")?
-            .call((pyo3::types::PyBytes::new(py, raw),), Some(&kw))?;
-        Ok(self.obj(arr.get_item(0)?))
+        let scalar = if itemsize == 0 {
+            // frombuffer refuses a zero itemsize: a 0-d array without bytes
+            // (see ndarray_) gives the scalar, which reads none.
+            np.getattr("ndarray")?
+                .call(((),), Some(&kw))?
+                .get_item(())?
+        } else {
+            kw.set_item("count", 1)?;
+            np.getattr("frombuffer")?
+                .call((pyo3::types::PyBytes::new(py, raw),), Some(&kw))?
+                .get_item(0)?
+        };
+        Ok(self.obj(scalar))
     }
 }

@@ -5,7 +5,7 @@ use amber_core::codec::format as f;
 use amber_core::codec::writer as w;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyTuple};
 
 use super::{fail, Encoder, Memo, OrFail, R};
 use crate::ffi::obj::Obj;
@@ -149,7 +149,8 @@ impl<'py> Encoder<'py> {
         body(self)
     }
 
-    /// An immutable value that may be shared (bytes): memo after writing.
+    /// An immutable value that may be shared (bytes, arrays): memo after
+    /// writing.
     unsafe fn shared_leaf(
         &mut self,
         o: *mut ffi::PyObject,
@@ -161,6 +162,14 @@ impl<'py> Encoder<'py> {
             Memo::Plain => body(self),
             Memo::Shared(at) => {
                 body(self)?;
+                // Only an array can reach itself (through its dtype's
+                // metadata), and REPLACE cannot stand before an array.
+                if self.memo.contains_key(&(o as usize)) {
+                    return fail(
+                        "the array refers to itself through its dtype's metadata; amber \
+                         cannot encode this cycle",
+                    );
+                }
                 self.memo_after_immutable(o, at);
                 Ok(())
             }
@@ -383,41 +392,70 @@ impl<'py> Encoder<'py> {
             .is_truthy()
             .or_fail()?;
         let fortran = f_contig && !c_contig;
+        let nbytes: usize = arr.getattr("nbytes").or_fail()?.extract().or_fail()?;
+        self.out.push(f::NDARRAY);
+        self.dtype(o, &dtype)?;
+        let shape: Vec<u64> = arr.getattr("shape").or_fail()?.extract().or_fail()?;
+        if nbytes == 0 {
+            // Nothing to copy or view (an empty shape or a zero-size dtype):
+            // a contiguous copy would turn an unsized S0/U0 into S1/U1.
+            w::write_ndarray_shape(&mut self.out, &shape, fortran, None);
+            w::write_ndarray_data(&mut self.out, self.frame_start, &[]);
+            return Ok(());
+        }
         let arr = if c_contig || f_contig {
             arr
         } else {
-            types::numpy(py)
-                .or_fail()?
-                .call_method1("ascontiguousarray", (arr,))
-                .or_fail()?
+            // Copied as raw items (void of the item size): a copy in the
+            // array's own dtype goes field by field and leaves the padding
+            // between fields as whatever the allocator returned.
+            let np = types::numpy(py).or_fail()?;
+            let itemsize = dtype.getattr("itemsize").or_fail()?;
+            let raw = np
+                .getattr("dtype")
+                .and_then(|d| d.call1(((np.getattr("void")?, itemsize),)))
+                .or_fail()?;
+            let items = arr.call_method1("view", (raw,)).or_fail()?;
+            np.call_method1("ascontiguousarray", (items,)).or_fail()?
         };
-        self.out.push(f::NDARRAY);
-        let descr = dtype_descr(py, &dtype).or_fail()?;
-        unsafe { self.item(descr.as_ptr()) }?;
-        let shape: Vec<u64> = arr.getattr("shape").or_fail()?.extract().or_fail()?;
-        let nbytes: usize = arr.getattr("nbytes").or_fail()?.extract().or_fail()?;
+        self.ndarray_data(&arr, &shape, fortran, nbytes)
+    }
+
+    /// NDARRAY after its dtype: the shape, flags and the `nbytes` bytes of
+    /// the contiguous array `arr`, in band or out of band.
+    fn ndarray_data(
+        &mut self,
+        arr: &Bound<'py, PyAny>,
+        shape: &[u64],
+        fortran: bool,
+        nbytes: usize,
+    ) -> R {
         // A flat byte view in memory order: works for every dtype, even those
         // the buffer protocol cannot describe (datetime64).
         let c_order = if fortran {
             arr.getattr("T").or_fail()?
         } else {
-            arr
+            arr.clone()
         };
         let flat = c_order
             .call_method1("reshape", (-1,))
             .and_then(|a| a.call_method1("view", ("u1",)))
             .or_fail()?;
-        let oob = if nbytes >= self.opts.oob_threshold && nbytes > 0 {
+        let oob = if nbytes >= self.opts.oob_threshold {
+            // SAFETY: `flat` is a live array held for the whole call.
             unsafe { self.out_of_band(flat.as_ptr()) }?
         } else {
             None
         };
-        w::write_ndarray_shape(&mut self.out, &shape, fortran, oob);
+        w::write_ndarray_shape(&mut self.out, shape, fortran, oob);
         if oob.is_none() {
             let buf = pyo3::buffer::PyBuffer::<u8>::get(&flat).or_fail()?;
-            if buf.len_bytes() != nbytes {
+            if buf.len_bytes() != nbytes || !buf.is_c_contiguous() {
                 return fail("array byte view has an unexpected size");
             }
+            // SAFETY: `buf` holds the export of `flat`, a C-contiguous buffer
+            // of `nbytes` bytes (both checked just above), so the pointer is
+            // valid for `nbytes` reads until `buf` drops after the copy.
             let data = unsafe { std::slice::from_raw_parts(buf.buf_ptr() as *const u8, nbytes) };
             w::write_ndarray_data(&mut self.out, self.frame_start, data);
         }
@@ -437,54 +475,27 @@ impl<'py> Encoder<'py> {
             return fail("NumPy object scalars cannot be encoded");
         }
         self.out.push(f::NPSCALAR);
-        let descr = dtype_descr(py, &dtype).or_fail()?;
-        unsafe { self.item(descr.as_ptr()) }?;
+        self.dtype(o, &dtype)?;
+        let itemsize: usize = dtype.getattr("itemsize").or_fail()?.extract().or_fail()?;
         let raw = s.call_method0("tobytes").or_fail()?;
-        w::write_blob(
-            &mut self.out,
-            raw.cast::<PyBytes>()
-                .map_err(PyErr::from)
-                .or_fail()?
-                .as_bytes(),
-        );
+        let raw = raw.cast::<PyBytes>().map_err(PyErr::from).or_fail()?;
+        // A zero-size str_ or bytes_ still shows NumPy's NUL padding in
+        // tobytes(); its value is its dtype alone.
+        let raw = if itemsize == 0 {
+            &[][..]
+        } else {
+            raw.as_bytes()
+        };
+        if raw.len() != itemsize {
+            return fail(format!(
+                "NumPy scalar of dtype {} has {} bytes, its dtype says {itemsize}",
+                dtype.str().or_fail()?,
+                raw.len()
+            ));
+        }
+        w::write_blob(&mut self.out, raw);
         Ok(())
     }
-}
-
-/// A dtype as plain data: its `str` for simple dtypes; `[base, shape]` for
-/// subarrays; `{"names", "formats", "offsets", "itemsize"}` for structured
-/// ones (formats recursively). The decoder rebuilds it with `numpy.dtype`.
-fn dtype_descr<'py>(py: Python<'py>, dtype: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let sub = dtype.getattr("subdtype")?;
-    if !sub.is_none() {
-        let base = sub.get_item(0)?;
-        let shape = sub.get_item(1)?;
-        return Ok(PyList::new(py, [dtype_descr(py, &base)?, shape])?.into_any());
-    }
-    let fields = dtype.getattr("fields")?;
-    if fields.is_none() {
-        return dtype.getattr("str");
-    }
-    let names = dtype.getattr("names")?;
-    let formats = PyList::empty(py);
-    let offsets = PyList::empty(py);
-    for name in names.try_iter()? {
-        let field = fields.get_item(name?)?;
-        formats.append(dtype_descr(py, &field.get_item(0)?)?)?;
-        offsets.append(field.get_item(1)?)?;
-    }
-    let d = PyDict::new(py);
-    d.set_item(
-        "names",
-        PyList::new(py, names.try_iter()?.collect::<PyResult<Vec<_>>>()?)?,
-    )?;
-    d.set_item("formats", formats)?;
-    d.set_item("offsets", offsets)?;
-    d.set_item("itemsize", dtype.getattr("itemsize")?)?;
-    if dtype.getattr("isalignedstruct")?.is_truthy()? {
-        d.set_item("aligned", true)?;
-    }
-    Ok(d.into_any())
 }
 
 /// The code of a builtin defaultdict factory, or `None` if it has none.

@@ -9,6 +9,7 @@
 //! cannot free what the walker is standing on. Containers check afterwards
 //! that their size did not change.
 
+mod dtype;
 mod extra;
 mod hitrate;
 mod objects;
@@ -133,6 +134,10 @@ struct Encoder<'py> {
     memo_keep: Vec<Obj>,
     /// How many out-of-band buffers were handed to the callback.
     n_oob: usize,
+    /// Dtypes lately written without extras (kept alive, so their
+    /// addresses are not reused): arrays and scalars of a few dtypes, and
+    /// the fields of structured ones, are checked once.
+    plain_dtypes: dtype::Seen,
 }
 
 /// What one `dumps` call reuses from the previous one on the same thread:
@@ -192,6 +197,7 @@ fn dumps_here<'py>(
         memo: HashMap::with_hasher(Default::default()),
         memo_keep: Vec::new(),
         n_oob: 0,
+        plain_dtypes: dtype::Seen::default(),
     };
     let result = enc
         .frame(obj.as_ptr())

@@ -1,0 +1,345 @@
+//! Dtype descriptions (spec §6.12): NumPy's own dtypes as plain data, with
+//! their field titles, record type and metadata. A dtype that a decoder could
+//! not rebuild from the description alone is refused here, never written as
+//! another dtype.
+
+use amber_core::bytes::path::{key_segment, PathSeg};
+use amber_core::codec::writer as w;
+use pyo3::ffi;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use super::{fail, strings, Encoder, OrFail, Within, R};
+use crate::ffi::obj::Obj;
+use crate::types;
+
+/// NumPy's own dtypes have type numbers 0 (bool) to 23 (half); user-defined
+/// (legacy) dtypes have 256 and up, new-style ones none of these.
+const NPY_NTYPES_LEGACY: i64 = 24;
+const NPY_VOID: i64 = 20;
+
+/// Dtypes lately found to have no extras at any level, most recent last.
+#[derive(Default)]
+pub(super) struct Seen(Vec<Obj>);
+
+impl Seen {
+    const KEEP: usize = 8;
+
+    fn has(&self, dtype: &Bound<'_, PyAny>) -> bool {
+        self.0.iter().any(|d| d.ptr() == dtype.as_ptr())
+    }
+
+    fn add(&mut self, dtype: &Bound<'_, PyAny>) {
+        if self.0.len() == Self::KEEP {
+            self.0.remove(0);
+        }
+        // SAFETY: `dtype` is a live object; the new reference keeps it (and
+        // so its address) alive while it is in the list.
+        self.0.push(unsafe { Obj::from_borrowed(dtype.as_ptr()) });
+    }
+}
+
+/// The parts of a dtype, read once.
+enum Form<'py> {
+    /// No fields, no subarray: written as its `.str`.
+    Simple,
+    Subarray {
+        base: Bound<'py, PyAny>,
+        shape: Bound<'py, PyAny>,
+    },
+    Struct {
+        names: Vec<Bound<'py, PyAny>>,
+        formats: Vec<Bound<'py, PyAny>>,
+        offsets: Bound<'py, PyList>,
+        /// One per field, `None` for untitled ones; only if some field has one.
+        titles: Option<Bound<'py, PyList>>,
+    },
+}
+
+/// What a description carries beyond its plain form.
+struct Extras<'py> {
+    titles: Option<Bound<'py, PyList>>,
+    /// The scalar type is `numpy.record`, not `numpy.void`.
+    record: bool,
+    /// A copy of `dtype.metadata`.
+    metadata: Option<Bound<'py, PyDict>>,
+}
+
+impl<'py> Encoder<'py> {
+    /// The description of `dtype`, the dtype of the array or scalar
+    /// `owner`. Errors are placed under `.dtype`: fields by name, a
+    /// subarray's base as `.base`, metadata as `.metadata`.
+    pub(super) fn dtype(&mut self, owner: *mut ffi::PyObject, dtype: &Bound<'py, PyAny>) -> R {
+        self.dtype_descr(dtype).within(|| seg(".dtype"), owner)?;
+        Ok(())
+    }
+
+    /// Write the description of `dtype`; true if no level has extras.
+    fn dtype_descr(&mut self, dtype: &Bound<'py, PyAny>) -> R<bool> {
+        let py = self.py;
+        let known = self.plain_dtypes.has(dtype);
+        let mut form = form(py, dtype)?;
+        let x = if known {
+            None
+        } else {
+            extras(py, dtype, &mut form)?
+        };
+        let Some(x) = x else {
+            let plain = self.dtype_plain(dtype, form)?;
+            if plain && !known {
+                self.plain_dtypes.add(dtype);
+            }
+            return Ok(plain);
+        };
+        // (description, extras): decoders that predate extras refuse the
+        // tuple rather than drop what it carries.
+        w::write_tuple_header(&mut self.out, 2);
+        self.nested(|e| {
+            e.dtype_plain(dtype, form)?;
+            e.dtype_extras(dtype, x)
+        })?;
+        Ok(false)
+    }
+
+    /// The str, `[base, shape]` or structured dict form; true if no part
+    /// has extras.
+    fn dtype_plain(&mut self, dtype: &Bound<'py, PyAny>, form: Form<'py>) -> R<bool> {
+        let py = self.py;
+        let (names, formats, offsets) = match form {
+            Form::Simple => {
+                let s = dtype.getattr("str").or_fail()?;
+                self.obj(&s)?;
+                return Ok(true);
+            }
+            Form::Subarray { base, shape } => {
+                w::write_list_header(&mut self.out, 2);
+                return self.nested_with(|e| {
+                    let plain = e
+                        .dtype_descr(&base)
+                        .within(|| seg(".base"), dtype.as_ptr())?;
+                    e.obj(&shape)?;
+                    Ok(plain)
+                });
+            }
+            Form::Struct {
+                names,
+                formats,
+                offsets,
+                ..
+            } => (names, formats, offsets),
+        };
+        let names_list = PyList::new(py, &names).or_fail()?;
+        let itemsize = dtype.getattr("itemsize").or_fail()?;
+        let aligned = dtype
+            .getattr("isalignedstruct")
+            .and_then(|a| a.is_truthy())
+            .or_fail()?;
+        w::write_dict_header(&mut self.out, if aligned { 5 } else { 4 });
+        self.nested_with(|e| {
+            e.key_name(intern!(py, "names"))?;
+            e.obj(&names_list)?;
+            e.key_name(intern!(py, "formats"))?;
+            w::write_list_header(&mut e.out, formats.len());
+            let plain = e.nested_with(|e| {
+                let mut plain = true;
+                for (name, format) in names.iter().zip(&formats) {
+                    plain &= e
+                        .dtype_descr(format)
+                        .within(|| field_seg(name), dtype.as_ptr())?;
+                }
+                Ok(plain)
+            })?;
+            e.key_name(intern!(py, "offsets"))?;
+            e.obj(&offsets)?;
+            e.key_name(intern!(py, "itemsize"))?;
+            e.obj(&itemsize)?;
+            if aligned {
+                e.key_name(intern!(py, "aligned"))?;
+                w::write_bool(&mut e.out, true);
+            }
+            Ok(plain)
+        })
+    }
+
+    /// The extras dict: `titles`, `record`, `metadata`, in this order.
+    fn dtype_extras(&mut self, dtype: &Bound<'py, PyAny>, x: Extras<'py>) -> R {
+        let py = self.py;
+        let n = x.titles.is_some() as usize + x.record as usize + x.metadata.is_some() as usize;
+        w::write_dict_header(&mut self.out, n);
+        self.nested(|e| {
+            if let Some(titles) = &x.titles {
+                e.key_name(intern!(py, "titles"))?;
+                e.obj(titles)?;
+            }
+            if x.record {
+                e.key_name(intern!(py, "record"))?;
+                w::write_bool(&mut e.out, true);
+            }
+            if let Some(metadata) = &x.metadata {
+                e.key_name(intern!(py, "metadata"))?;
+                e.obj(metadata)
+                    .within(|| seg(".metadata"), dtype.as_ptr())?;
+            }
+            Ok(())
+        })
+    }
+
+    /// A str dict key, written like the keys of any dict.
+    fn key_name(&mut self, k: &Bound<'py, PyString>) -> R {
+        // SAFETY: `k` is a live exact str for the whole call, which is all
+        // `str` needs of the pointer.
+        unsafe { self.str(k.as_ptr(), strings::MAX_KEY_LEN, true) }
+    }
+
+    /// Any live object, as an item.
+    fn obj(&mut self, o: &Bound<'py, PyAny>) -> R {
+        // SAFETY: `o` is alive for the whole call (the caller holds it),
+        // which is all `item` needs of the pointer.
+        unsafe { self.item(o.as_ptr()) }
+    }
+
+    /// `nested` for a body that returns a value.
+    fn nested_with<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        let mut out = None;
+        self.nested(|e| {
+            out = Some(f(e)?);
+            Ok(())
+        })?;
+        out.map_or_else(|| fail("dtype description was not written"), Ok)
+    }
+}
+
+/// Read the parts of `dtype`, refusing field titles that are not str.
+fn form<'py>(py: Python<'py>, dtype: &Bound<'py, PyAny>) -> R<Form<'py>> {
+    let sub = dtype.getattr("subdtype").or_fail()?;
+    if !sub.is_none() {
+        return Ok(Form::Subarray {
+            base: sub.get_item(0).or_fail()?,
+            shape: sub.get_item(1).or_fail()?,
+        });
+    }
+    let fields = dtype.getattr("fields").or_fail()?;
+    if fields.is_none() {
+        return Ok(Form::Simple);
+    }
+    let names: Vec<Bound<'py, PyAny>> = dtype
+        .getattr("names")
+        .and_then(|n| n.try_iter()?.collect())
+        .or_fail()?;
+    let mut formats = Vec::with_capacity(names.len());
+    let offsets = PyList::empty(py);
+    let titles = PyList::empty(py);
+    let mut titled = false;
+    for name in &names {
+        // (dtype, offset) or (dtype, offset, title)
+        let field = fields.get_item(name).or_fail()?;
+        formats.push(field.get_item(0).or_fail()?);
+        offsets.append(field.get_item(1).or_fail()?).or_fail()?;
+        let title = match field.len().or_fail()? {
+            3 => field.get_item(2).or_fail()?,
+            _ => py.None().into_bound(py),
+        };
+        if !title.is_none() && !title.is_exact_instance_of::<PyString>() {
+            return fail(format!(
+                "field {} of NumPy dtype {} has the title {}; amber keeps titles that are str",
+                repr(name),
+                describe(dtype),
+                repr(&title)
+            ));
+        }
+        titled |= !title.is_none();
+        titles.append(title).or_fail()?;
+    }
+    Ok(Form::Struct {
+        names,
+        formats,
+        offsets,
+        titles: titled.then_some(titles),
+    })
+}
+
+/// Check that `dtype` is one NumPy's `dtype()` can rebuild, and collect
+/// what its description must carry besides its plain form, if anything.
+fn extras<'py>(
+    py: Python<'py>,
+    dtype: &Bound<'py, PyAny>,
+    form: &mut Form<'py>,
+) -> R<Option<Extras<'py>>> {
+    let num: i64 = dtype.getattr("num").and_then(|n| n.extract()).or_fail()?;
+    let mut record = false;
+    if num == NPY_VOID {
+        let scalar = dtype.getattr("type").or_fail()?;
+        let subarray = matches!(form, Form::Subarray { .. });
+        record = scalar.is(types::np_record(py).or_fail()?) && !subarray;
+        if !record && !scalar.is(types::np_void(py).or_fail()?) {
+            return fail(format!(
+                "NumPy dtype {} has scalar type {}, not numpy.void or numpy.record; amber \
+                 cannot rebuild it",
+                describe(dtype),
+                type_name(&scalar)
+            ));
+        }
+    } else if !(0..NPY_NTYPES_LEGACY).contains(&num) {
+        let scalar = dtype.getattr("type").or_fail()?;
+        return fail(format!(
+            "NumPy dtype {} (scalar type {}) is not one of NumPy's own dtypes; amber cannot \
+             rebuild it",
+            describe(dtype),
+            type_name(&scalar)
+        ));
+    }
+    let metadata = dtype.getattr("metadata").or_fail()?;
+    let metadata = if metadata.is_none() {
+        None
+    } else {
+        // A mappingproxy of the dtype's dict: written as a plain dict.
+        let copy = PyDict::new(py);
+        copy.call_method1("update", (metadata,)).or_fail()?;
+        Some(copy)
+    };
+    let titles = match form {
+        Form::Struct { titles, .. } => titles.take(),
+        _ => None,
+    };
+    if titles.is_none() && !record && metadata.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(Extras {
+        titles,
+        record,
+        metadata,
+    }))
+}
+
+fn seg(s: &str) -> PathSeg {
+    PathSeg::Key(s.to_string())
+}
+
+#[cold]
+fn field_seg(name: &Bound<'_, PyAny>) -> PathSeg {
+    match name.extract::<String>() {
+        Ok(s) => PathSeg::Key(key_segment(&s)),
+        Err(_) => PathSeg::Key(format!("[{}]", repr(name))),
+    }
+}
+
+fn repr(o: &Bound<'_, PyAny>) -> String {
+    o.repr().map(|r| r.to_string()).unwrap_or_default()
+}
+
+fn describe(dtype: &Bound<'_, PyAny>) -> String {
+    dtype
+        .str()
+        .map(|s| s.to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn type_name(t: &Bound<'_, PyAny>) -> String {
+    let part = |a: &str| {
+        t.getattr(a)
+            .and_then(|v| v.extract::<String>())
+            .unwrap_or_default()
+    };
+    format!("{}.{}", part("__module__"), part("__qualname__"))
+}
