@@ -660,3 +660,32 @@ def test_object_states_count_the_same_depth_both_ways(make: Any) -> None:
             assert written == read, depth
     finally:
         amber.unregister(type(obj))
+
+
+def test_registry_entries_are_frozen_records_checked_when_made() -> None:
+    from amber import _native
+
+    class Point:
+        pass
+
+    entry = _native.RegistryEntry("pt", "DICT", Point, fields=("a",), flags=1)
+    assert (entry.name, entry.mode, entry.cls, entry.fields, entry.flags) == (
+        "pt",
+        "DICT",
+        Point,
+        ("a",),
+        1,
+    )
+    assert entry.encode is None and entry.decode is None
+    with pytest.raises(AttributeError):
+        entry.mode = "HOOK"  # type: ignore[misc]
+    with pytest.raises(ValueError, match="unknown mode"):
+        _native.RegistryEntry("pt", "PICKLE", Point)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="HOOK mode"):
+        _native.RegistryEntry("pt", "HOOK", Point)
+    with pytest.raises(TypeError, match="HOOK mode"):
+        _native.RegistryEntry("pt", "DICT", Point, encode=repr, decode=repr)
+    with pytest.raises(ValueError, match="unknown flags"):
+        _native.RegistryEntry("pt", "DICT", Point, flags=64)
+    with pytest.raises(TypeError, match="tuple of str"):
+        _native.RegistryEntry("pt", "DICT", Point, fields=("a", 1))  # type: ignore[arg-type]

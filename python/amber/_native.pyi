@@ -1,6 +1,6 @@
 from collections.abc import Callable, Iterable
 from pickle import PickleBuffer
-from typing import Any, Final
+from typing import Any, Final, Literal, final
 
 from typing_extensions import Buffer
 
@@ -10,10 +10,10 @@ __all__ = [
     "FORMAT_VERSION",
     "HEADER_LEN",
     "KINDS",
-    "MODES",
     "AmberError",
     "DecodeError",
     "EncodeError",
+    "RegistryEntry",
     "_clear_type_cache",
     "_install",
     "dumps",
@@ -37,7 +37,37 @@ DEFAULT_MAX_DEPTH: Final[int]
 DEFAULT_OOB_THRESHOLD: Final[int]
 HEADER_LEN: Final[int]
 KINDS: Final[dict[str, int]]
-MODES: Final[dict[str, int]]
+
+@final
+class RegistryEntry:
+    """A registered class: its name in the data, how it travels, its hooks, fields and flags."""
+
+    def __new__(
+        cls,
+        name: str,
+        mode: Literal["ENUM", "DICT", "SLOTS", "NAMEDTUPLE", "HOOK"],
+        cls_: type,
+        /,
+        *,
+        encode: Callable[[Any], Any] | None = None,
+        decode: Callable[[Any], Any] | None = None,
+        fields: tuple[str, ...] | None = None,
+        flags: int = 0,
+    ) -> RegistryEntry: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def mode(self) -> Literal["ENUM", "DICT", "SLOTS", "NAMEDTUPLE", "HOOK"]: ...
+    @property
+    def cls(self) -> type: ...
+    @property
+    def encode(self) -> Callable[[Any], Any] | None: ...
+    @property
+    def decode(self) -> Callable[[Any], Any] | None: ...
+    @property
+    def fields(self) -> tuple[str, ...] | None: ...
+    @property
+    def flags(self) -> int: ...
 
 def dumps(
     obj: Any,
@@ -57,5 +87,7 @@ def loads(
     zero_copy: bool = False,
 ) -> Any: ...
 def frame_length(header: bytes) -> int: ...
-def _install(classify: Callable[[type], tuple[int, Any]], by_name: dict[str, Any]) -> None: ...
+def _install(
+    classify: Callable[[type], tuple[int, Any]], by_name: dict[str, RegistryEntry]
+) -> None: ...
 def _clear_type_cache() -> None: ...

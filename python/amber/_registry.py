@@ -13,18 +13,19 @@ import enum
 import struct
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from amber import _native
 
 _K = _native.KINDS
-_M = _native.MODES
 
 T = TypeVar("T", bound=type)
 
-# name, mode, class, encode hook, decode hook, names, state flags. `names` is the slot names
-# (DICT mode), the dataclass fields and slot names (SLOTS mode) or `_fields` (NAMEDTUPLE).
-Entry = tuple[str, int, type, Any, Any, "tuple[str, ...] | None", int]
+# A frozen record: name, mode, cls, encode and decode hooks, fields and state flags. `fields`
+# is the slot names (DICT mode), the dataclass fields and slot names (SLOTS mode) or
+# `_fields` (NAMEDTUPLE).
+Entry = _native.RegistryEntry
+Mode = Literal["ENUM", "DICT", "SLOTS", "NAMEDTUPLE", "HOOK"]
 
 # State flags: the class defines its own __getstate__ / __setstate__; its instances (of a
 # NamedTuple class) have a __dict__.
@@ -150,14 +151,15 @@ def register(
 
     fields: tuple[str, ...] | None = None
     flags = 0
+    mode: Mode
     if encode is not None:
         if not callable(encode) or not callable(decode):
             raise TypeError("encode and decode must be callable")
-        mode = _M["HOOK"]
+        mode = "HOOK"
     elif issubclass(cls, enum.Enum):
-        mode = _M["ENUM"]
+        mode = "ENUM"
     elif _is_namedtuple(cls):
-        mode = _M["NAMEDTUPLE"]
+        mode = "NAMEDTUPLE"
         fields = tuple(cls._fields)  # type: ignore[attr-defined]
         flags = _state_flags(cls) | (HAS_DICT if cls.__dictoffset__ else 0)
     elif issubclass(cls, _BUILTIN_BASES):
@@ -175,22 +177,22 @@ def register(
     else:
         flags = _state_flags(cls)
         if cls.__dictoffset__:
-            mode = _M["DICT"]
+            mode = "DICT"
             fields = _slot_names(cls)
         else:
-            mode = _M["SLOTS"]
+            mode = "SLOTS"
             fields = _slot_names(cls)
             if dataclasses.is_dataclass(cls):
                 names = tuple(f.name for f in dataclasses.fields(cls))
                 fields = names + tuple(n for n in fields if n not in names)
 
-    entry: Entry = (name, mode, cls, encode, decode, fields, flags)
+    entry = Entry(name, mode, cls, encode=encode, decode=decode, fields=fields, flags=flags)
     known = _by_name.get(name)
-    if known is not None and known[2] is not cls:
-        raise ValueError(f"name {name!r} is already registered for {known[2]!r}")
+    if known is not None and known.cls is not cls:
+        raise ValueError(f"name {name!r} is already registered for {known.cls!r}")
     old = _by_type.get(cls)
-    if old is not None and old[0] != name:
-        raise ValueError(f"{cls!r} is already registered as {old[0]!r}")
+    if old is not None and old.name != name:
+        raise ValueError(f"{cls!r} is already registered as {old.name!r}")
     _by_type[cls] = entry
     _by_name[name] = entry
     _native._clear_type_cache()
@@ -201,13 +203,13 @@ def unregister(cls: type) -> None:
     """Remove `cls` from the registry (a no-op if it is not there)."""
     entry = _by_type.pop(cls, None)
     if entry is not None:
-        _by_name.pop(entry[0], None)
+        _by_name.pop(entry.name, None)
         _native._clear_type_cache()
 
 
 def registered() -> dict[str, type]:
     """A snapshot of the registry: name -> class."""
-    return {name: entry[2] for name, entry in _by_name.items()}
+    return {name: entry.cls for name, entry in _by_name.items()}
 
 
 def _unsupported(tp: type) -> tuple[int, str]:

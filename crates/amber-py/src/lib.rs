@@ -3,14 +3,16 @@
 //!
 //! - `codec/`: `dumps`, `loads`, `frame_length` (the encoder's object walker
 //!   and the decoder's builder);
-//! - `types.rs`: cached classes and the registry bridge;
+//! - `values/`: datetime, Decimal, UUID and NumPy values as plain Rust parts;
+//! - `typeref.rs`: classes and C APIs found once;
 //! - `errors.rs`: every exception class;
 //! - `ffi/`: every raw read of CPython's objects and layouts.
 
 mod codec;
 mod errors;
 mod ffi;
-mod types;
+mod typeref;
+mod values;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -18,19 +20,19 @@ use pyo3::types::PyDict;
 /// Called once by `amber._registry`: the classifier and the name table.
 #[pyfunction]
 fn _install(py: Python<'_>, classify: Py<PyAny>, by_name: Py<PyDict>) -> PyResult<()> {
-    types::install(py, classify, by_name)
+    codec::registry::install(py, classify, by_name)
 }
 
 /// Forget cached type classifications (after the registry changes).
 #[pyfunction]
 fn _clear_type_cache(py: Python<'_>) -> PyResult<()> {
-    types::clear_cache(py)
+    codec::registry::clear_cache(py)
 }
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    types::init_datetime(py)?;
+    typeref::init_datetime(py)?;
     ffi::long::init(py)?;
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(codec::dumps, m)?)?;
@@ -43,20 +45,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_OOB_THRESHOLD", codec::DEFAULT_OOB_THRESHOLD)?;
     m.add("HEADER_LEN", amber_core::codec::format::HEADER_LEN)?;
     let kinds = PyDict::new(py);
-    for (name, code) in types::kind::NAMES {
-        kinds.set_item(name, code)?;
+    for (name, kind) in codec::registry::Kind::ALL {
+        kinds.set_item(name, kind as u8)?;
     }
     m.add("KINDS", kinds)?;
-    let modes = PyDict::new(py);
-    for (name, code) in [
-        ("ENUM", types::mode::ENUM),
-        ("DICT", types::mode::DICT),
-        ("SLOTS", types::mode::SLOTS),
-        ("NAMEDTUPLE", types::mode::NAMEDTUPLE),
-        ("HOOK", types::mode::HOOK),
-    ] {
-        modes.set_item(name, code)?;
-    }
-    m.add("MODES", modes)?;
+    m.add_class::<codec::registry::Entry>()?;
     Ok(())
 }

@@ -1,10 +1,13 @@
 //! The codec's Python functions: `dumps`, `loads` and `frame_length`, over
-//! the encoder (`encode/`, the object walker that writes frames) and the
-//! builder (`decode/`, which amber-core's walker drives).
+//! the encoder (`encode/`, the object walker that writes frames), the
+//! builder (`decode.rs`, which amber-core's walker drives), the type
+//! families outside the hot set with both halves side by side (`types/`),
+//! and the registry bridge (`registry.rs`).
 
 pub mod decode;
 pub mod encode;
-pub mod state;
+pub mod registry;
+mod types;
 
 use amber_core::{Limits, DEFAULT_MAX_DEPTH};
 use pyo3::exceptions::PyValueError;

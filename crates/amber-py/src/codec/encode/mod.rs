@@ -2,19 +2,16 @@
 //!
 //! Hot types (str, int, float, dict, list, None, bool, tuple) are dispatched
 //! on the exact type pointer; everything else goes through a per-type cache
-//! filled by `amber._registry.classify` (see `extra.rs`).
+//! filled by `amber._registry.classify` (see `codec/types/`).
 //!
 //! Ownership rule: a handler that can (transitively) run Python code holds a
 //! strong reference to its object, so Python code that mutates the graph
 //! cannot free what the walker is standing on. Containers check afterwards
 //! that their size did not change.
 
-mod dtype;
-mod extra;
 mod hitrate;
-mod objects;
 mod shapes;
-mod strings;
+pub(crate) mod strings;
 
 use amber_core::bytes::path::{key_segment, render_path, PathSeg};
 use amber_core::codec::writer as w;
@@ -96,7 +93,7 @@ impl<T> OrFail<T> for PyResult<T> {
     }
 }
 
-trait Within {
+pub(crate) trait Within {
     fn within(self, seg: impl FnOnce() -> PathSeg, container: *mut ffi::PyObject) -> Self;
 }
 
@@ -112,7 +109,7 @@ impl<T> Within for R<T> {
 }
 
 /// Memo state of a container in identity mode.
-enum Memo {
+pub(crate) enum Memo {
     /// Written as a reference; nothing more to do.
     Done,
     /// Not shared (or identity is off): write it normally.
@@ -121,23 +118,23 @@ enum Memo {
     Shared(usize),
 }
 
-struct Encoder<'py> {
-    py: Python<'py>,
-    out: w::Out,
-    frame_start: usize,
+pub(crate) struct Encoder<'py> {
+    pub(crate) py: Python<'py>,
+    pub(crate) out: w::Out,
+    pub(crate) frame_start: usize,
     depth: usize,
-    opts: &'py Options,
+    pub(crate) opts: &'py Options,
     strings: StringTable,
     shapes: ShapeTable,
     /// Identity mode: address -> memo index, with the objects kept alive.
-    memo: HashMap<usize, usize, foldhash::fast::FixedState>,
+    pub(crate) memo: HashMap<usize, usize, foldhash::fast::FixedState>,
     memo_keep: Vec<Obj>,
     /// How many out-of-band buffers were handed to the callback.
     n_oob: usize,
     /// Dtypes lately written without extras (kept alive, so their
     /// addresses are not reused): arrays and scalars of a few dtypes, and
     /// the fields of structured ones, are checked once.
-    plain_dtypes: dtype::Seen,
+    pub(crate) plain_dtypes: crate::codec::types::dtype::Seen,
 }
 
 /// What one `dumps` call reuses from the previous one on the same thread:
@@ -197,7 +194,7 @@ fn dumps_here<'py>(
         memo: HashMap::with_hasher(Default::default()),
         memo_keep: Vec::new(),
         n_oob: 0,
-        plain_dtypes: dtype::Seen::default(),
+        plain_dtypes: crate::codec::types::dtype::Seen::default(),
     };
     let result = enc
         .frame(obj.as_ptr())
@@ -317,9 +314,36 @@ impl<'py> Encoder<'py> {
         r
     }
 
+    /// An immutable value that may be shared (bytes, arrays): memo after
+    /// writing.
+    pub(crate) unsafe fn shared_leaf(
+        &mut self,
+        o: *mut ffi::PyObject,
+        body: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        let memo = unsafe { self.memo_before(o, false) };
+        match memo {
+            Memo::Done => Ok(()),
+            Memo::Plain => body(self),
+            Memo::Shared(at) => {
+                body(self)?;
+                // Only an array can reach itself (through its dtype's
+                // metadata), and REPLACE cannot stand before an array.
+                if self.memo.contains_key(&(o as usize)) {
+                    return fail(
+                        "the array refers to itself through its dtype's metadata; amber \
+                         cannot encode this cycle",
+                    );
+                }
+                self.memo_after_immutable(o, at);
+                Ok(())
+            }
+        }
+    }
+
     /// Encode any object.
     #[inline(always)]
-    pub unsafe fn item(&mut self, o: *mut ffi::PyObject) -> R {
+    pub(crate) unsafe fn item(&mut self, o: *mut ffi::PyObject) -> R {
         match unsafe { self.atom(o) } {
             Some(r) => r,
             None => unsafe { self.compound(o) },
@@ -370,7 +394,7 @@ impl<'py> Encoder<'py> {
 
     /// A str, deduplicated through the table when at most `dedup_max` bytes.
     #[inline(always)]
-    unsafe fn str(&mut self, o: *mut ffi::PyObject, dedup_max: usize, key: bool) -> R {
+    pub(crate) unsafe fn str(&mut self, o: *mut ffi::PyObject, dedup_max: usize, key: bool) -> R {
         unsafe { self.str_in(o, dedup_max, key, None) }
     }
 
@@ -470,7 +494,7 @@ impl<'py> Encoder<'py> {
 
     /// Identity mode bookkeeping before writing a container.
     #[inline(always)]
-    unsafe fn memo_before(&mut self, o: *mut ffi::PyObject, mutable: bool) -> Memo {
+    pub(crate) unsafe fn memo_before(&mut self, o: *mut ffi::PyObject, mutable: bool) -> Memo {
         if !self.opts.identity || unsafe { ffi::Py_REFCNT(o) } <= 1 {
             return Memo::Plain;
         }
@@ -494,7 +518,7 @@ impl<'py> Encoder<'py> {
     /// Identity mode bookkeeping after writing an immutable container that
     /// got a SHARE marker at `at`. If a cycle through its contents already
     /// wrote and registered it, the outer copy is wrapped in REPLACE.
-    fn memo_after_immutable(&mut self, o: *mut ffi::PyObject, at: usize) {
+    pub(crate) fn memo_after_immutable(&mut self, o: *mut ffi::PyObject, at: usize) {
         match self.memo.get(&(o as usize)) {
             None => self.memo_insert(o),
             Some(&i) => w::replace_share(&mut self.out, at, i),
@@ -660,7 +684,7 @@ impl<'py> Encoder<'py> {
     }
 
     #[inline(always)]
-    unsafe fn key(&mut self, k: *mut ffi::PyObject) -> R {
+    pub(crate) unsafe fn key(&mut self, k: *mut ffi::PyObject) -> R {
         if unsafe { ffi::Py_TYPE(k) } == &raw mut ffi::PyUnicode_Type {
             unsafe { self.str(k, strings::MAX_KEY_LEN, true) }
         } else {
@@ -745,7 +769,7 @@ impl<'py> Encoder<'py> {
     }
 
     /// The items of a tuple (or tuple subclass).
-    unsafe fn tuple_items(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
+    pub(crate) unsafe fn tuple_items(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
         self.nested(|e| {
             let _keep = unsafe { Obj::from_borrowed(o) };
             for i in 0..n {
@@ -757,7 +781,7 @@ impl<'py> Encoder<'py> {
     }
 
     /// Items produced by iterating `o` (sets, deques, OrderedDict items).
-    unsafe fn iter_items(
+    pub(crate) unsafe fn iter_items(
         &mut self,
         o: *mut ffi::PyObject,
         iterable: &Bound<'py, PyAny>,
@@ -788,7 +812,7 @@ impl<'py> Encoder<'py> {
     }
 
     /// Bytes and bytearrays, in band or out of band.
-    unsafe fn bytes_like(&mut self, o: *mut ffi::PyObject, bytearray: bool) -> R {
+    pub(crate) unsafe fn bytes_like(&mut self, o: *mut ffi::PyObject, bytearray: bool) -> R {
         if unsafe { bytes_like_slice(o, bytearray) }.len() >= self.opts.oob_threshold {
             if let Some(i) = unsafe { self.out_of_band(o) }? {
                 w::write_bytes_oob(&mut self.out, i, bytearray);
@@ -806,13 +830,13 @@ impl<'py> Encoder<'py> {
 
     /// Offer `o` (anything with the buffer protocol) to the buffer callback;
     /// `Some(index)` if it went out of band.
-    unsafe fn out_of_band(&mut self, o: *mut ffi::PyObject) -> R<Option<usize>> {
+    pub(crate) unsafe fn out_of_band(&mut self, o: *mut ffi::PyObject) -> R<Option<usize>> {
         let Some(cb) = &self.opts.buffer_callback else {
             return Ok(None);
         };
         let py = self.py;
         let obj = unsafe { Bound::from_borrowed_ptr(py, o) };
-        let pb = crate::types::pickle_buffer(py)
+        let pb = crate::typeref::pickle_buffer(py)
             .or_fail()?
             .call1((obj,))
             .or_fail()?;

@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
-use crate::types::{mode, state as flag, Entry};
+use crate::codec::registry::{flag, Entry, Mode};
 
 /// What the encoder writes for an instance of a DICT, SLOTS or NAMEDTUPLE
 /// class.
@@ -37,15 +37,15 @@ pub enum State<'py> {
 /// The state to write for `obj`, an instance of the registered class `e`.
 pub fn of<'py>(obj: &Bound<'py, PyAny>, e: &Entry) -> PyResult<State<'py>> {
     let py = obj.py();
-    if e.flags & flag::GETSTATE != 0 {
+    if e.has(flag::GETSTATE) {
         let state = obj.call_method0(intern!(py, "__getstate__"))?;
-        if e.mode == mode::NAMEDTUPLE && state.is_none() {
+        if e.mode == Mode::NamedTuple && state.is_none() {
             return Ok(State::Fields);
         }
         return Ok(State::Custom(state));
     }
     let dict = instance_dict(obj, e)?;
-    if e.mode == mode::NAMEDTUPLE {
+    if e.mode == Mode::NamedTuple {
         return Ok(match dict.filter(|d| !d.is_empty()) {
             None => State::Fields,
             dict => State::Default { dict, slots: None },
@@ -54,9 +54,9 @@ pub fn of<'py>(obj: &Bound<'py, PyAny>, e: &Entry) -> PyResult<State<'py>> {
     let slots = slot_values(obj, e)?;
     // Without __setstate__, what OBJECT_FILL can carry goes there, as it
     // always did; the rest is pickle's default state.
-    let plain = e.flags & flag::SETSTATE == 0;
+    let plain = !e.has(flag::SETSTATE);
     Ok(match (e.mode, dict, slots) {
-        (mode::SLOTS, _, slots) if plain => State::Fill(slots.unwrap_or_else(|| PyDict::new(py))),
+        (Mode::Slots, _, slots) if plain => State::Fill(slots.unwrap_or_else(|| PyDict::new(py))),
         (_, Some(dict), None) if plain => State::Fill(dict),
         (_, dict, slots) => State::Default {
             dict: dict.filter(|d| !d.is_empty()),
@@ -131,7 +131,7 @@ fn slot_values<'py>(obj: &Bound<'py, PyAny>, e: &Entry) -> PyResult<Option<Bound
 /// The slot names of a DICT or SLOTS class; a named tuple has none.
 fn slot_names<'py>(py: Python<'py>, e: &Entry) -> Bound<'py, PyTuple> {
     match e.mode {
-        mode::DICT | mode::SLOTS => e.names(py),
+        Mode::Dict | Mode::Slots => e.names(py),
         _ => PyTuple::empty(py),
     }
 }
@@ -139,8 +139,8 @@ fn slot_names<'py>(py: Python<'py>, e: &Entry) -> Bound<'py, PyTuple> {
 /// Whether instances of the class have a `__dict__`.
 fn has_dict(e: &Entry) -> bool {
     match e.mode {
-        mode::DICT => true,
-        mode::NAMEDTUPLE => e.flags & flag::HAS_DICT != 0,
+        Mode::Dict => true,
+        Mode::NamedTuple => e.has(flag::HAS_DICT),
         _ => false,
     }
 }
@@ -232,7 +232,7 @@ pub fn apply(e: &Entry, obj: &Bound<'_, PyAny>, state: &Bound<'_, PyAny>) -> PyR
     if state.is_none() {
         return Ok(());
     }
-    if e.flags & flag::SETSTATE != 0 {
+    if e.has(flag::SETSTATE) {
         obj.call_method1(intern!(obj.py(), "__setstate__"), (state,))?;
         return Ok(());
     }

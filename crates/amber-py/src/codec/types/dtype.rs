@@ -1,18 +1,22 @@
-//! Dtype descriptions (spec §6.12): NumPy's own dtypes as plain data, with
-//! their field titles, record type and metadata. A dtype that a decoder could
-//! not rebuild from the description alone is refused here, never written as
-//! another dtype.
+//! Dtype descriptions (spec §6.12), both halves: NumPy's own dtypes as
+//! plain data, with their field titles, record type and metadata, and the
+//! dtype rebuilt from such a description. A dtype that a decoder could not
+//! rebuild from the description alone is refused here, never written as
+//! another dtype; a description that would build a dtype holding Python
+//! objects is refused on reading.
 
 use amber_core::bytes::path::{key_segment, PathSeg};
 use amber_core::codec::writer as w;
+use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 
-use super::{fail, strings, Encoder, OrFail, Within, R};
+use crate::codec::decode::PyBuilder;
+use crate::codec::encode::{fail, strings, Encoder, OrFail, Within, R};
 use crate::ffi::obj::Obj;
-use crate::types;
+use crate::typeref;
 
 /// NumPy's own dtypes have type numbers 0 (bool) to 23 (half); user-defined
 /// (legacy) dtypes have 256 and up, new-style ones none of these.
@@ -21,7 +25,7 @@ const NPY_VOID: i64 = 20;
 
 /// Dtypes lately found to have no extras at any level, most recent last.
 #[derive(Default)]
-pub(super) struct Seen(Vec<Obj>);
+pub(crate) struct Seen(Vec<Obj>);
 
 impl Seen {
     const KEEP: usize = 8;
@@ -70,7 +74,7 @@ impl<'py> Encoder<'py> {
     /// The description of `dtype`, the dtype of the array or scalar
     /// `owner`. Errors are placed under `.dtype`: fields by name, a
     /// subarray's base as `.base`, metadata as `.metadata`.
-    pub(super) fn dtype(&mut self, owner: *mut ffi::PyObject, dtype: &Bound<'py, PyAny>) -> R {
+    pub(crate) fn dtype(&mut self, owner: *mut ffi::PyObject, dtype: &Bound<'py, PyAny>) -> R {
         self.dtype_descr(dtype).within(|| seg(".dtype"), owner)?;
         Ok(())
     }
@@ -271,8 +275,8 @@ fn extras<'py>(
     if num == NPY_VOID {
         let scalar = dtype.getattr("type").or_fail()?;
         let subarray = matches!(form, Form::Subarray { .. });
-        record = scalar.is(types::np_record(py).or_fail()?) && !subarray;
-        if !record && !scalar.is(types::np_void(py).or_fail()?) {
+        record = scalar.is(typeref::np_record(py).or_fail()?) && !subarray;
+        if !record && !scalar.is(typeref::np_void(py).or_fail()?) {
             return fail(format!(
                 "NumPy dtype {} has scalar type {}, not numpy.void or numpy.record; amber \
                  cannot rebuild it",
@@ -342,4 +346,161 @@ fn type_name(t: &Bound<'_, PyAny>) -> String {
             .unwrap_or_default()
     };
     format!("{}.{}", part("__module__"), part("__qualname__"))
+}
+
+impl<'py> PyBuilder<'py, '_> {
+    /// Rebuild a dtype from its description.
+    pub(crate) fn dtype_(
+        &self,
+        descr: &Bound<'py, PyAny>,
+        depth: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if depth > 32 {
+            return Err(PyValueError::new_err("dtype description nested too deeply"));
+        }
+        let dtype = match descr.cast_exact::<PyTuple>() {
+            Ok(t) => self.dtype_with_extras(t, depth)?,
+            Err(_) => self.dtype_plain(descr, depth, None)?,
+        };
+        if dtype.getattr("hasobject")?.is_truthy()? {
+            return Err(PyValueError::new_err(
+                "dtypes holding Python objects are refused",
+            ));
+        }
+        Ok(dtype)
+    }
+
+    /// The str, `[base, shape]` or structured dict form; `titles` only for
+    /// the last.
+    fn dtype_plain(
+        &self,
+        descr: &Bound<'py, PyAny>,
+        depth: usize,
+        titles: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let np = typeref::numpy(py)?;
+        if let Ok(d) = descr.cast::<PyDict>() {
+            return self.dtype_struct(d, depth, titles);
+        }
+        if titles.is_some() {
+            return Err(PyValueError::new_err(
+                "dtype titles need a structured dtype",
+            ));
+        }
+        if descr.is_exact_instance_of::<PyString>() {
+            np.getattr("dtype")?.call1((descr,))
+        } else if let Ok(l) = descr.cast::<PyList>() {
+            if l.len() != 2 {
+                return Err(PyValueError::new_err(
+                    "subarray dtype must be [base, shape]",
+                ));
+            }
+            let base = self.dtype_(&l.get_item(0)?, depth + 1)?;
+            let shape: Vec<usize> = l.get_item(1)?.extract()?;
+            np.getattr("dtype")?
+                .call1(((base, PyTuple::new(py, shape)?),))
+        } else {
+            Err(PyValueError::new_err("invalid dtype description"))
+        }
+    }
+
+    /// `{names, formats, offsets, itemsize[, aligned]}` and the titles.
+    fn dtype_struct(
+        &self,
+        d: &Bound<'py, PyDict>,
+        depth: usize,
+        titles: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let spec = PyDict::new(py);
+        for key in ["names", "offsets", "itemsize"] {
+            let v = d
+                .get_item(key)?
+                .ok_or_else(|| PyValueError::new_err(format!("dtype lacks {key}")))?;
+            spec.set_item(key, v)?;
+        }
+        let formats = d
+            .get_item("formats")?
+            .ok_or_else(|| PyValueError::new_err("dtype lacks formats"))?;
+        let formats = formats
+            .cast::<PyList>()
+            .map_err(|_| PyValueError::new_err("dtype formats must be a list"))?;
+        let built = PyList::empty(py);
+        for f in formats.iter() {
+            built.append(self.dtype_(&f, depth + 1)?)?;
+        }
+        spec.set_item("formats", built)?;
+        if let Some(aligned) = d.get_item("aligned")? {
+            if !aligned.is_exact_instance_of::<PyBool>() {
+                return Err(PyValueError::new_err("dtype aligned flag must be a bool"));
+            }
+            spec.set_item("aligned", aligned)?;
+        }
+        if let Some(titles) = titles {
+            let ok = titles.cast_exact::<PyList>().is_ok_and(|t| {
+                t.len() == formats.len()
+                    && t.iter()
+                        .all(|x| x.is_none() || x.is_exact_instance_of::<PyString>())
+            });
+            if !ok {
+                return Err(PyValueError::new_err(
+                    "dtype titles must be a list of str or None, one per field",
+                ));
+            }
+            spec.set_item("titles", titles)?;
+        }
+        typeref::numpy(py)?.getattr("dtype")?.call1((spec,))
+    }
+
+    /// `(description, extras)`: the description's dtype with the field
+    /// titles, record type and metadata that `extras` gives.
+    fn dtype_with_extras(
+        &self,
+        t: &Bound<'py, PyTuple>,
+        depth: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let np = typeref::numpy(py)?;
+        let bad = |msg: &str| Err(PyValueError::new_err(msg.to_string()));
+        if t.len() != 2 {
+            return bad("dtype description with extras must be (description, extras)");
+        }
+        let inner = t.get_item(0)?;
+        if inner.is_exact_instance_of::<PyTuple>() {
+            return bad("dtype extras cannot wrap dtype extras");
+        }
+        let extras = t.get_item(1)?;
+        let Ok(extras) = extras.cast_exact::<PyDict>() else {
+            return bad("dtype extras must be a dict");
+        };
+        let (mut titles, mut record, mut metadata) = (None, false, None);
+        for (k, v) in extras.iter() {
+            match k.extract::<String>().as_deref() {
+                Ok("titles") => titles = Some(v),
+                Ok("record") if v.is(PyBool::new(py, true)) => record = true,
+                Ok("metadata") if v.is_exact_instance_of::<PyDict>() => metadata = Some(v),
+                _ => return bad("dtype extras: titles (list), record (True), metadata (dict)"),
+            }
+        }
+        if extras.is_empty() {
+            return bad("dtype extras must not be empty");
+        }
+        let mut dtype = self.dtype_plain(&inner, depth, titles.as_ref())?;
+        if record {
+            let void: i64 = dtype.getattr("num")?.extract()?;
+            if void != 20 || !dtype.getattr("subdtype")?.is_none() {
+                return bad("dtype record type needs a void or structured dtype");
+            }
+            dtype = np
+                .getattr("dtype")?
+                .call1(((np.getattr("record")?, dtype),))?;
+        }
+        if let Some(metadata) = metadata {
+            let kw = PyDict::new(py);
+            kw.set_item("metadata", metadata)?;
+            dtype = np.getattr("dtype")?.call((dtype,), Some(&kw))?;
+        }
+        Ok(dtype)
+    }
 }

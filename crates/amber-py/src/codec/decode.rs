@@ -1,8 +1,8 @@
 //! The decoder: amber-core's walker drives `PyBuilder`, which makes Python
 //! objects. The builder never imports a module or calls anything named by
-//! the data: classes come only from the registry (see `types.rs`).
-
-mod extra;
+//! the data: classes come only from the registry (see `registry.rs`). The
+//! type families outside the hot set are built in `types/`, next to their
+//! encoders.
 
 use amber_core::codec::build::{Build, DateTimeParts, DictKind, NdArray, SeqKind};
 use amber_core::codec::error::{DecodeError, Problem};
@@ -10,9 +10,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 
+use crate::codec::registry::Entry;
 use crate::errors;
 use crate::ffi::obj::Obj;
-use crate::types::{self, mode, Entry};
 
 /// Options of one `loads` call.
 pub struct Options<'py> {
@@ -39,12 +39,12 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
     }
 
     #[inline(always)]
-    fn own(&self, p: *mut ffi::PyObject) -> PyResult<Obj> {
+    pub(crate) fn own(&self, p: *mut ffi::PyObject) -> PyResult<Obj> {
         unsafe { Obj::from_owned(p) }.ok_or_else(|| PyErr::fetch(self.py))
     }
 
     #[inline(always)]
-    fn check(&self, rc: std::os::raw::c_int) -> PyResult<()> {
+    pub(crate) fn check(&self, rc: std::os::raw::c_int) -> PyResult<()> {
         if rc < 0 {
             Err(PyErr::fetch(self.py))
         } else {
@@ -52,28 +52,16 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
         }
     }
 
-    /// A DICT or SLOTS class made empty: `cls.__new__(cls)`.
-    fn object_new_(&self, class: &Entry) -> PyResult<Obj> {
-        if !matches!(class.mode, mode::DICT | mode::SLOTS) {
-            return Err(PyValueError::new_err(format!(
-                "class {} is rebuilt from its state, not filled in",
-                self.bound(&class.name)
-            )));
-        }
-        let cls = self.bound(&class.cls);
-        Ok(self.obj(cls.call_method1("__new__", (&cls,))?))
-    }
-
-    fn bound(&self, o: &Obj) -> Bound<'py, PyAny> {
+    pub(crate) fn bound(&self, o: &Obj) -> Bound<'py, PyAny> {
         unsafe { Bound::from_borrowed_ptr(self.py, o.ptr()) }
     }
 
-    fn obj(&self, b: Bound<'py, PyAny>) -> Obj {
+    pub(crate) fn obj(&self, b: Bound<'py, PyAny>) -> Obj {
         unsafe { Obj::from_owned(b.into_ptr()).unwrap_unchecked() }
     }
 
     /// The `i`-th out-of-band buffer.
-    fn buffer(&self, i: usize) -> PyResult<&Bound<'py, PyAny>> {
+    pub(crate) fn buffer(&self, i: usize) -> PyResult<&Bound<'py, PyAny>> {
         let Some(bufs) = &self.opts.buffers else {
             return Err(PyValueError::new_err(
                 "the data holds out-of-band buffers; pass them with loads(..., buffers=...)",
@@ -88,7 +76,7 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
     }
 
     /// A read-only memoryview of `n` input bytes at `offset`.
-    fn input_slice(&mut self, offset: usize, n: usize) -> PyResult<Bound<'py, PyAny>> {
+    pub(crate) fn input_slice(&mut self, offset: usize, n: usize) -> PyResult<Bound<'py, PyAny>> {
         if self.input_view.is_none() {
             let mv = unsafe { ffi::PyMemoryView_FromObject(self.opts.input.as_ptr()) };
             let mv = unsafe { Bound::from_owned_ptr_or_err(self.py, mv) }?;
@@ -106,7 +94,7 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
 impl<'py> Build for PyBuilder<'py, '_> {
     type V = Obj;
     type Err = PyErr;
-    type Class = Entry;
+    type Class = Bound<'py, Entry>;
 
     #[inline(always)]
     fn none(&mut self) -> PyResult<Obj> {
@@ -133,7 +121,7 @@ impl<'py> Build for PyBuilder<'py, '_> {
     }
 
     fn complex(&mut self, re: f64, im: f64) -> PyResult<Obj> {
-        self.own(unsafe { ffi::PyComplex_FromDoubles(re, im) })
+        self.complex_(re, im)
     }
 
     #[inline(always)]
@@ -244,18 +232,11 @@ impl<'py> Build for PyBuilder<'py, '_> {
     }
 
     fn deque_begin(&mut self, maxlen: Obj) -> PyResult<Obj> {
-        let py = self.py;
-        let maxlen = self.bound(&maxlen);
-        if !maxlen.is_none() && !maxlen.is_exact_instance_of::<pyo3::types::PyInt>() {
-            return Err(PyValueError::new_err("deque maxlen must be None or an int"));
-        }
-        let d = types::deque(py)?.call1((pyo3::types::PyTuple::empty(py), maxlen))?;
-        Ok(self.obj(d))
+        self.deque_begin_(maxlen)
     }
 
     #[inline(always)]
     fn dict_begin(&mut self, kind: DictKind, n: usize) -> PyResult<Obj> {
-        let py = self.py;
         match kind {
             DictKind::Dict => unsafe {
                 if n > 5 {
@@ -264,12 +245,9 @@ impl<'py> Build for PyBuilder<'py, '_> {
                     self.own(ffi::PyDict_New())
                 }
             },
-            DictKind::Ordered => Ok(self.obj(types::ordered_dict(py)?.call0()?)),
-            DictKind::Counter => Ok(self.obj(types::counter(py)?.call0()?)),
-            DictKind::Default(code) => {
-                let factory = types::default_factory(py, code)?;
-                Ok(self.obj(types::defaultdict(py)?.call1((factory,))?))
-            }
+            DictKind::Ordered => self.ordered_dict_(),
+            DictKind::Counter => self.counter_(),
+            DictKind::Default(code) => self.defaultdict_(code),
         }
     }
 
@@ -277,7 +255,7 @@ impl<'py> Build for PyBuilder<'py, '_> {
     fn dict_item(&mut self, dict: &Obj, key: Obj, value: Obj) -> PyResult<()> {
         unsafe {
             if ffi::PyDict_CheckExact(dict.ptr()) != 0
-                || ffi::Py_TYPE(dict.ptr()) != types::ordered_dict(self.py)?.as_type_ptr()
+                || ffi::Py_TYPE(dict.ptr()) != crate::typeref::ordered_dict(self.py)?.as_type_ptr()
             {
                 self.check(ffi::PyDict_SetItem(dict.ptr(), key.ptr(), value.ptr()))
             } else {
@@ -299,26 +277,16 @@ impl<'py> Build for PyBuilder<'py, '_> {
         self.timedelta_(days, seconds, micros)
     }
     fn tz_utc(&mut self) -> PyResult<Obj> {
-        Ok(unsafe { Obj::from_borrowed(types::datetime_api().TimeZone_UTC) })
+        self.tz_utc_()
     }
     fn tz_fixed(&mut self, offset_us: i64, name: Obj) -> PyResult<Obj> {
         self.tz_fixed_(offset_us, name)
     }
     fn tz_zone(&mut self, key: Obj) -> PyResult<Obj> {
-        let key = self.bound(&key);
-        if !key.is_exact_instance_of::<pyo3::types::PyString>() {
-            return Err(PyValueError::new_err("zone key must be a str"));
-        }
-        if !types::zone_key_known(self.py, &key)? {
-            let shown: String = key.to_string().chars().take(80).collect();
-            return Err(PyValueError::new_err(format!(
-                "unknown time zone key {shown:?}: no such zone in the zone database"
-            )));
-        }
-        Ok(self.obj(types::zoneinfo(self.py)?.call1((key,))?))
+        self.tz_zone_(key)
     }
     fn decimal(&mut self, s: &str) -> PyResult<Obj> {
-        Ok(self.obj(types::decimal(self.py)?.call1((s,))?))
+        self.decimal_(s)
     }
     fn uuid(&mut self, bytes: [u8; 16], safe: u8) -> PyResult<Obj> {
         self.uuid_(bytes, safe)
@@ -327,47 +295,32 @@ impl<'py> Build for PyBuilder<'py, '_> {
         self.fraction_(num, den)
     }
 
-    fn class(&mut self, name: &Obj) -> PyResult<Entry> {
-        let name = self.bound(name);
-        if !name.is_exact_instance_of::<pyo3::types::PyString>() {
-            return Err(PyValueError::new_err("class name must be a str"));
-        }
-        types::lookup_name(self.py, &name)?.ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "class {name} is not registered; register it with amber.register() to decode it"
-            ))
-        })
+    fn class(&mut self, name: &Obj) -> PyResult<Bound<'py, Entry>> {
+        self.class_(name)
     }
-
-    fn enum_member(&mut self, class: &Entry, value: Obj) -> PyResult<Obj> {
-        if class.mode != mode::ENUM {
-            return Err(PyValueError::new_err(
-                "enum member of a class not registered as an Enum",
-            ));
-        }
-        Ok(self.obj(self.bound(&class.cls).call1((self.bound(&value),))?))
+    fn enum_member(&mut self, class: &Bound<'py, Entry>, value: Obj) -> PyResult<Obj> {
+        self.enum_member_(class.get(), value)
     }
-
-    fn object_new(&mut self, class: &Entry) -> PyResult<Obj> {
-        self.object_new_(class)
+    fn object_new(&mut self, class: &Bound<'py, Entry>) -> PyResult<Obj> {
+        self.object_new_(class.get())
     }
-
-    fn object_fill(&mut self, class: &Entry, obj: &Obj, state: Obj) -> PyResult<()> {
-        self.object_fill_(class, obj, state)
+    fn object_fill(&mut self, class: &Bound<'py, Entry>, obj: &Obj, state: Obj) -> PyResult<()> {
+        self.object_fill_(class.get(), obj, state)
     }
-
-    fn object_build(&mut self, class: &Entry, state: Obj) -> PyResult<Obj> {
-        self.object_build_(class, state)
+    fn object_build(&mut self, class: &Bound<'py, Entry>, state: Obj) -> PyResult<Obj> {
+        self.object_build_(class.get(), state)
     }
-
-    fn object_base(&mut self, class: &Entry, base: Obj) -> PyResult<Obj> {
-        self.object_base_(class, base)
+    fn object_base(&mut self, class: &Bound<'py, Entry>, base: Obj) -> PyResult<Obj> {
+        self.object_base_(class.get(), base)
     }
-
-    fn object_setstate(&mut self, class: &Entry, obj: &Obj, state: Obj) -> PyResult<()> {
-        crate::codec::state::apply(class, &self.bound(obj), &self.bound(&state))
+    fn object_setstate(
+        &mut self,
+        class: &Bound<'py, Entry>,
+        obj: &Obj,
+        state: Obj,
+    ) -> PyResult<()> {
+        self.object_setstate_(class.get(), obj, state)
     }
-
     fn ndarray(&mut self, array: NdArray<'_, Obj>) -> PyResult<Obj> {
         self.ndarray_(array)
     }

@@ -1,0 +1,172 @@
+//! The datetime family, both halves: `date`, `time`, `datetime`,
+//! `timedelta`, and the tzinfos amber keeps exactly (`timezone.utc`, fixed
+//! `timezone`s with their names, `ZoneInfo` by key). The fields are read
+//! and the objects made in `values::datetime`.
+
+use amber_core::codec::build::DateTimeParts;
+use amber_core::codec::format as f;
+use amber_core::codec::writer as w;
+use pyo3::ffi;
+use pyo3::prelude::*;
+
+use crate::codec::decode::PyBuilder;
+use crate::codec::encode::{fail, Encoder, OrFail, R};
+use crate::ffi::obj::Obj;
+use crate::values::datetime::{self as dt, Date, Delta, Time};
+
+impl<'py> Encoder<'py> {
+    /// # Safety
+    /// `o` is a live `datetime.date` (exactly).
+    pub(crate) unsafe fn date(&mut self, o: *mut ffi::PyObject) -> R {
+        // SAFETY: the caller guarantees a live date.
+        let d = unsafe { dt::date_of(o) };
+        w::write_date(&mut self.out, d.year, d.month, d.day);
+        Ok(())
+    }
+
+    /// # Safety
+    /// `o` is a live `datetime.datetime` (exactly).
+    pub(crate) unsafe fn datetime(&mut self, o: *mut ffi::PyObject) -> R {
+        // SAFETY: the caller guarantees a live datetime.
+        let (d, (t, tz)) = unsafe { (dt::date_of(o), dt::datetime_time_of(o)) };
+        w::write_datetime(
+            &mut self.out,
+            d.year,
+            d.month,
+            d.day,
+            t.hour,
+            t.minute,
+            t.second,
+            t.microsecond,
+            t.fold,
+            tz.is_some(),
+        );
+        self.tzinfo(tz)
+    }
+
+    /// # Safety
+    /// `o` is a live `datetime.time` (exactly).
+    pub(crate) unsafe fn time(&mut self, o: *mut ffi::PyObject) -> R {
+        // SAFETY: the caller guarantees a live time.
+        let (t, tz) = unsafe { dt::time_of(o) };
+        w::write_time(
+            &mut self.out,
+            t.hour,
+            t.minute,
+            t.second,
+            t.microsecond,
+            t.fold,
+            tz.is_some(),
+        );
+        self.tzinfo(tz)
+    }
+
+    /// The tzinfo after a time or datetime, if it has one.
+    fn tzinfo(&mut self, tz: Option<*mut ffi::PyObject>) -> R {
+        match tz {
+            // SAFETY: the tzinfo is borrowed from the time or datetime that
+            // the caller holds, which keeps it alive.
+            Some(tz) => unsafe { self.item(tz) },
+            None => Ok(()),
+        }
+    }
+
+    /// # Safety
+    /// `o` is a live `datetime.timedelta` (exactly).
+    pub(crate) unsafe fn timedelta(&mut self, o: *mut ffi::PyObject) -> R {
+        // SAFETY: the caller guarantees a live timedelta.
+        let d = unsafe { dt::delta_of(o) };
+        w::write_timedelta(&mut self.out, d.days, d.seconds, d.microseconds);
+        Ok(())
+    }
+
+    /// A `datetime.timezone`: UTC, or a fixed offset with its name.
+    pub(crate) fn timezone(&mut self, tz: &Bound<'py, PyAny>) -> R {
+        if tz.is(dt::utc(self.py)) {
+            self.out.push(f::TZ_UTC);
+            return Ok(());
+        }
+        let (us, name) = dt::fixed_offset(tz).or_fail()?;
+        w::write_tz_fixed(&mut self.out, us);
+        self.nested(|e| match name {
+            // SAFETY: `name` is held by its Bound for the call.
+            Some(name) => unsafe { e.item(name.as_ptr()) },
+            None => {
+                w::write_none(&mut e.out);
+                Ok(())
+            }
+        })
+    }
+
+    /// A `zoneinfo.ZoneInfo`, by its key.
+    pub(crate) fn zoneinfo(&mut self, zone: &Bound<'py, PyAny>) -> R {
+        let key = dt::zone_key(zone).or_fail()?;
+        if key.is_none() {
+            return fail("a ZoneInfo made from a file has no key and cannot be encoded");
+        }
+        self.out.push(f::TZ_ZONE);
+        // SAFETY: `key` is held by its Bound for the call.
+        self.nested(|e| unsafe { e.item(key.as_ptr()) })
+    }
+}
+
+impl<'py> PyBuilder<'py, '_> {
+    pub(crate) fn date_(&mut self, year: u16, month: u8, day: u8) -> PyResult<Obj> {
+        let d = dt::new_date(self.py, Date { year, month, day })?;
+        Ok(self.obj(d))
+    }
+
+    /// The tzinfo of decoded parts, as a Bound.
+    fn tz(&self, tz: &Option<Obj>) -> Option<Bound<'py, PyAny>> {
+        tz.as_ref().map(|t| self.bound(t))
+    }
+
+    pub(crate) fn time_(&mut self, p: DateTimeParts<Obj>) -> PyResult<Obj> {
+        let tz = self.tz(&p.tz);
+        let t = dt::new_time(self.py, time_fields(&p), tz.as_ref())?;
+        Ok(self.obj(t))
+    }
+
+    pub(crate) fn datetime_(&mut self, p: DateTimeParts<Obj>) -> PyResult<Obj> {
+        let tz = self.tz(&p.tz);
+        let d = Date {
+            year: p.year,
+            month: p.month,
+            day: p.day,
+        };
+        let v = dt::new_datetime(self.py, d, time_fields(&p), tz.as_ref())?;
+        Ok(self.obj(v))
+    }
+
+    pub(crate) fn timedelta_(&mut self, days: i32, seconds: i32, micros: i32) -> PyResult<Obj> {
+        let d = Delta {
+            days,
+            seconds,
+            microseconds: micros,
+        };
+        Ok(self.obj(dt::new_delta(self.py, d)?))
+    }
+
+    pub(crate) fn tz_utc_(&mut self) -> PyResult<Obj> {
+        Ok(self.obj(dt::utc(self.py)))
+    }
+
+    pub(crate) fn tz_fixed_(&mut self, offset_us: i64, name: Obj) -> PyResult<Obj> {
+        let tz = dt::new_fixed_timezone(self.py, offset_us, &self.bound(&name))?;
+        Ok(self.obj(tz))
+    }
+
+    pub(crate) fn tz_zone_(&mut self, key: Obj) -> PyResult<Obj> {
+        Ok(self.obj(dt::new_zone(self.py, &self.bound(&key))?))
+    }
+}
+
+fn time_fields(p: &DateTimeParts<Obj>) -> Time {
+    Time {
+        hour: p.hour,
+        minute: p.minute,
+        second: p.second,
+        microsecond: p.microsecond,
+        fold: p.fold,
+    }
+}

@@ -1,0 +1,142 @@
+//! NumPy arrays and scalars, both halves: an array's dtype description
+//! (`dtype.rs`), shape, order and bytes, in band (aligned in the frame) or
+//! out of band; a scalar's dtype and bytes. The bytes are read and the
+//! arrays made in `values::numpy`.
+
+use amber_core::codec::build::{NdArray, NdData};
+use amber_core::codec::format as f;
+use amber_core::codec::writer as w;
+use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
+use pyo3::intern;
+use pyo3::prelude::*;
+
+use crate::codec::decode::PyBuilder;
+use crate::codec::encode::{fail, Encoder, OrFail, R};
+use crate::ffi::obj::Obj;
+use crate::values::numpy as np;
+
+impl<'py> Encoder<'py> {
+    /// # Safety
+    /// `o` is a live `numpy.ndarray` (exactly).
+    pub(crate) unsafe fn ndarray(&mut self, o: *mut ffi::PyObject) -> R {
+        // SAFETY: the caller guarantees a live array; the Bound keeps it
+        // alive while NumPy's attributes run Python code.
+        let arr = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        let layout = np::layout_of(&arr).or_fail()?;
+        if np::holds_objects(&layout.dtype).or_fail()? {
+            return fail("NumPy arrays of Python objects (dtype=object) cannot be encoded");
+        }
+        self.out.push(f::NDARRAY);
+        self.dtype(o, &layout.dtype)?;
+        if layout.nbytes == 0 {
+            // Nothing to copy or view (an empty shape or a zero-size dtype):
+            // a contiguous copy would turn an unsized S0/U0 into S1/U1.
+            w::write_ndarray_shape(&mut self.out, &layout.shape, layout.fortran, None);
+            w::write_ndarray_data(&mut self.out, self.frame_start, &[]);
+            return Ok(());
+        }
+        let arr = if layout.contiguous {
+            arr
+        } else {
+            np::contiguous_copy(&arr).or_fail()?
+        };
+        let flat = np::flat_bytes(&arr, layout.fortran).or_fail()?;
+        let oob = if layout.nbytes >= self.opts.oob_threshold {
+            // SAFETY: `flat` is a live array held for the whole call.
+            unsafe { self.out_of_band(flat.as_ptr()) }?
+        } else {
+            None
+        };
+        w::write_ndarray_shape(&mut self.out, &layout.shape, layout.fortran, oob);
+        if oob.is_none() {
+            let start = self.frame_start;
+            let out = &mut self.out;
+            np::with_bytes(&flat, layout.nbytes, |data| {
+                w::write_ndarray_data(out, start, data)
+            })
+            .or_fail()?;
+        }
+        Ok(())
+    }
+
+    /// # Safety
+    /// `o` is a live NumPy scalar (an instance of a `numpy.generic` type
+    /// defined in numpy).
+    pub(crate) unsafe fn npscalar(&mut self, o: *mut ffi::PyObject) -> R {
+        // SAFETY: the caller guarantees a live scalar; the Bound takes a
+        // reference of its own.
+        let s = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        let dtype = s.getattr(intern!(self.py, "dtype")).or_fail()?;
+        if np::holds_objects(&dtype).or_fail()? {
+            return fail("NumPy object scalars cannot be encoded");
+        }
+        self.out.push(f::NPSCALAR);
+        self.dtype(o, &dtype)?;
+        let itemsize: usize = dtype
+            .getattr(intern!(self.py, "itemsize"))
+            .or_fail()?
+            .extract()
+            .or_fail()?;
+        let raw = np::scalar_bytes(&s, itemsize).or_fail()?;
+        let raw = raw.as_bytes();
+        if raw.len() != itemsize {
+            return fail(format!(
+                "NumPy scalar of dtype {} has {} bytes, its dtype says {itemsize}",
+                dtype.str().or_fail()?,
+                raw.len()
+            ));
+        }
+        w::write_blob(&mut self.out, raw);
+        Ok(())
+    }
+}
+
+impl<'py> PyBuilder<'py, '_> {
+    pub(crate) fn ndarray_(&mut self, a: NdArray<'_, Obj>) -> PyResult<Obj> {
+        let dtype = self.dtype_(&self.bound(&a.dtype), 0)?;
+        let Some(nbytes) = np::size_of(&dtype, &a.shape)? else {
+            return Err(PyValueError::new_err("ndarray size overflows"));
+        };
+        // The array's bytes as a flat uint8 array: a copy of the frame's
+        // bytes (padding included), a view of them when asked, or a view of
+        // the caller's out-of-band buffer.
+        let flat = match a.data {
+            NdData::Inline { bytes, offset } => {
+                if bytes.len() != nbytes {
+                    return Err(PyValueError::new_err(format!(
+                        "ndarray data is {} bytes, its shape and dtype need {nbytes}",
+                        bytes.len()
+                    )));
+                }
+                if nbytes == 0 {
+                    None
+                } else {
+                    let flat = np::flat_view(&self.input_slice(offset, nbytes)?)?;
+                    Some(if self.opts.zero_copy {
+                        flat
+                    } else {
+                        flat.call_method0(intern!(self.py, "copy"))?
+                    })
+                }
+            }
+            NdData::OutOfBand { index } => {
+                let flat = np::flat_view(self.buffer(index)?)?;
+                let len: usize = flat.len()?;
+                if len != nbytes {
+                    return Err(PyValueError::new_err(format!(
+                        "out-of-band buffer {index} is {len} bytes, the array needs {nbytes}"
+                    )));
+                }
+                (nbytes > 0).then_some(flat)
+            }
+        };
+        let arr = np::array_from_bytes(flat, &dtype, &a.shape, a.fortran, nbytes)?;
+        Ok(self.obj(arr))
+    }
+
+    pub(crate) fn npscalar_(&mut self, dtype: Obj, raw: &[u8]) -> PyResult<Obj> {
+        let dtype = self.dtype_(&self.bound(&dtype), 0)?;
+        Ok(self.obj(np::new_scalar(&dtype, raw)?))
+    }
+}

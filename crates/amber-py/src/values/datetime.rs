@@ -1,0 +1,323 @@
+//! `datetime` values: dates, times, datetimes and timedeltas as their
+//! fields (read through the datetime C API's macros, made through its
+//! constructors), fixed-offset timezones as microseconds and a name, and
+//! zoneinfo keys checked before `ZoneInfo` may import anything.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDelta, PyFrozenSet, PyString, PyTuple};
+
+use crate::typeref::{self, datetime_api};
+
+/// A date's fields.
+#[derive(Clone, Copy, Debug)]
+pub struct Date {
+    pub year: u16,
+    pub month: u8,
+    pub day: u8,
+}
+
+/// A time of day's fields (a time's, or a datetime's past its date).
+#[derive(Clone, Copy, Debug)]
+pub struct Time {
+    pub hour: u8,
+    pub minute: u8,
+    pub second: u8,
+    pub microsecond: u32,
+    pub fold: bool,
+}
+
+/// A timedelta's normalised fields.
+#[derive(Clone, Copy, Debug)]
+pub struct Delta {
+    pub days: i32,
+    pub seconds: i32,
+    pub microseconds: i32,
+}
+
+impl Delta {
+    pub fn total_microseconds(self) -> i64 {
+        self.days as i64 * 86_400_000_000
+            + self.seconds as i64 * 1_000_000
+            + self.microseconds as i64
+    }
+}
+
+/// The date of a `date` or `datetime`.
+///
+/// # Safety
+/// `o` is a live instance of `datetime.date` (a datetime is one).
+#[inline]
+pub unsafe fn date_of(o: *mut ffi::PyObject) -> Date {
+    // SAFETY: the caller guarantees a live date, whose fields the macros read.
+    unsafe {
+        Date {
+            year: ffi::PyDateTime_GET_YEAR(o) as u16,
+            month: ffi::PyDateTime_GET_MONTH(o) as u8,
+            day: ffi::PyDateTime_GET_DAY(o) as u8,
+        }
+    }
+}
+
+/// The time fields of a `datetime` and its tzinfo (borrowed; None is
+/// `None`).
+///
+/// # Safety
+/// `o` is a live instance of `datetime.datetime`.
+#[inline]
+pub unsafe fn datetime_time_of(o: *mut ffi::PyObject) -> (Time, Option<*mut ffi::PyObject>) {
+    // SAFETY: the caller guarantees a live datetime, whose fields the macros
+    // read; its tzinfo is borrowed from it.
+    unsafe {
+        let t = Time {
+            hour: ffi::PyDateTime_DATE_GET_HOUR(o) as u8,
+            minute: ffi::PyDateTime_DATE_GET_MINUTE(o) as u8,
+            second: ffi::PyDateTime_DATE_GET_SECOND(o) as u8,
+            microsecond: ffi::PyDateTime_DATE_GET_MICROSECOND(o) as u32,
+            fold: ffi::PyDateTime_DATE_GET_FOLD(o) != 0,
+        };
+        let tz = ffi::PyDateTime_DATE_GET_TZINFO(o);
+        (t, (tz != ffi::Py_None()).then_some(tz))
+    }
+}
+
+/// The fields of a `time` and its tzinfo (borrowed; None is `None`).
+///
+/// # Safety
+/// `o` is a live instance of `datetime.time`.
+#[inline]
+pub unsafe fn time_of(o: *mut ffi::PyObject) -> (Time, Option<*mut ffi::PyObject>) {
+    // SAFETY: the caller guarantees a live time, whose fields the macros
+    // read; its tzinfo is borrowed from it.
+    unsafe {
+        let t = Time {
+            hour: ffi::PyDateTime_TIME_GET_HOUR(o) as u8,
+            minute: ffi::PyDateTime_TIME_GET_MINUTE(o) as u8,
+            second: ffi::PyDateTime_TIME_GET_SECOND(o) as u8,
+            microsecond: ffi::PyDateTime_TIME_GET_MICROSECOND(o) as u32,
+            fold: ffi::PyDateTime_TIME_GET_FOLD(o) != 0,
+        };
+        let tz = ffi::PyDateTime_TIME_GET_TZINFO(o);
+        (t, (tz != ffi::Py_None()).then_some(tz))
+    }
+}
+
+/// The fields of a `timedelta`.
+///
+/// # Safety
+/// `o` is a live instance of `datetime.timedelta`.
+#[inline]
+pub unsafe fn delta_of(o: *mut ffi::PyObject) -> Delta {
+    // SAFETY: the caller guarantees a live timedelta, whose fields the
+    // macros read.
+    unsafe {
+        Delta {
+            days: ffi::PyDateTime_DELTA_GET_DAYS(o),
+            seconds: ffi::PyDateTime_DELTA_GET_SECONDS(o),
+            microseconds: ffi::PyDateTime_DELTA_GET_MICROSECONDS(o),
+        }
+    }
+}
+
+/// A fixed-offset `datetime.timezone` as pickle sees it: its offset in
+/// microseconds and its name, if it was given one.
+pub fn fixed_offset<'py>(tz: &Bound<'py, PyAny>) -> PyResult<(i64, Option<Bound<'py, PyAny>>)> {
+    let args = tz.call_method0(intern!(tz.py(), "__getinitargs__"))?;
+    let args = args.cast::<PyTuple>()?;
+    let offset = args.get_item(0)?;
+    let offset = offset.cast::<PyDelta>()?;
+    // SAFETY: `offset` is a live timedelta, held by its Bound.
+    let us = unsafe { delta_of(offset.as_ptr()) }.total_microseconds();
+    Ok((us, args.get_item(1).ok()))
+}
+
+/// Whether `tz` may be a tzinfo argument.
+fn check_tzinfo(tz: &Bound<'_, PyAny>) -> PyResult<()> {
+    // SAFETY: `tz` is alive; the type check reads its type only.
+    let ok = unsafe { ffi::PyObject_TypeCheck(tz.as_ptr(), datetime_api().TZInfoType) } != 0;
+    if ok {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err("tzinfo is not a tzinfo instance"))
+    }
+}
+
+/// The tzinfo pointer for a constructor: borrowed from `tz`, or None.
+fn tz_ptr(tz: Option<&Bound<'_, PyAny>>) -> PyResult<*mut ffi::PyObject> {
+    match tz {
+        // SAFETY: Py_None returns the None singleton, which is immortal.
+        None => Ok(unsafe { ffi::Py_None() }),
+        Some(tz) => {
+            check_tzinfo(tz)?;
+            Ok(tz.as_ptr())
+        }
+    }
+}
+
+/// `datetime.date(year, month, day)`; out-of-range fields raise ValueError.
+pub fn new_date(py: Python<'_>, d: Date) -> PyResult<Bound<'_, PyAny>> {
+    let api = datetime_api();
+    // SAFETY: the constructor checks its arguments and returns a new
+    // reference or NULL with an exception set.
+    unsafe {
+        let p = (api.Date_FromDate)(d.year as i32, d.month as i32, d.day as i32, api.DateType);
+        Bound::from_owned_ptr_or_err(py, p)
+    }
+}
+
+/// `datetime.time(...)`; out-of-range fields raise ValueError.
+pub fn new_time<'py>(
+    py: Python<'py>,
+    t: Time,
+    tz: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let api = datetime_api();
+    let tz = tz_ptr(tz)?;
+    // SAFETY: the constructor checks its arguments (`tz` is None or a live
+    // tzinfo, borrowed for the call) and returns a new reference or NULL
+    // with an exception set.
+    unsafe {
+        let p = (api.Time_FromTimeAndFold)(
+            t.hour as i32,
+            t.minute as i32,
+            t.second as i32,
+            t.microsecond as i32,
+            tz,
+            t.fold as i32,
+            api.TimeType,
+        );
+        Bound::from_owned_ptr_or_err(py, p)
+    }
+}
+
+/// `datetime.datetime(...)`; out-of-range fields raise ValueError.
+pub fn new_datetime<'py>(
+    py: Python<'py>,
+    d: Date,
+    t: Time,
+    tz: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let api = datetime_api();
+    let tz = tz_ptr(tz)?;
+    if t.microsecond > 999_999 {
+        return Err(PyValueError::new_err("microsecond must be in 0..999999"));
+    }
+    // SAFETY: as in `new_time`.
+    unsafe {
+        let p = (api.DateTime_FromDateAndTimeAndFold)(
+            d.year as i32,
+            d.month as i32,
+            d.day as i32,
+            t.hour as i32,
+            t.minute as i32,
+            t.second as i32,
+            t.microsecond as i32,
+            tz,
+            t.fold as i32,
+            api.DateTimeType,
+        );
+        Bound::from_owned_ptr_or_err(py, p)
+    }
+}
+
+/// `datetime.timedelta` from normalised fields, which are checked first:
+/// the C constructor trusts them.
+pub fn new_delta(py: Python<'_>, d: Delta) -> PyResult<Bound<'_, PyAny>> {
+    let Delta {
+        days,
+        seconds,
+        microseconds,
+    } = d;
+    if !(0..86_400).contains(&seconds)
+        || !(0..1_000_000).contains(&microseconds)
+        || days.unsigned_abs() > 999_999_999
+    {
+        return Err(PyValueError::new_err(format!(
+            "timedelta fields out of range: days={days} seconds={seconds} \
+             microseconds={microseconds}"
+        )));
+    }
+    let api = datetime_api();
+    // SAFETY: the fields are in range (checked above); the constructor
+    // returns a new reference or NULL with an exception set.
+    unsafe {
+        let p = (api.Delta_FromDelta)(days, seconds, microseconds, 0, api.DeltaType);
+        Bound::from_owned_ptr_or_err(py, p)
+    }
+}
+
+/// `datetime.timezone.utc`.
+pub fn utc(py: Python<'_>) -> Bound<'_, PyAny> {
+    // SAFETY: the C API's UTC singleton lives as long as the datetime
+    // module; the Bound takes a reference of its own.
+    unsafe { Bound::from_borrowed_ptr(py, datetime_api().TimeZone_UTC) }
+}
+
+/// `datetime.timezone(timedelta(microseconds=offset_us), name)`; `name`
+/// must be None or a str, and the offset within a day (else ValueError).
+pub fn new_fixed_timezone<'py>(
+    py: Python<'py>,
+    offset_us: i64,
+    name: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let delta = typeref::timedelta(py)?.call((0, 0, offset_us), None)?;
+    let timezone = typeref::timezone(py)?;
+    if name.is_none() {
+        timezone.call1((delta,))
+    } else if name.is_exact_instance_of::<PyString>() {
+        timezone.call1((delta, name))
+    } else {
+        Err(PyValueError::new_err("timezone name must be None or a str"))
+    }
+}
+
+/// `zoneinfo.ZoneInfo(key)` for a key that it can load without importing
+/// a module that the key names (else ValueError).
+pub fn new_zone<'py>(py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if !key.is_exact_instance_of::<PyString>() {
+        return Err(PyValueError::new_err("zone key must be a str"));
+    }
+    if !zone_key_known(py, key)? {
+        let shown: String = key.to_string().chars().take(80).collect();
+        return Err(PyValueError::new_err(format!(
+            "unknown time zone key {shown:?}: no such zone in the zone database"
+        )));
+    }
+    typeref::zoneinfo(py)?.call1((key,))
+}
+
+/// The key of a `ZoneInfo`, or None for one made from a file.
+pub fn zone_key<'py>(zone: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    zone.getattr(intern!(zone.py(), "key"))
+}
+
+/// Whether `ZoneInfo(key)` can load `key` without importing a module that
+/// the key names. `ZoneInfo` reads the key's file from the system's zone
+/// directories (`zoneinfo.TZPATH`) and, failing that, imports submodules
+/// of the `tzdata` package named after the key's parts: so a key must be
+/// found in those directories (by the function `ZoneInfo` uses, which also
+/// refuses keys that leave them) or be one of the zones `tzdata` lists
+/// (`zoneinfo.available_timezones()`, read once).
+fn zone_key_known(py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+    static FIND: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    static KEYS: PyOnceLock<Py<PyFrozenSet>> = PyOnceLock::new();
+    let find = FIND.get_or_try_init(py, || {
+        Ok::<_, PyErr>(
+            py.import("zoneinfo._tzpath")?
+                .getattr("find_tzfile")?
+                .unbind(),
+        )
+    })?;
+    if !find.bind(py).call1((key,))?.is_none() {
+        return Ok(true);
+    }
+    let keys = KEYS.get_or_try_init(py, || {
+        let all = py.import("zoneinfo")?.call_method0("available_timezones")?;
+        let all = all.try_iter()?.collect::<PyResult<Vec<_>>>()?;
+        Ok::<_, PyErr>(PyFrozenSet::new(py, all)?.unbind())
+    })?;
+    keys.bind(py).contains(key)
+}
