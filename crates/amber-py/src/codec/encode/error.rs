@@ -1,0 +1,154 @@
+//! The encoder's errors: why it stopped (a message, or a Python exception
+//! raised by code it ran), the `$.path` and the containers along it, built
+//! while unwinding, and the `amber.EncodeError` made from them (a cycle is
+//! named where it closes).
+
+use amber_core::bytes::path::{key_segment, render_path, PathSeg};
+use hashbrown::HashMap;
+use pyo3::ffi;
+use pyo3::prelude::*;
+
+use super::Encoder;
+use crate::errors;
+
+/// Why encoding stopped.
+pub(crate) enum Fail {
+    Msg(String),
+    Py(PyErr),
+}
+
+pub(crate) struct EncErr {
+    pub(super) fail: Fail,
+    /// Path from the root, built while unwinding.
+    pub(super) path: Vec<PathSeg>,
+    /// Container addresses along the path, to tell a cycle from deep nesting.
+    pub(super) chain: Vec<usize>,
+    pub(super) depth_exceeded: bool,
+}
+
+pub(crate) type R<T = ()> = Result<T, Box<EncErr>>;
+
+#[cold]
+pub(crate) fn fail<T>(msg: impl Into<String>) -> R<T> {
+    Err(Box::new(EncErr {
+        fail: Fail::Msg(msg.into()),
+        path: vec![],
+        chain: vec![],
+        depth_exceeded: false,
+    }))
+}
+
+#[cold]
+pub(crate) fn py_fail<T>(py: Python<'_>) -> R<T> {
+    Err(Box::new(EncErr::from(PyErr::fetch(py))))
+}
+
+/// Turn a `PyResult` into the encoder's result.
+pub(crate) trait OrFail<T> {
+    fn or_fail(self) -> R<T>;
+}
+
+pub(crate) trait Within {
+    fn within(self, seg: impl FnOnce() -> PathSeg, container: *mut ffi::PyObject) -> Self;
+}
+
+/// The path step of pair `i` with key `k`: as the decoder writes it
+/// (spec §11), `.name` or `["…"]` for a str key, `[<key i>]` otherwise.
+#[cold]
+pub(crate) fn key_seg(py: Python<'_>, k: *mut ffi::PyObject, i: usize) -> PathSeg {
+    // SAFETY: callers hold `k` (or its dict, unchanged) for this call.
+    let key = unsafe { Bound::from_borrowed_ptr(py, k) };
+    match key.extract::<String>() {
+        Ok(s) => PathSeg::Key(key_segment(&s)),
+        Err(_) => PathSeg::Key(format!("[<key {i}>]")),
+    }
+}
+
+/// The first container address that appears twice along the failing path.
+fn find_cycle(chain: &[usize]) -> Option<(usize, usize)> {
+    let mut seen: HashMap<usize, usize> = HashMap::new();
+    for (j, &a) in chain.iter().enumerate() {
+        if let Some(&i) = seen.get(&a) {
+            return Some((i, j));
+        }
+        seen.insert(a, j);
+    }
+    None
+}
+
+impl From<PyErr> for EncErr {
+    #[cold]
+    fn from(e: PyErr) -> EncErr {
+        EncErr {
+            fail: Fail::Py(e),
+            path: vec![],
+            chain: vec![],
+            depth_exceeded: false,
+        }
+    }
+}
+
+impl<T> OrFail<T> for PyResult<T> {
+    #[inline(always)]
+    fn or_fail(self) -> R<T> {
+        self.map_err(|e| Box::new(EncErr::from(e)))
+    }
+}
+
+impl<T> Within for R<T> {
+    #[inline(always)]
+    fn within(self, seg: impl FnOnce() -> PathSeg, container: *mut ffi::PyObject) -> Self {
+        self.map_err(|mut e| {
+            e.path.insert(0, seg());
+            e.chain.insert(0, container as usize);
+            e
+        })
+    }
+}
+
+impl Encoder<'_> {
+    #[cold]
+    pub(super) fn to_pyerr(&self, e: EncErr) -> PyErr {
+        let py = self.py;
+        let path = render_path(&e.path);
+        let (msg, cause) = match e.fail {
+            Fail::Msg(m) => (m, None),
+            Fail::Py(err) if errors::passes_through(py, &err) => return err,
+            Fail::Py(err) => {
+                let m = format!("{}", err.value(py));
+                (
+                    format!(
+                        "{}: {m}",
+                        err.get_type(py)
+                            .name()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default()
+                    ),
+                    Some(err),
+                )
+            }
+        };
+        // A cycle is reported where the object appears inside itself, not
+        // where the depth limit was reached, max_depth levels further down.
+        let cycle = e.depth_exceeded.then(|| find_cycle(&e.chain)).flatten();
+        let (msg, path) = match cycle {
+            Some((i, j)) => (
+                format!(
+                    "cycle: the object at {} contains itself; pass identity=True to encode \
+                     shared references and cycles",
+                    render_path(&e.path[..i]),
+                ),
+                render_path(&e.path[..j]),
+            ),
+            None => (msg, path),
+        };
+        errors::make(
+            py,
+            errors::encode_error(py),
+            format!("{msg} (at {path})"),
+            None,
+            Some(path),
+            cause,
+        )
+    }
+}
