@@ -154,6 +154,7 @@ fn factory_code(py: Python<'_>, factory: &Bound<'_, PyAny>) -> PyResult<Option<u
 }
 
 impl<'py> PyBuilder<'py, '_> {
+    #[inline(never)]
     pub(crate) fn deque_begin_(&mut self, maxlen: Obj) -> PyResult<Obj> {
         let py = self.py;
         let maxlen = self.bound(&maxlen);
@@ -164,14 +165,17 @@ impl<'py> PyBuilder<'py, '_> {
         Ok(self.obj(d))
     }
 
+    #[inline(never)]
     pub(crate) fn ordered_dict_(&mut self) -> PyResult<Obj> {
         Ok(self.obj(typeref::ordered_dict(self.py)?.call0()?))
     }
 
+    #[inline(never)]
     pub(crate) fn counter_(&mut self) -> PyResult<Obj> {
         Ok(self.obj(typeref::counter(self.py)?.call0()?))
     }
 
+    #[inline(never)]
     pub(crate) fn defaultdict_(&mut self, code: u8) -> PyResult<Obj> {
         let py = self.py;
         let factory = typeref::default_factory(py, code)?;

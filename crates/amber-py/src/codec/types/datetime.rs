@@ -111,6 +111,7 @@ impl<'py> Encoder<'py> {
 }
 
 impl<'py> PyBuilder<'py, '_> {
+    #[inline(never)]
     pub(crate) fn date_(&mut self, year: u16, month: u8, day: u8) -> PyResult<Obj> {
         let d = dt::new_date(self.py, Date { year, month, day })?;
         Ok(self.obj(d))
@@ -121,12 +122,14 @@ impl<'py> PyBuilder<'py, '_> {
         tz.as_ref().map(|t| self.bound(t))
     }
 
+    #[inline(never)]
     pub(crate) fn time_(&mut self, p: DateTimeParts<Obj>) -> PyResult<Obj> {
         let tz = self.tz(&p.tz);
         let t = dt::new_time(self.py, time_fields(&p), tz.as_ref())?;
         Ok(self.obj(t))
     }
 
+    #[inline(never)]
     pub(crate) fn datetime_(&mut self, p: DateTimeParts<Obj>) -> PyResult<Obj> {
         let tz = self.tz(&p.tz);
         let d = Date {
@@ -138,6 +141,7 @@ impl<'py> PyBuilder<'py, '_> {
         Ok(self.obj(v))
     }
 
+    #[inline(never)]
     pub(crate) fn timedelta_(&mut self, days: i32, seconds: i32, micros: i32) -> PyResult<Obj> {
         let d = Delta {
             days,
@@ -147,15 +151,18 @@ impl<'py> PyBuilder<'py, '_> {
         Ok(self.obj(dt::new_delta(self.py, d)?))
     }
 
+    #[inline(never)]
     pub(crate) fn tz_utc_(&mut self) -> PyResult<Obj> {
         Ok(self.obj(dt::utc(self.py)))
     }
 
+    #[inline(never)]
     pub(crate) fn tz_fixed_(&mut self, offset_us: i64, name: Obj) -> PyResult<Obj> {
         let tz = dt::new_fixed_timezone(self.py, offset_us, &self.bound(&name))?;
         Ok(self.obj(tz))
     }
 
+    #[inline(never)]
     pub(crate) fn tz_zone_(&mut self, key: Obj) -> PyResult<Obj> {
         Ok(self.obj(dt::new_zone(self.py, &self.bound(&key))?))
     }

@@ -350,6 +350,7 @@ fn type_name(t: &Bound<'_, PyAny>) -> String {
 
 impl<'py> PyBuilder<'py, '_> {
     /// Rebuild a dtype from its description.
+    #[inline(never)]
     pub(crate) fn dtype_(
         &self,
         descr: &Bound<'py, PyAny>,

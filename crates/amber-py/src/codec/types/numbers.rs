@@ -68,10 +68,12 @@ impl<'py> Encoder<'py> {
 }
 
 impl<'py> PyBuilder<'py, '_> {
+    #[inline(never)]
     pub(crate) fn decimal_(&mut self, text: &str) -> PyResult<Obj> {
         Ok(self.obj(decimal::new_decimal(self.py, text)?))
     }
 
+    #[inline(never)]
     pub(crate) fn fraction_(&mut self, num: Obj, den: Obj) -> PyResult<Obj> {
         let (num, den) = (self.bound(&num), self.bound(&den));
         if !num.is_exact_instance_of::<PyInt>() || !den.is_exact_instance_of::<PyInt>() {
@@ -85,12 +87,14 @@ impl<'py> PyBuilder<'py, '_> {
         Ok(self.obj(typeref::fraction(self.py)?.call1((num, den))?))
     }
 
+    #[inline(never)]
     pub(crate) fn uuid_(&mut self, bytes: [u8; 16], safe: u8) -> PyResult<Obj> {
         let safety = Safety::from_code(safe)
             .ok_or_else(|| PyValueError::new_err(format!("unknown UUID safety code {safe}")))?;
         Ok(self.obj(uuid::new_uuid(self.py, &bytes, safety)?))
     }
 
+    #[inline(never)]
     pub(crate) fn complex_(&mut self, re: f64, im: f64) -> PyResult<Obj> {
         // SAFETY: PyComplex_FromDoubles returns a new reference or NULL with
         // an exception set.

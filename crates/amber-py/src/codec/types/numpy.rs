@@ -93,6 +93,7 @@ impl<'py> Encoder<'py> {
 }
 
 impl<'py> PyBuilder<'py, '_> {
+    #[inline(never)]
     pub(crate) fn ndarray_(&mut self, a: NdArray<'_, Obj>) -> PyResult<Obj> {
         let dtype = self.dtype_(&self.bound(&a.dtype), 0)?;
         let Some(nbytes) = np::size_of(&dtype, &a.shape)? else {
@@ -135,6 +136,7 @@ impl<'py> PyBuilder<'py, '_> {
         Ok(self.obj(arr))
     }
 
+    #[inline(never)]
     pub(crate) fn npscalar_(&mut self, dtype: Obj, raw: &[u8]) -> PyResult<Obj> {
         let dtype = self.dtype_(&self.bound(&dtype), 0)?;
         Ok(self.obj(np::new_scalar(&dtype, raw)?))

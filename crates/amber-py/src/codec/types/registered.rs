@@ -209,6 +209,7 @@ impl<'py> Encoder<'py> {
 
 impl<'py> PyBuilder<'py, '_> {
     /// The registered class named `name`.
+    #[inline(never)]
     pub(crate) fn class_(&mut self, name: &Obj) -> PyResult<Bound<'py, Entry>> {
         let name = self.bound(name);
         if !name.is_exact_instance_of::<PyString>() {
@@ -221,6 +222,7 @@ impl<'py> PyBuilder<'py, '_> {
         })
     }
 
+    #[inline(never)]
     pub(crate) fn enum_member_(&mut self, class: &Entry, value: Obj) -> PyResult<Obj> {
         if class.mode != Mode::Enum {
             return Err(PyValueError::new_err(
@@ -232,6 +234,7 @@ impl<'py> PyBuilder<'py, '_> {
     }
 
     /// A DICT or SLOTS class made empty: `cls.__new__(cls)`.
+    #[inline(never)]
     pub(crate) fn object_new_(&mut self, class: &Entry) -> PyResult<Obj> {
         if !class.mode.made_first() {
             return Err(PyValueError::new_err(format!(
@@ -243,6 +246,7 @@ impl<'py> PyBuilder<'py, '_> {
         Ok(self.obj(cls.call_method1(intern!(self.py, "__new__"), (cls,))?))
     }
 
+    #[inline(never)]
     pub(crate) fn object_fill_(&mut self, class: &Entry, obj: &Obj, state: Obj) -> PyResult<()> {
         let state = self.bound(&state);
         let state = state
@@ -260,6 +264,7 @@ impl<'py> PyBuilder<'py, '_> {
         }
     }
 
+    #[inline(never)]
     pub(crate) fn object_build_(&mut self, class: &Entry, state: Obj) -> PyResult<Obj> {
         let state = self.bound(&state);
         let obj = match (class.mode, &class.decode) {
@@ -277,6 +282,7 @@ impl<'py> PyBuilder<'py, '_> {
 
     /// OBJECT_STATE: a DICT or SLOTS class made empty from a None base, a
     /// named tuple from its fields.
+    #[inline(never)]
     pub(crate) fn object_base_(&mut self, class: &Entry, base: Obj) -> PyResult<Obj> {
         let base = self.bound(&base);
         if class.mode.made_first() && base.is_none() {
@@ -294,6 +300,7 @@ impl<'py> PyBuilder<'py, '_> {
     }
 
     /// OBJECT_STATE: give the made instance its state, as pickle's BUILD.
+    #[inline(never)]
     pub(crate) fn object_setstate_(
         &mut self,
         class: &Entry,
