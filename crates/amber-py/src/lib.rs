@@ -6,11 +6,13 @@
 //! - `values/`: datetime, Decimal, UUID and NumPy values as plain Rust parts;
 //! - `typeref.rs`: classes and C APIs found once;
 //! - `errors.rs`: every exception class;
-//! - `ffi/`: every raw read of CPython's objects and layouts.
+//! - `ffi/`: every raw read of CPython's objects and layouts;
+//! - `gil.rs`: the one door for bulk work without the GIL.
 
 mod codec;
 mod errors;
 mod ffi;
+mod gil;
 mod typeref;
 mod values;
 

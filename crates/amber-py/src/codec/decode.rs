@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 
 use crate::codec::registry::Entry;
 use crate::errors;
+use crate::ffi::buffer::copy_to_bytes;
 use crate::ffi::obj::Obj;
 
 /// Options of one `loads` call.
@@ -27,6 +28,9 @@ pub struct PyBuilder<'py, 'a> {
     pub opts: &'a Options<'py>,
     /// A memoryview of the input, made on first zero-copy use.
     input_view: Option<Bound<'py, PyAny>>,
+    /// The input is an immutable `bytes`: large copies out of it may run
+    /// with the GIL released.
+    input_fixed: bool,
 }
 
 impl<'py, 'a> PyBuilder<'py, 'a> {
@@ -35,6 +39,7 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
             py,
             opts,
             input_view: None,
+            input_fixed: opts.input.is_exact_instance_of::<pyo3::types::PyBytes>(),
         }
     }
 
@@ -156,18 +161,12 @@ impl<'py> Build for PyBuilder<'py, '_> {
     }
 
     fn bytes(&mut self, b: &[u8], offset: usize, mutable: bool) -> PyResult<Obj> {
-        if mutable {
-            return self.own(unsafe {
-                ffi::PyByteArray_FromStringAndSize(b.as_ptr().cast(), b.len() as ffi::Py_ssize_t)
-            });
-        }
-        if self.opts.zero_copy {
+        if self.opts.zero_copy && !mutable {
             let v = self.input_slice(offset, b.len())?;
             return Ok(self.obj(v));
         }
-        self.own(unsafe {
-            ffi::PyBytes_FromStringAndSize(b.as_ptr().cast(), b.len() as ffi::Py_ssize_t)
-        })
+        let copy = copy_to_bytes(self.py, b, mutable, self.input_fixed)?;
+        Ok(self.obj(copy))
     }
 
     fn bytes_oob(&mut self, index: usize, mutable: bool) -> PyResult<Obj> {

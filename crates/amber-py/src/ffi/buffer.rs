@@ -61,3 +61,46 @@ pub unsafe fn bytes_slice<'a>(o: *mut ffi::PyObject) -> &'a [u8] {
         )
     }
 }
+
+/// A new `bytes` (or `bytearray`, when `mutable`) holding a copy of `src`.
+/// A large copy runs with the GIL released (see `gil.rs`) when `src`
+/// cannot change meanwhile (`src_fixed`: Rust-owned memory or an immutable
+/// `bytes`); the new object is seen by no other thread until returned.
+pub fn copy_to_bytes<'py>(
+    py: Python<'py>,
+    src: &[u8],
+    mutable: bool,
+    src_fixed: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let n = src.len();
+    let len = n as ffi::Py_ssize_t;
+    // SAFETY: with a NULL source both constructors make an object of `len`
+    // uninitialised bytes (written below before anyone can read them) and
+    // return a new reference, or NULL with an exception (MemoryError) set.
+    let made = unsafe {
+        let p = if mutable {
+            ffi::PyByteArray_FromStringAndSize(std::ptr::null(), len)
+        } else {
+            ffi::PyBytes_FromStringAndSize(std::ptr::null(), len)
+        };
+        Bound::from_owned_ptr_or_err(py, p)?
+    };
+    // SAFETY: `made` is the bytes or bytearray just created, held by its
+    // Bound and by no one else, so its `n` data bytes are ours to write
+    // while this slice lives (a bytearray of size 0 points at a static
+    // empty buffer, valid for 0 bytes).
+    let dst = unsafe {
+        let p = if mutable {
+            ffi::PyByteArray_AsString(made.as_ptr())
+        } else {
+            ffi::PyBytes_AS_STRING(made.as_ptr())
+        };
+        std::slice::from_raw_parts_mut(p.cast::<u8>().cast_mut(), n)
+    };
+    if src_fixed {
+        crate::gil::bulk(py, n, || dst.copy_from_slice(src))?;
+    } else {
+        dst.copy_from_slice(src);
+    }
+    Ok(made)
+}

@@ -26,6 +26,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::cell::RefCell;
 
+use crate::ffi::buffer::copy_to_bytes;
 use crate::ffi::obj::Obj;
 use shapes::ShapeTable;
 use strings::StringTable;
@@ -313,16 +314,11 @@ impl<'py> Encoder<'py> {
 
 /// A new `bytes` object holding `data`; `MemoryError` if it cannot be made.
 fn new_bytes<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-    // SAFETY: CPython copies `data.len()` bytes from a valid slice; a null
-    // result means an exception (MemoryError) is set.
-    let p = unsafe {
-        ffi::PyBytes_FromStringAndSize(data.as_ptr().cast(), data.len() as ffi::Py_ssize_t)
-    };
-    if p.is_null() {
-        return Err(PyErr::fetch(py));
-    }
-    // SAFETY: a new reference to a bytes object.
-    Ok(unsafe { Bound::from_owned_ptr(py, p).cast_into_unchecked() })
+    // The frame is Rust-owned memory: a large one is copied with the GIL
+    // released.
+    let b = copy_to_bytes(py, data, false, true)?;
+    // SAFETY: `copy_to_bytes` made a bytes object (not mutable).
+    Ok(unsafe { b.cast_into_unchecked() })
 }
 
 /// The `MemoryError` of an output buffer that could not grow past `len` bytes.
