@@ -8,6 +8,7 @@ use amber_core::codec::build::{Build, DateTimeParts, DictKind, NdArray, SeqKind}
 use amber_core::codec::error::{DecodeError, Problem};
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
+use pyo3::intern;
 use pyo3::prelude::*;
 
 use crate::codec::registry::Entry;
@@ -86,8 +87,8 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
             let mv = unsafe { ffi::PyMemoryView_FromObject(self.opts.input.as_ptr()) };
             let mv = unsafe { Bound::from_owned_ptr_or_err(self.py, mv) }?;
             self.input_view = Some(
-                mv.call_method0("toreadonly")?
-                    .call_method1("cast", ("B",))?,
+                mv.call_method0(intern!(self.py, "toreadonly"))?
+                    .call_method1(intern!(self.py, "cast"), ("B",))?,
             );
         }
         let mv = self.input_view.as_ref().expect("set above");
@@ -176,8 +177,8 @@ impl<'py> Build for PyBuilder<'py, '_> {
             py.get_type::<pyo3::types::PyByteArray>().call1((buf,))?
         } else if self.opts.zero_copy {
             pyo3::types::PyMemoryView::from(&buf)?
-                .call_method0("toreadonly")?
-                .call_method1("cast", ("B",))?
+                .call_method0(intern!(py, "toreadonly"))?
+                .call_method1(intern!(py, "cast"), ("B",))?
         } else {
             py.get_type::<pyo3::types::PyBytes>().call1((buf,))?
         };
@@ -218,7 +219,7 @@ impl<'py> Build for PyBuilder<'py, '_> {
                 }
                 SeqKind::Deque => {
                     self.bound(seq)
-                        .call_method1("append", (self.bound(&item),))?;
+                        .call_method1(intern!(self.py, "append"), (self.bound(&item),))?;
                     Ok(())
                 }
             }

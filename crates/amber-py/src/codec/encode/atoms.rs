@@ -4,6 +4,7 @@
 
 use amber_core::codec::writer as w;
 use pyo3::ffi;
+use pyo3::intern;
 use pyo3::prelude::*;
 
 use super::strings::{self, Found};
@@ -93,7 +94,7 @@ impl<'py> Encoder<'py> {
         let n = unsafe { Bound::from_borrowed_ptr(py, o) };
         // bit_length // 8 + 1 bytes always leave room for the sign bit.
         let bits: u64 = n
-            .call_method0("bit_length")
+            .call_method0(intern!(py, "bit_length"))
             .or_fail()?
             .extract()
             .or_fail()?;

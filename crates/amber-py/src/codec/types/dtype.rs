@@ -112,7 +112,7 @@ impl<'py> Encoder<'py> {
         let py = self.py;
         let (names, formats, offsets) = match form {
             Form::Simple => {
-                let s = dtype.getattr("str").or_fail()?;
+                let s = dtype.getattr(intern!(py, "str")).or_fail()?;
                 self.obj(&s)?;
                 return Ok(true);
             }
@@ -134,9 +134,9 @@ impl<'py> Encoder<'py> {
             } => (names, formats, offsets),
         };
         let names_list = PyList::new(py, &names).or_fail()?;
-        let itemsize = dtype.getattr("itemsize").or_fail()?;
+        let itemsize = dtype.getattr(intern!(py, "itemsize")).or_fail()?;
         let aligned = dtype
-            .getattr("isalignedstruct")
+            .getattr(intern!(py, "isalignedstruct"))
             .and_then(|a| a.is_truthy())
             .or_fail()?;
         w::write_dict_header(&mut self.out, if aligned { 5 } else { 4 });
@@ -216,19 +216,19 @@ impl<'py> Encoder<'py> {
 
 /// Read the parts of `dtype`, refusing field titles that are not str.
 fn form<'py>(py: Python<'py>, dtype: &Bound<'py, PyAny>) -> R<Form<'py>> {
-    let sub = dtype.getattr("subdtype").or_fail()?;
+    let sub = dtype.getattr(intern!(py, "subdtype")).or_fail()?;
     if !sub.is_none() {
         return Ok(Form::Subarray {
             base: sub.get_item(0).or_fail()?,
             shape: sub.get_item(1).or_fail()?,
         });
     }
-    let fields = dtype.getattr("fields").or_fail()?;
+    let fields = dtype.getattr(intern!(py, "fields")).or_fail()?;
     if fields.is_none() {
         return Ok(Form::Simple);
     }
     let names: Vec<Bound<'py, PyAny>> = dtype
-        .getattr("names")
+        .getattr(intern!(py, "names"))
         .and_then(|n| n.try_iter()?.collect())
         .or_fail()?;
     let mut formats = Vec::with_capacity(names.len());
@@ -270,10 +270,13 @@ fn extras<'py>(
     dtype: &Bound<'py, PyAny>,
     form: &mut Form<'py>,
 ) -> R<Option<Extras<'py>>> {
-    let num: i64 = dtype.getattr("num").and_then(|n| n.extract()).or_fail()?;
+    let num: i64 = dtype
+        .getattr(intern!(py, "num"))
+        .and_then(|n| n.extract())
+        .or_fail()?;
     let mut record = false;
     if num == NPY_VOID {
-        let scalar = dtype.getattr("type").or_fail()?;
+        let scalar = dtype.getattr(intern!(py, "type")).or_fail()?;
         let subarray = matches!(form, Form::Subarray { .. });
         record = scalar.is(typeref::np_record(py).or_fail()?) && !subarray;
         if !record && !scalar.is(typeref::np_void(py).or_fail()?) {
@@ -285,7 +288,7 @@ fn extras<'py>(
             ));
         }
     } else if !(0..NPY_NTYPES_LEGACY).contains(&num) {
-        let scalar = dtype.getattr("type").or_fail()?;
+        let scalar = dtype.getattr(intern!(py, "type")).or_fail()?;
         return fail(format!(
             "NumPy dtype {} (scalar type {}) is not one of NumPy's own dtypes; amber cannot \
              rebuild it",
@@ -293,13 +296,14 @@ fn extras<'py>(
             type_name(&scalar)
         ));
     }
-    let metadata = dtype.getattr("metadata").or_fail()?;
+    let metadata = dtype.getattr(intern!(py, "metadata")).or_fail()?;
     let metadata = if metadata.is_none() {
         None
     } else {
         // A mappingproxy of the dtype's dict: written as a plain dict.
         let copy = PyDict::new(py);
-        copy.call_method1("update", (metadata,)).or_fail()?;
+        copy.call_method1(intern!(py, "update"), (metadata,))
+            .or_fail()?;
         Some(copy)
     };
     let titles = match form {
@@ -363,7 +367,7 @@ impl<'py> PyBuilder<'py, '_> {
             Ok(t) => self.dtype_with_extras(t, depth)?,
             Err(_) => self.dtype_plain(descr, depth, None)?,
         };
-        if dtype.getattr("hasobject")?.is_truthy()? {
+        if dtype.getattr(intern!(self.py, "hasobject"))?.is_truthy()? {
             return Err(PyValueError::new_err(
                 "dtypes holding Python objects are refused",
             ));
@@ -390,7 +394,7 @@ impl<'py> PyBuilder<'py, '_> {
             ));
         }
         if descr.is_exact_instance_of::<PyString>() {
-            np.getattr("dtype")?.call1((descr,))
+            np.getattr(intern!(py, "dtype"))?.call1((descr,))
         } else if let Ok(l) = descr.cast::<PyList>() {
             if l.len() != 2 {
                 return Err(PyValueError::new_err(
@@ -399,7 +403,7 @@ impl<'py> PyBuilder<'py, '_> {
             }
             let base = self.dtype_(&l.get_item(0)?, depth + 1)?;
             let shape: Vec<usize> = l.get_item(1)?.extract()?;
-            np.getattr("dtype")?
+            np.getattr(intern!(py, "dtype"))?
                 .call1(((base, PyTuple::new(py, shape)?),))
         } else {
             Err(PyValueError::new_err("invalid dtype description"))
@@ -422,7 +426,7 @@ impl<'py> PyBuilder<'py, '_> {
             spec.set_item(key, v)?;
         }
         let formats = d
-            .get_item("formats")?
+            .get_item(intern!(py, "formats"))?
             .ok_or_else(|| PyValueError::new_err("dtype lacks formats"))?;
         let formats = formats
             .cast::<PyList>()
@@ -431,12 +435,12 @@ impl<'py> PyBuilder<'py, '_> {
         for f in formats.iter() {
             built.append(self.dtype_(&f, depth + 1)?)?;
         }
-        spec.set_item("formats", built)?;
-        if let Some(aligned) = d.get_item("aligned")? {
+        spec.set_item(intern!(py, "formats"), built)?;
+        if let Some(aligned) = d.get_item(intern!(py, "aligned"))? {
             if !aligned.is_exact_instance_of::<PyBool>() {
                 return Err(PyValueError::new_err("dtype aligned flag must be a bool"));
             }
-            spec.set_item("aligned", aligned)?;
+            spec.set_item(intern!(py, "aligned"), aligned)?;
         }
         if let Some(titles) = titles {
             let ok = titles.cast_exact::<PyList>().is_ok_and(|t| {
@@ -449,9 +453,11 @@ impl<'py> PyBuilder<'py, '_> {
                     "dtype titles must be a list of str or None, one per field",
                 ));
             }
-            spec.set_item("titles", titles)?;
+            spec.set_item(intern!(py, "titles"), titles)?;
         }
-        typeref::numpy(py)?.getattr("dtype")?.call1((spec,))
+        typeref::numpy(py)?
+            .getattr(intern!(py, "dtype"))?
+            .call1((spec,))
     }
 
     /// `(description, extras)`: the description's dtype with the field
@@ -489,18 +495,20 @@ impl<'py> PyBuilder<'py, '_> {
         }
         let mut dtype = self.dtype_plain(&inner, depth, titles.as_ref())?;
         if record {
-            let void: i64 = dtype.getattr("num")?.extract()?;
-            if void != 20 || !dtype.getattr("subdtype")?.is_none() {
+            let void: i64 = dtype.getattr(intern!(py, "num"))?.extract()?;
+            if void != 20 || !dtype.getattr(intern!(py, "subdtype"))?.is_none() {
                 return bad("dtype record type needs a void or structured dtype");
             }
             dtype = np
-                .getattr("dtype")?
-                .call1(((np.getattr("record")?, dtype),))?;
+                .getattr(intern!(py, "dtype"))?
+                .call1(((np.getattr(intern!(py, "record"))?, dtype),))?;
         }
         if let Some(metadata) = metadata {
             let kw = PyDict::new(py);
-            kw.set_item("metadata", metadata)?;
-            dtype = np.getattr("dtype")?.call((dtype,), Some(&kw))?;
+            kw.set_item(intern!(py, "metadata"), metadata)?;
+            dtype = np
+                .getattr(intern!(py, "dtype"))?
+                .call((dtype,), Some(&kw))?;
         }
         Ok(dtype)
     }

@@ -262,8 +262,8 @@ pub fn set_slots(obj: &Bound<'_, PyAny>, slots: &Bound<'_, PyDict>) -> PyResult<
     let py = obj.py();
     let setattr = SETATTR.get_or_try_init(py, || {
         py.import("builtins")?
-            .getattr("object")?
-            .getattr("__setattr__")
+            .getattr(intern!(py, "object"))?
+            .getattr(intern!(py, "__setattr__"))
             .map(Bound::unbind)
     })?;
     for (k, v) in slots.iter() {
