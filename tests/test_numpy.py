@@ -77,9 +77,19 @@ def test_scalars(scalar: Any) -> None:
     assert_exact(amber.loads(amber.dumps(scalar)), scalar)
 
 
-def test_object_arrays_are_refused() -> None:
-    with pytest.raises(amber.EncodeError, match="dtype=object"):
+def test_arrays_and_scalars_of_python_objects_are_refused_naming_their_dtype() -> None:
+    with pytest.raises(amber.EncodeError, match=r"arrays of dtype dtype\('O'\) hold Python") as e:
         amber.dumps({"a": np.array([1, "x"], dtype=object)})
+    assert e.value.path == "$.a"
+    nested = np.dtype([("x", "i4"), ("o", "O")])
+    with pytest.raises(amber.EncodeError, match="hold Python objects"):
+        amber.dumps(np.zeros(2, dtype=nested))
+    with pytest.raises(amber.EncodeError, match="scalars of dtype"):
+        amber.dumps(np.zeros(1, dtype=nested)[0])
+    string_dtype = getattr(np.dtypes, "StringDType", None)
+    if string_dtype is not None:  # NumPy 2
+        with pytest.raises(amber.EncodeError, match=r"StringDType.*astype\(str\)"):
+            amber.dumps(np.array(["a", "bb"], dtype=string_dtype()))
 
 
 def test_array_subclass_is_refused() -> None:

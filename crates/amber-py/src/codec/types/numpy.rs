@@ -25,7 +25,7 @@ impl<'py> Encoder<'py> {
         let arr = unsafe { Bound::from_borrowed_ptr(self.py, o) };
         let layout = np::layout_of(&arr).or_fail()?;
         if np::holds_objects(&layout.dtype).or_fail()? {
-            return fail("NumPy arrays of Python objects (dtype=object) cannot be encoded");
+            return objects_refused("arrays", &layout.dtype);
         }
         self.out.push(f::NDARRAY);
         self.dtype(o, &layout.dtype)?;
@@ -69,7 +69,7 @@ impl<'py> Encoder<'py> {
         let s = unsafe { Bound::from_borrowed_ptr(self.py, o) };
         let dtype = s.getattr(intern!(self.py, "dtype")).or_fail()?;
         if np::holds_objects(&dtype).or_fail()? {
-            return fail("NumPy object scalars cannot be encoded");
+            return objects_refused("scalars", &dtype);
         }
         self.out.push(f::NPSCALAR);
         self.dtype(o, &dtype)?;
@@ -90,6 +90,25 @@ impl<'py> Encoder<'py> {
         w::write_blob(&mut self.out, raw);
         Ok(())
     }
+}
+
+/// The error for arrays or scalars whose dtype holds Python objects: the
+/// object dtype, NumPy 2's variable-width `StringDType`, or a structured
+/// dtype with such a field.
+#[cold]
+fn objects_refused(what: &str, dtype: &Bound<'_, PyAny>) -> R {
+    let shown = dtype
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "?".into());
+    let hint = if shown.contains("StringDType") {
+        "; convert them with .astype(str) (fixed-width Unicode) first"
+    } else {
+        ""
+    };
+    fail(format!(
+        "NumPy {what} of dtype {shown} hold Python objects and cannot be encoded{hint}"
+    ))
 }
 
 impl<'py> PyBuilder<'py, '_> {
