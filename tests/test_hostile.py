@@ -375,9 +375,24 @@ def ndarray_frame(dtype: Any, dims: list[int], data: bytes = b"", oob: bool = Fa
     return frame(body)
 
 
+def _numpy_knows(alias: str) -> bool:
+    """Whether the installed NumPy still reads a deprecated dtype alias (2.5 dropped 'a')."""
+    import warnings
+
+    try:
+        import numpy as np
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            np.dtype(alias)
+    except (ImportError, TypeError):
+        return False
+    return True
+
+
 ZERO_ITEMSIZE: list[Any] = [
     "|S0",
-    "a0",
+    *(["a0"] if _numpy_knows("a0") else []),
     "<U0",
     "|V0",
     {"names": [], "formats": [], "offsets": [], "itemsize": 0},
