@@ -26,6 +26,9 @@ SAMPLE: Any = {
 }
 
 
+DECODE_KINDS = {"truncated", "not_amber", "unsupported", "malformed", "limit", "refused", "buffer"}
+
+
 def frame(body: bytes) -> bytes:
     """Wrap a hand-written body in a valid header."""
     return b"\xab\x01\x00\x00" + struct.pack("<I", len(body)) + body
@@ -36,6 +39,7 @@ def decode_error(data: bytes, **kw: Any) -> Any:
         amber.loads(data, **kw)
     err = ei.value
     assert isinstance(err, ValueError)
+    assert err.kind in DECODE_KINDS, err.kind
     assert isinstance(err.offset, int) and 0 <= err.offset <= len(data)
     assert f"at byte {err.offset}" in str(err)
     return err

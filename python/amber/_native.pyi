@@ -1,6 +1,6 @@
 from collections.abc import Callable, Iterable
 from pickle import PickleBuffer
-from typing import Any, Final, Literal, final
+from typing import Any, Final, Literal, TypeAlias, final
 
 from typing_extensions import Buffer
 
@@ -24,11 +24,29 @@ __all__ = [
 class AmberError(Exception):
     """Base class of every error amber raises."""
 
+_DecodeErrorKind: TypeAlias = Literal[
+    "truncated",
+    "not_amber",
+    "unsupported",
+    "malformed",
+    "limit",
+    "refused",
+    "buffer",
+    "raised",
+]
+_EncodeErrorKind: TypeAlias = Literal["unsupported", "cycle", "limit", "mutated", "raised"]
+
 class DecodeError(AmberError, ValueError):
+    """The input is not valid amber data; `kind` says what is wrong, `offset` and `path` where."""
+
+    kind: _DecodeErrorKind | None
     offset: int | None
     path: str | None
 
 class EncodeError(AmberError, TypeError):
+    """An object cannot be encoded; `kind` says why, `path` which."""
+
+    kind: _EncodeErrorKind | None
     offset: int | None
     path: str | None
 

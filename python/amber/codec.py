@@ -24,6 +24,7 @@ def _truncated(got: int, need: int) -> DecodeError:
     err = DecodeError(
         f"truncated frame: the stream ended after {got} of {need} bytes (at byte {got}, $)"
     )
+    err.kind = "truncated"
     err.offset = got
     err.path = "$"
     return err

@@ -4,7 +4,7 @@
 use amber_core::codec::format as f;
 use amber_core::codec::validate::validate;
 use amber_core::codec::writer as w;
-use amber_core::Limits;
+use amber_core::{Kind, Limits};
 
 fn frame(body: &[u8]) -> Vec<u8> {
     let mut out = w::Out::new();
@@ -61,6 +61,7 @@ fn every_truncation_fails_with_an_offset_in_range() {
     for n in 0..data.len() {
         let err = validate(&data[..n], Limits::default()).expect_err("truncated");
         assert!(err.offset <= n, "offset {} beyond input {n}", err.offset);
+        assert_eq!(err.kind(), Some(Kind::Truncated), "{n} bytes: {err}");
     }
 }
 
@@ -72,7 +73,9 @@ fn every_single_bit_flip_is_handled() {
             let mut d = data.clone();
             d[i] ^= 1 << bit;
             match validate(&d, Limits::default()) {
-                Err(e) => assert!(e.offset <= d.len()),
+                // The validator's builder refuses nothing: every error is
+                // about the bytes, and says which kind.
+                Err(e) => assert!(e.offset <= d.len() && e.kind().is_some(), "{e}"),
                 // Each value the walker makes takes at least its tag byte.
                 Ok(stats) => assert!(stats.items as usize <= d.len() - f::HEADER_LEN),
             }
@@ -115,6 +118,8 @@ fn huge_counts_are_rejected_before_allocating() {
         amber_core::bytes::varint::write(&mut b, u64::MAX >> 1);
         let err = validate(&frame(&b), Limits::default()).expect_err("too large");
         assert_eq!(err.offset, f::HEADER_LEN + 1, "tag {tag:#x}");
+        // The frame is whole: its item claims more than it holds.
+        assert_eq!(err.kind(), Some(Kind::Malformed), "tag {tag:#x}");
     }
 }
 
@@ -125,6 +130,7 @@ fn deep_nesting_hits_the_limit_at_the_right_byte() {
     let err = validate(&frame(&body), Limits { max_depth: 500 }).expect_err("deep");
     assert_eq!(err.offset, f::HEADER_LEN + 500);
     assert!(err.to_string().contains("max_depth=500"));
+    assert_eq!(err.kind(), Some(Kind::Limit));
     assert_eq!(err.path.len(), 500);
 }
 
@@ -189,16 +195,21 @@ fn header_checks() {
     assert!(validate(&ok, Limits::default()).is_ok());
     let mut bad = ok.clone();
     bad[0] = 0x80;
-    assert!(validate(&bad, Limits::default())
-        .unwrap_err()
-        .to_string()
-        .contains("pickle"));
+    let err = validate(&bad, Limits::default()).unwrap_err();
+    assert!(err.to_string().contains("pickle"));
+    assert_eq!(err.kind(), Some(Kind::NotAmber));
     let mut bad = ok.clone();
     bad[1] = 2;
-    assert_eq!(validate(&bad, Limits::default()).unwrap_err().offset, 1);
+    let err = validate(&bad, Limits::default()).unwrap_err();
+    assert_eq!((err.offset, err.kind()), (1, Some(Kind::Unsupported)));
+    let mut bad = ok.clone();
+    bad[2] = 0x40;
+    let err = validate(&bad, Limits::default()).unwrap_err();
+    assert_eq!((err.offset, err.kind()), (2, Some(Kind::Unsupported)));
     let mut long = ok.clone();
     long.push(0);
-    assert!(validate(&long, Limits::default()).is_err());
+    let err = validate(&long, Limits::default()).unwrap_err();
+    assert_eq!(err.kind(), Some(Kind::Malformed));
 }
 
 #[test]
@@ -219,6 +230,7 @@ fn wrapper_chains_count_as_nesting() {
             .collect();
         let err = validate(&frame(&body), Limits::default()).expect_err("deep chain");
         assert!(err.to_string().contains("max_depth=1000"), "{err}");
+        assert_eq!(err.kind(), Some(Kind::Limit));
     }
 }
 

@@ -2,9 +2,12 @@
 //!
 //! `AmberError` is the root; `DecodeError` is also a `ValueError` and
 //! `EncodeError` also a `TypeError`, so code catching the standard classes
-//! keeps working. Both carry `offset`/`path` attributes where known.
+//! keeps working. Both carry `offset`/`path` attributes where known, and a
+//! `kind` from one enum per part ([`DecodeKind`], [`EncodeKind`]) so that
+//! callers and tests act on what went wrong rather than on the message.
 
 use pyo3::exceptions::{PyException, PyMemoryError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyTuple, PyType};
@@ -15,6 +18,86 @@ pyo3::create_exception!(
     PyException,
     "Base class of every error amber raises."
 );
+
+/// What `amber.DecodeError.kind` says went wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeKind {
+    /// The input ends before the frame does.
+    Truncated,
+    /// The input is not amber data.
+    NotAmber,
+    /// A format version or header flag this build does not read.
+    Unsupported,
+    /// The bytes break the format, or describe a value Python refuses
+    /// (a month of 13, a NamedTuple with too many fields).
+    Malformed,
+    /// A limit was exceeded (`max_depth`, the size of a Fraction's parts).
+    Limit,
+    /// Well-formed data that amber will not build here: a class that is not
+    /// registered (or registered otherwise), a dtype amber does not rebuild,
+    /// a time zone this system does not have.
+    Refused,
+    /// Out-of-band buffers missing from `buffers=`, or not fitting.
+    Buffer,
+    /// Code amber ran for the data (a decode hook, `__setstate__`, a
+    /// class's `__new__`) raised; that exception is the `__cause__`.
+    Raised,
+}
+
+impl DecodeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DecodeKind::Truncated => "truncated",
+            DecodeKind::NotAmber => "not_amber",
+            DecodeKind::Unsupported => "unsupported",
+            DecodeKind::Malformed => "malformed",
+            DecodeKind::Limit => "limit",
+            DecodeKind::Refused => "refused",
+            DecodeKind::Buffer => "buffer",
+            DecodeKind::Raised => "raised",
+        }
+    }
+}
+
+impl From<amber_core::Kind> for DecodeKind {
+    fn from(k: amber_core::Kind) -> Self {
+        match k {
+            amber_core::Kind::Truncated => DecodeKind::Truncated,
+            amber_core::Kind::NotAmber => DecodeKind::NotAmber,
+            amber_core::Kind::Unsupported => DecodeKind::Unsupported,
+            amber_core::Kind::Malformed => DecodeKind::Malformed,
+            amber_core::Kind::Limit => DecodeKind::Limit,
+        }
+    }
+}
+
+/// What `amber.EncodeError.kind` says went wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EncodeKind {
+    /// A type amber does not encode (register it, or convert it first).
+    Unsupported,
+    /// An object contains itself and `identity=True` was not passed.
+    Cycle,
+    /// A limit was exceeded (`max_depth`, the size of a Fraction's parts).
+    Limit,
+    /// A container changed while it was being encoded.
+    Mutated,
+    /// Code amber ran for a value (an encode hook, `__getstate__`, a
+    /// property, `__hash__`) raised; that exception is the `__cause__`.
+    Raised,
+}
+
+impl EncodeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EncodeKind::Unsupported => "unsupported",
+            EncodeKind::Cycle => "cycle",
+            EncodeKind::Limit => "limit",
+            EncodeKind::Mutated => "mutated",
+            EncodeKind::Raised => "raised",
+        }
+    }
+}
 
 static DECODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ENCODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -29,6 +112,10 @@ fn subclass(
     let ns = PyDict::new(py);
     ns.set_item("__module__", "amber")?;
     ns.set_item("__doc__", doc)?;
+    // What an instance says when amber did not make it (a user's own raise).
+    for attr in ["kind", "offset", "path"] {
+        ns.set_item(attr, py.None())?;
+    }
     let t = py.get_type::<PyType>().call1((name, bases, ns))?;
     Ok(t.cast_into::<PyType>()?.unbind())
 }
@@ -39,7 +126,7 @@ pub fn decode_error(py: Python<'_>) -> &Bound<'_, PyType> {
             subclass(
                 py,
                 "DecodeError",
-                "The input is not valid amber data; `offset` and `path` say where.",
+                "The input is not valid amber data; `kind` says what is wrong, `offset` and `path` where.",
                 py.get_type::<PyValueError>(),
             )
             .expect("creating amber.DecodeError")
@@ -53,7 +140,7 @@ pub fn encode_error(py: Python<'_>) -> &Bound<'_, PyType> {
             subclass(
                 py,
                 "EncodeError",
-                "An object cannot be encoded; `path` says which.",
+                "An object cannot be encoded; `kind` says why, `path` which.",
                 py.get_type::<PyTypeError>(),
             )
             .expect("creating amber.EncodeError")
@@ -69,11 +156,12 @@ pub fn passes_through(py: Python<'_>, err: &PyErr) -> bool {
     err.is_instance_of::<PyMemoryError>(py) || !err.is_instance_of::<PyException>(py)
 }
 
-/// Build an exception instance of `cls` with `msg`, optional `offset` and
-/// `path` attributes and an optional cause.
+/// Build an exception instance of `cls` with `msg`, its `kind`, optional
+/// `offset` and `path` attributes and an optional cause.
 pub fn make(
     py: Python<'_>,
     cls: &Bound<'_, PyType>,
+    kind: &str,
     msg: String,
     offset: Option<usize>,
     path: Option<String>,
@@ -81,8 +169,9 @@ pub fn make(
 ) -> PyErr {
     let build = || -> PyResult<PyErr> {
         let exc = cls.call1((msg.clone(),))?;
-        exc.setattr("offset", offset)?;
-        exc.setattr("path", path.clone())?;
+        exc.setattr(intern!(py, "kind"), kind)?;
+        exc.setattr(intern!(py, "offset"), offset)?;
+        exc.setattr(intern!(py, "path"), path.clone())?;
         let err = PyErr::from_value(exc);
         if let Some(c) = cause {
             err.set_cause(py, Some(c));
@@ -90,6 +179,52 @@ pub fn make(
         Ok(err)
     };
     build().unwrap_or_else(|e| e)
+}
+
+/// A builder's refusal of a well-formed value, as a `DecodeError` of `kind`
+/// without a place yet: the decoder adds the offset and path (see
+/// `codec::decode::to_pyerr`).
+#[cold]
+pub fn decode_fail(py: Python<'_>, kind: DecodeKind, msg: impl Into<String>) -> PyErr {
+    make(
+        py,
+        decode_error(py),
+        kind.name(),
+        msg.into(),
+        None,
+        None,
+        None,
+    )
+}
+
+/// `err`, raised by code amber ran while decoding, as a `DecodeError` of
+/// kind `raised` with `err` as its cause; errors that pass through stay
+/// as they are.
+#[cold]
+pub fn decode_raised(py: Python<'_>, err: PyErr) -> PyErr {
+    if passes_through(py, &err) {
+        return err;
+    }
+    let msg = described(py, &err);
+    make(
+        py,
+        decode_error(py),
+        DecodeKind::Raised.name(),
+        msg,
+        None,
+        None,
+        Some(err),
+    )
+}
+
+/// `"TypeName: message"` for an exception, as messages quote a cause.
+pub fn described(py: Python<'_>, err: &PyErr) -> String {
+    let name = err
+        .get_type(py)
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    format!("{name}: {}", err.value(py))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

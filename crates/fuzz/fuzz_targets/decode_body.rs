@@ -13,8 +13,8 @@
 
 use amber_core::codec::format as f;
 use amber_core::codec::validate::validate;
+use amber_core::Kind;
 use amber_core::Limits;
-use amber_core::Problem;
 use libfuzzer_sys::fuzz_target;
 
 fn short_frame(body: &[u8]) -> Vec<u8> {
@@ -53,11 +53,11 @@ fuzz_target!(|body: &[u8]| {
         (Ok(a), Ok(b)) => assert_eq!(a, b, "depth limit changed the counts"),
         (Ok(_), Err(e)) => panic!("accepted at max_depth 64, refused at the default: {e}"),
         (Err(e), Ok(_)) => assert!(
-            matches!(e.problem, Problem::Limit(_)),
+            e.kind() == Some(Kind::Limit),
             "refused at max_depth 64 for a non-limit reason: {e}"
         ),
         (Err(a), Err(b)) => {
-            if !matches!(a.problem, Problem::Limit(_)) {
+            if a.kind() != Some(Kind::Limit) {
                 assert_eq!(a.offset, b.offset, "same walk, different error");
             }
         }

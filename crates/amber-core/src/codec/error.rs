@@ -1,17 +1,44 @@
-//! Decode errors: what went wrong, the byte offset, and the `$.path`.
+//! Decode errors: what kind of problem, the byte offset, and the `$.path`.
 
 use std::fmt;
 
 use crate::bytes::path::{render_path, PathSeg};
-use crate::bytes::reader::ReadError;
+use crate::bytes::reader::{ReadError, ReadErrorKind};
+
+/// The kind of problem found in the bytes, for callers that act on it
+/// (read more, upgrade, raise a limit) rather than on the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The input ends before the frame does.
+    Truncated,
+    /// The input does not start with amber's magic byte.
+    NotAmber,
+    /// A format version or header flag this build does not read.
+    Unsupported,
+    /// The bytes break the format.
+    Malformed,
+    /// A configured limit was exceeded.
+    Limit,
+}
+
+impl Kind {
+    /// The name Python sees as `DecodeError.kind`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Truncated => "truncated",
+            Kind::NotAmber => "not_amber",
+            Kind::Unsupported => "unsupported",
+            Kind::Malformed => "malformed",
+            Kind::Limit => "limit",
+        }
+    }
+}
 
 /// What went wrong.
 #[derive(Debug)]
 pub enum Problem<E> {
-    /// The bytes break the format.
-    Format(String),
-    /// A configured limit was exceeded.
-    Limit(String),
+    /// The bytes are wrong, in the way `Kind` says.
+    Data(Kind, String),
     /// The builder refused a well-formed value (for Python: an exception).
     Build(E),
     /// Memory ran out (for the stack of deep nesting): nothing is wrong
@@ -28,32 +55,37 @@ pub struct DecodeError<E> {
 }
 
 impl<E> DecodeError<E> {
-    pub fn format(offset: usize, msg: impl Into<String>) -> Self {
+    fn new(offset: usize, problem: Problem<E>) -> Self {
         DecodeError {
             offset,
-            problem: Problem::Format(msg.into()),
+            problem,
             path: Vec::new(),
         }
+    }
+    pub fn data(offset: usize, kind: Kind, msg: impl Into<String>) -> Self {
+        Self::new(offset, Problem::Data(kind, msg.into()))
+    }
+    pub fn malformed(offset: usize, msg: impl Into<String>) -> Self {
+        Self::data(offset, Kind::Malformed, msg)
+    }
+    pub fn truncated(offset: usize, msg: impl Into<String>) -> Self {
+        Self::data(offset, Kind::Truncated, msg)
     }
     pub fn limit(offset: usize, msg: impl Into<String>) -> Self {
-        DecodeError {
-            offset,
-            problem: Problem::Limit(msg.into()),
-            path: Vec::new(),
-        }
+        Self::data(offset, Kind::Limit, msg)
     }
     pub fn out_of_memory(offset: usize, msg: impl Into<String>) -> Self {
-        DecodeError {
-            offset,
-            problem: Problem::OutOfMemory(msg.into()),
-            path: Vec::new(),
-        }
+        Self::new(offset, Problem::OutOfMemory(msg.into()))
     }
     pub fn build(offset: usize, err: E) -> Self {
-        DecodeError {
-            offset,
-            problem: Problem::Build(err),
-            path: Vec::new(),
+        Self::new(offset, Problem::Build(err))
+    }
+    /// The kind of a problem in the bytes; `None` for a builder's error or
+    /// running out of memory.
+    pub fn kind(&self) -> Option<Kind> {
+        match self.problem {
+            Problem::Data(kind, _) => Some(kind),
+            _ => None,
         }
     }
     /// Add an outer path step while unwinding.
@@ -67,11 +99,22 @@ impl<E> DecodeError<E> {
     }
 }
 
-/// A reader's error is a format error at its offset.
+/// A reader's error inside a frame whose length was checked is malformed
+/// data: the frame's items claim more bytes than the frame holds. (Input
+/// that ends before its frame does is found first, as truncated.)
 impl<E> From<ReadError> for DecodeError<E> {
     #[cold]
     fn from(e: ReadError) -> Self {
-        DecodeError::format(e.offset, e.to_string())
+        DecodeError::malformed(e.offset, e.to_string())
+    }
+}
+
+/// A reader's error in the header: too few bytes are truncated input.
+#[cold]
+pub(crate) fn header_read<E>(e: ReadError) -> DecodeError<E> {
+    match e.kind {
+        ReadErrorKind::Truncated { .. } => DecodeError::truncated(e.offset, e.to_string()),
+        _ => DecodeError::from(e),
     }
 }
 
@@ -81,7 +124,7 @@ pub type Res<T, E> = Result<T, DecodeError<E>>;
 impl<E: fmt::Display> fmt::Display for DecodeError<E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.problem {
-            Problem::Format(m) | Problem::Limit(m) | Problem::OutOfMemory(m) => f.write_str(m)?,
+            Problem::Data(_, m) | Problem::OutOfMemory(m) => f.write_str(m)?,
             Problem::Build(e) => write!(f, "{e}")?,
         }
         write!(f, " (at byte {}, {})", self.offset, self.path_string())

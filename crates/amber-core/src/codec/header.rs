@@ -1,7 +1,7 @@
 //! The frame header (spec §4) and stream framing: what a reader of a stream
 //! of frames needs next after the first bytes of one.
 
-use super::error::{DecodeError, Res};
+use super::error::{header_read, DecodeError, Kind, Res};
 use super::format as f;
 use crate::bytes::reader::Reader;
 
@@ -23,42 +23,48 @@ impl Header {
 /// [`f::HEADER_LEN`] bytes (16 when the long flag is set).
 pub fn parse_header<E>(data: &[u8]) -> Res<Header, E> {
     let mut r = Reader::new(data);
-    let magic = r.u8("header")?;
+    let magic = r.u8("header").map_err(header_read)?;
     if magic != f::MAGIC {
         let hint = if magic == 0x80 {
             " (this looks like a pickle)"
         } else {
             ""
         };
-        return Err(DecodeError::format(
+        return Err(DecodeError::data(
             0,
+            Kind::NotAmber,
             format!(
                 "not amber data: first byte is 0x{magic:02x}, expected 0x{:02x}{hint}",
                 f::MAGIC
             ),
         ));
     }
-    let version = r.u8("header")?;
+    let version = r.u8("header").map_err(header_read)?;
     if version != f::VERSION {
-        return Err(DecodeError::format(
+        return Err(DecodeError::data(
             1,
+            Kind::Unsupported,
             format!(
                 "unsupported format version {version} (this build reads version {})",
                 f::VERSION
             ),
         ));
     }
-    let flags = r.u8("header")?;
+    let flags = r.u8("header").map_err(header_read)?;
     if flags & !f::FLAG_LONG != 0 {
-        return Err(DecodeError::format(
+        return Err(DecodeError::data(
             2,
+            Kind::Unsupported,
             format!("unknown header flags 0x{flags:02x}"),
         ));
     }
-    if r.u8("header")? != 0 {
-        return Err(DecodeError::format(3, "reserved header byte is not zero"));
+    if r.u8("header").map_err(header_read)? != 0 {
+        return Err(DecodeError::malformed(
+            3,
+            "reserved header byte is not zero",
+        ));
     }
-    let short = u32::from_le_bytes(r.array::<4>("header")?);
+    let short = u32::from_le_bytes(r.array::<4>("header").map_err(header_read)?);
     if flags & f::FLAG_LONG == 0 {
         return Ok(Header {
             header_len: f::HEADER_LEN,
@@ -66,18 +72,18 @@ pub fn parse_header<E>(data: &[u8]) -> Res<Header, E> {
         });
     }
     if short != 0 {
-        return Err(DecodeError::format(
+        return Err(DecodeError::malformed(
             4,
             "long header must have a zero short length",
         ));
     }
-    let long = u64::from_le_bytes(r.array::<8>("header")?);
+    let long = u64::from_le_bytes(r.array::<8>("header").map_err(header_read)?);
     let header = Header {
         header_len: f::HEADER_LEN_LONG,
         body_len: long,
     };
     if header.frame_len().is_none() {
-        return Err(DecodeError::format(
+        return Err(DecodeError::malformed(
             8,
             format!("body length {long} is too large"),
         ));

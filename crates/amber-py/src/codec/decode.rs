@@ -6,13 +6,12 @@
 
 use amber_core::codec::build::{Build, DateTimeParts, DictKind, NdArray, SeqKind};
 use amber_core::codec::error::{DecodeError, Problem};
-use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 
 use crate::codec::registry::Entry;
-use crate::errors;
+use crate::errors::{self, DecodeKind};
 use crate::ffi::buffer::copy_to_bytes;
 use crate::ffi::obj::Obj;
 
@@ -69,15 +68,18 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
     /// The `i`-th out-of-band buffer.
     pub(crate) fn buffer(&self, i: usize) -> PyResult<&Bound<'py, PyAny>> {
         let Some(bufs) = &self.opts.buffers else {
-            return Err(PyValueError::new_err(
+            return Err(errors::decode_fail(
+                self.py,
+                DecodeKind::Buffer,
                 "the data holds out-of-band buffers; pass them with loads(..., buffers=...)",
             ));
         };
         bufs.get(i).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "out-of-band buffer {i} is missing ({} given)",
-                bufs.len()
-            ))
+            errors::decode_fail(
+                self.py,
+                DecodeKind::Buffer,
+                format!("out-of-band buffer {i} is missing ({} given)", bufs.len()),
+            )
         })
     }
 
@@ -334,36 +336,52 @@ impl<'py> Build for PyBuilder<'py, '_> {
     }
 }
 
-/// Turn a decode error into `amber.DecodeError`.
+/// Turn a decode error into `amber.DecodeError`, with its kind, offset and
+/// path. A builder's error is either a `DecodeError` it made without a place
+/// (see `errors::decode_fail`), given its place here, or another exception
+/// raised while building a value the bytes describe: malformed data.
 #[cold]
 pub fn to_pyerr(py: Python<'_>, e: DecodeError<PyErr>) -> PyErr {
     let path = e.path_string();
     let offset = e.offset;
-    let (msg, cause) = match e.problem {
-        Problem::Format(m) | Problem::Limit(m) => (m, None),
+    let (kind, msg, cause) = match e.problem {
+        Problem::Data(kind, m) => (DecodeKind::from(kind).name().to_string(), m, None),
         Problem::OutOfMemory(m) => {
             return pyo3::exceptions::PyMemoryError::new_err(format!(
                 "{m} (at byte {offset}, {path})"
             ))
         }
-        Problem::Build(err) => {
-            if err.is_instance(py, errors::decode_error(py)) || errors::passes_through(py, &err) {
-                return err;
+        Problem::Build(err) if errors::passes_through(py, &err) => return err,
+        Problem::Build(err) if err.is_instance(py, errors::decode_error(py)) => {
+            match placeless(py, &err) {
+                Some((kind, msg)) => (kind, msg, err.cause(py)),
+                // A complete error from a nested decode.
+                None => return err,
             }
-            let name = err
-                .get_type(py)
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default();
-            (format!("{name}: {}", err.value(py)), Some(err))
         }
+        Problem::Build(err) => (
+            DecodeKind::Malformed.name().to_string(),
+            errors::described(py, &err),
+            Some(err),
+        ),
     };
     errors::make(
         py,
         errors::decode_error(py),
+        &kind,
         format!("{msg} (at byte {offset}, {path})"),
         Some(offset),
         Some(path),
         cause,
     )
+}
+
+/// The kind and message of a `DecodeError` made without an offset.
+fn placeless(py: Python<'_>, err: &PyErr) -> Option<(String, String)> {
+    let exc = err.value(py);
+    if !exc.getattr(intern!(py, "offset")).ok()?.is_none() {
+        return None;
+    }
+    let kind = exc.getattr(intern!(py, "kind")).ok()?.extract().ok()?;
+    Some((kind, exc.str().ok()?.to_string()))
 }

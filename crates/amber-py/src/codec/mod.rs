@@ -99,7 +99,7 @@ pub fn frame_length(py: Python<'_>, header: &[u8]) -> PyResult<i64> {
     match amber_core::frame_need::<PyErr>(header) {
         Ok(amber_core::Need::More(n)) => Ok(-(n as i64)),
         Ok(amber_core::Need::Frame(n)) => i64::try_from(n).map_err(|_| {
-            let e = amber_core::DecodeError::<PyErr>::format(4, "frame length is too large");
+            let e = amber_core::DecodeError::<PyErr>::limit(4, "frame length is too large");
             decode::to_pyerr(py, e)
         }),
         Err(e) => Err(decode::to_pyerr(py, e)),

@@ -275,18 +275,19 @@ pub fn new_fixed_timezone<'py>(
 }
 
 /// `zoneinfo.ZoneInfo(key)` for a key that it can load without importing
-/// a module that the key names (else ValueError).
-pub fn new_zone<'py>(py: Python<'py>, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+/// a module that the key names; `None` for a key the zone database does
+/// not have.
+pub fn new_zone<'py>(
+    py: Python<'py>,
+    key: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
     if !key.is_exact_instance_of::<PyString>() {
         return Err(PyValueError::new_err("zone key must be a str"));
     }
     if !zone_key_known(py, key)? {
-        let shown: String = key.to_string().chars().take(80).collect();
-        return Err(PyValueError::new_err(format!(
-            "unknown time zone key {shown:?}: no such zone in the zone database"
-        )));
+        return Ok(None);
     }
-    typeref::zoneinfo(py)?.call1((key,))
+    typeref::zoneinfo(py)?.call1((key,)).map(Some)
 }
 
 /// The key of a `ZoneInfo`, or None for one made from a file.

@@ -25,7 +25,7 @@ impl<B: Build> Walker<'_, '_, B> {
                 let n = self.r.count("bigint length", 1)?;
                 let le = self.r.take(n, "bigint")?;
                 if n <= 8 || !is_shortest_twos_complement(le) {
-                    return Err(DecodeError::format(at, "bigint is not in shortest form"));
+                    return Err(DecodeError::malformed(at, "bigint is not in shortest form"));
                 }
                 return build!(self, at, self.b.bigint(le));
             }
@@ -96,7 +96,7 @@ impl<B: Build> Walker<'_, '_, B> {
             match std::str::from_utf8(raw) {
                 Ok(s) => s,
                 Err(e) => {
-                    return Err(DecodeError::format(
+                    return Err(DecodeError::malformed(
                         self.r.pos() - n + e.valid_up_to(),
                         "invalid UTF-8 in str",
                     ))
@@ -110,7 +110,7 @@ impl<B: Build> Walker<'_, '_, B> {
     pub(super) fn string_ref(&mut self, i: usize, at: usize) -> Res<B::V, B::Err> {
         match self.strings.get(i) {
             Some(v) => Ok(v.clone()),
-            None => Err(DecodeError::format(
+            None => Err(DecodeError::malformed(
                 at,
                 format!(
                     "string reference {i} but only {} strings are defined",

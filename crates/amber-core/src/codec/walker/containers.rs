@@ -29,7 +29,7 @@ impl<B: Build> Walker<'_, '_, B> {
             _ => {
                 let code = self.r.u8("defaultdict factory")?;
                 if code as usize >= f::DEFAULT_FACTORIES.len() {
-                    return Err(DecodeError::format(
+                    return Err(DecodeError::malformed(
                         at + 1,
                         format!("unknown defaultdict factory code {code}"),
                     ));
@@ -160,7 +160,7 @@ impl<B: Build> Walker<'_, '_, B> {
     /// SHAPED after its tag: a dict with the keys of shape `s`.
     fn shaped(&mut self, s: usize, shared: bool, at: usize) -> Res<B::V, B::Err> {
         let Some(&(start, n)) = self.shapes.get(s) else {
-            return Err(DecodeError::format(
+            return Err(DecodeError::malformed(
                 at,
                 format!(
                     "shape reference {s} but only {} shapes are defined",
@@ -170,7 +170,7 @@ impl<B: Build> Walker<'_, '_, B> {
         };
         // One byte at least per value: refuse before sizing the dict.
         if self.r.remaining() < n {
-            return Err(DecodeError::format(
+            return Err(DecodeError::malformed(
                 self.r.pos(),
                 format!(
                     "truncated: shape {s} has {n} keys but only {} bytes are left for the values",

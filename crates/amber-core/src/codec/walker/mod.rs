@@ -49,7 +49,7 @@ fn decode_here<B: Build>(data: &[u8], builder: &mut B, limits: Limits) -> Res<B:
     // parse_header refuses lengths whose sum would overflow.
     let frame_len = header.frame_len().unwrap_or(u64::MAX);
     if (data.len() as u64) < frame_len {
-        return Err(DecodeError::format(
+        return Err(DecodeError::truncated(
             data.len(),
             format!(
                 "truncated frame: header says {frame_len} bytes, got {}",
@@ -58,7 +58,7 @@ fn decode_here<B: Build>(data: &[u8], builder: &mut B, limits: Limits) -> Res<B:
         ));
     }
     if (data.len() as u64) > frame_len {
-        return Err(DecodeError::format(
+        return Err(DecodeError::malformed(
             frame_len as usize,
             format!(
                 "{} bytes after the end of the frame",
@@ -79,7 +79,7 @@ fn decode_here<B: Build>(data: &[u8], builder: &mut B, limits: Limits) -> Res<B:
     w.r.take(header.header_len, "header")?;
     let v = w.item()?;
     if !w.r.is_empty() {
-        return Err(DecodeError::format(
+        return Err(DecodeError::malformed(
             w.r.pos(),
             format!("{} bytes left in the body after its item", w.r.remaining()),
         ));
@@ -234,7 +234,10 @@ impl<'a, B: Build> Walker<'a, '_, B> {
     /// SHARE: the next item is registered in the memo (by `item_inner`).
     fn share(&mut self, shared: bool, at: usize) -> Res<B::V, B::Err> {
         if shared {
-            return Err(DecodeError::format(at, "share marker after a share marker"));
+            return Err(DecodeError::malformed(
+                at,
+                "share marker after a share marker",
+            ));
         }
         self.item_inner(true)
     }
@@ -247,7 +250,7 @@ impl<'a, B: Build> Walker<'a, '_, B> {
             } else {
                 "a replace marker"
             };
-            return Err(DecodeError::format(
+            return Err(DecodeError::malformed(
                 at,
                 format!("share marker before {what}"),
             ));
@@ -277,7 +280,7 @@ impl<'a, B: Build> Walker<'a, '_, B> {
             None => false,
         };
         if !wrapped {
-            return Err(DecodeError::format(
+            return Err(DecodeError::malformed(
                 next,
                 "replace marker must precede a tuple, frozenset or object",
             ));
@@ -289,7 +292,7 @@ impl<'a, B: Build> Walker<'a, '_, B> {
     fn memo_get(&mut self, i: usize, at: usize) -> Res<B::V, B::Err> {
         match self.memo.get(i) {
             Some(v) => Ok(v.clone()),
-            None => Err(DecodeError::format(
+            None => Err(DecodeError::malformed(
                 at,
                 format!(
                     "shared reference {i} but only {} objects are shared so far",
@@ -304,7 +307,10 @@ impl<'a, B: Build> Walker<'a, '_, B> {
         let at = self.r.pos();
         let pad = self.r.u8("padding")? as usize;
         if pad >= align || self.r.take(pad, "padding")?.iter().any(|&b| b != 0) {
-            return Err(DecodeError::format(at, format!("invalid {what} padding")));
+            return Err(DecodeError::malformed(
+                at,
+                format!("invalid {what} padding"),
+            ));
         }
         Ok(())
     }
@@ -317,5 +323,5 @@ impl<'a, B: Build> Walker<'a, '_, B> {
 
 #[cold]
 fn unknown_tag<E>(at: usize, t: u8) -> DecodeError<E> {
-    DecodeError::format(at, format!("unknown tag 0x{t:02x}"))
+    DecodeError::malformed(at, format!("unknown tag 0x{t:02x}"))
 }

@@ -60,7 +60,7 @@ impl<B: Build> Walker<'_, '_, B> {
                 let n = self.r.count("decimal length", 1)?;
                 let raw = self.r.take(n, "decimal")?;
                 if !raw.is_ascii() {
-                    return Err(DecodeError::format(at, "Decimal text is not ASCII"));
+                    return Err(DecodeError::malformed(at, "Decimal text is not ASCII"));
                 }
                 // ASCII is valid UTF-8.
                 let s = std::str::from_utf8(raw).unwrap_or_default();
@@ -175,7 +175,7 @@ impl<B: Build> Walker<'_, '_, B> {
     fn dt_flags(&mut self, at: usize) -> Res<u8, B::Err> {
         let flags = self.r.u8("flags")?;
         if flags & !(f::DT_FOLD | f::DT_TZ) != 0 {
-            return Err(DecodeError::format(
+            return Err(DecodeError::malformed(
                 at + 1,
                 format!("unknown time flags 0x{flags:02x}"),
             ));
@@ -217,7 +217,7 @@ impl<B: Build> Walker<'_, '_, B> {
         let ndim_at = self.r.pos();
         let ndim = self.r.u8("ndarray ndim")? as usize;
         if ndim > 64 {
-            return Err(DecodeError::format(
+            return Err(DecodeError::malformed(
                 ndim_at,
                 format!("ndarray with {ndim} dimensions (at most 64)"),
             ));
@@ -229,7 +229,7 @@ impl<B: Build> Walker<'_, '_, B> {
         let flags_at = self.r.pos();
         let flags = self.r.u8("ndarray flags")?;
         if flags & !(f::ND_FORTRAN | f::ND_OOB) != 0 {
-            return Err(DecodeError::format(
+            return Err(DecodeError::malformed(
                 flags_at,
                 format!("unknown ndarray flags 0x{flags:02x}"),
             ));

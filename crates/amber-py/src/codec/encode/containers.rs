@@ -5,12 +5,14 @@
 
 use amber_core::bytes::path::PathSeg;
 use amber_core::codec::writer as w;
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 
 use super::shapes::{self, KeyView};
 use super::strings;
 use super::{fail, key_seg, Encoder, Memo, OrFail, Within, R};
+use crate::errors::EncodeKind;
 use crate::ffi::dict;
 use crate::ffi::obj::{prefetch, Obj};
 
@@ -87,7 +89,7 @@ impl<'py> Encoder<'py> {
                     prefetch(unsafe { table.entry(i + AHEAD) }.1);
                 }
                 if !unsafe { table.current(o) } {
-                    return fail("dict changed during encoding");
+                    return fail(EncodeKind::Mutated, "dict changed during encoding");
                 }
                 let (k, v) = unsafe { table.entry(i) };
                 if !v.is_null() {
@@ -133,7 +135,7 @@ impl<'py> Encoder<'py> {
         reread: impl FnOnce() -> Option<(*mut ffi::PyObject, *mut ffi::PyObject)>,
     ) -> R {
         if count == n {
-            return fail("dict changed size during encoding");
+            return fail(EncodeKind::Mutated, "dict changed size during encoding");
         }
         // Held while Python code below may drop it from the dict: the error
         // path still names it, and `reread` compares it by address.
@@ -150,12 +152,12 @@ impl<'py> Encoder<'py> {
                 // dict and freed `v`: take the value the dict holds now.
                 match reread() {
                     Some((k2, v2)) if k2 == k && !v2.is_null() => v = v2,
-                    _ => return fail("dict changed during encoding"),
+                    _ => return fail(EncodeKind::Mutated, "dict changed during encoding"),
                 }
             }
         } else if let Some((keys, col)) = shape {
             if check_key && (!keys.collected || keys.get(count) != k) {
-                return fail("dict changed during encoding");
+                return fail(EncodeKind::Mutated, "dict changed during encoding");
             }
             if unsafe { ffi::Py_TYPE(v) } == &raw mut ffi::PyUnicode_Type {
                 return unsafe { self.str_in(v, strings::MAX_VALUE_LEN, false, Some(col + count)) }
@@ -174,7 +176,7 @@ impl<'py> Encoder<'py> {
 
     pub(super) unsafe fn same_size(&self, o: *mut ffi::PyObject, count: usize, n: usize) -> R {
         if count != n || unsafe { dict::len(o) } != n {
-            return fail("dict changed size during encoding");
+            return fail(EncodeKind::Mutated, "dict changed size during encoding");
         }
         Ok(())
     }
@@ -204,7 +206,7 @@ impl<'py> Encoder<'py> {
             let mut i = 0;
             while i < n {
                 if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
-                    return fail("list changed size during encoding");
+                    return fail(EncodeKind::Mutated, "list changed size during encoding");
                 }
                 if i + AHEAD < n {
                     prefetch(unsafe { ffi::PyList_GET_ITEM(o, (i + AHEAD) as ffi::Py_ssize_t) });
@@ -221,7 +223,7 @@ impl<'py> Encoder<'py> {
                 i += 1;
             }
             if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
-                return fail("list changed size during encoding");
+                return fail(EncodeKind::Mutated, "list changed size during encoding");
             }
             Ok(())
         })
@@ -299,16 +301,42 @@ impl<'py> Encoder<'py> {
     ) -> R {
         let mut count = 0;
         for item in iterable.try_iter().or_fail()? {
-            let item = item.or_fail()?;
+            let item = iterated(self.py, item)?;
             if count == n {
-                return fail("container changed size during encoding");
+                return fail(
+                    EncodeKind::Mutated,
+                    "container changed size during encoding",
+                );
             }
             unsafe { self.item(item.as_ptr()) }.within(|| PathSeg::Index(count), o)?;
             count += 1;
         }
         if count != n {
-            return fail("container changed size during encoding");
+            return fail(
+                EncodeKind::Mutated,
+                "container changed size during encoding",
+            );
         }
         Ok(())
+    }
+}
+
+/// An item from iterating a builtin container. Their iterators (sets,
+/// deques, OrderedDicts and their views) raise RuntimeError when the
+/// container changes under them: that is a mutation, not a failure.
+pub(crate) fn iterated<'py>(
+    py: Python<'py>,
+    item: PyResult<Bound<'py, PyAny>>,
+) -> R<Bound<'py, PyAny>> {
+    match item {
+        Ok(item) => Ok(item),
+        Err(err) if err.is_instance_of::<PyRuntimeError>(py) => {
+            let why = err.value(py).to_string();
+            fail(
+                EncodeKind::Mutated,
+                format!("container changed during encoding ({why})"),
+            )
+        }
+        Err(err) => Err(Box::new(err.into())),
     }
 }

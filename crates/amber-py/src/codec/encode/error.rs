@@ -1,7 +1,7 @@
-//! The encoder's errors: why it stopped (a message, or a Python exception
-//! raised by code it ran), the `$.path` and the containers along it, built
-//! while unwinding, and the `amber.EncodeError` made from them (a cycle is
-//! named where it closes).
+//! The encoder's errors: why it stopped (a kind and message, or a Python
+//! exception raised by code it ran), the `$.path` and the containers along
+//! it, built while unwinding, and the `amber.EncodeError` made from them (a
+//! cycle is named where it closes).
 
 use amber_core::bytes::path::{key_segment, render_path, PathSeg};
 use hashbrown::HashMap;
@@ -9,11 +9,11 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 
 use super::Encoder;
-use crate::errors;
+use crate::errors::{self, EncodeKind};
 
 /// Why encoding stopped.
 pub(crate) enum Fail {
-    Msg(String),
+    Msg(EncodeKind, String),
     Py(PyErr),
 }
 
@@ -29,9 +29,9 @@ pub(crate) struct EncErr {
 pub(crate) type R<T = ()> = Result<T, Box<EncErr>>;
 
 #[cold]
-pub(crate) fn fail<T>(msg: impl Into<String>) -> R<T> {
+pub(crate) fn fail<T>(kind: EncodeKind, msg: impl Into<String>) -> R<T> {
     Err(Box::new(EncErr {
-        fail: Fail::Msg(msg.into()),
+        fail: Fail::Msg(kind, msg.into()),
         path: vec![],
         chain: vec![],
         depth_exceeded: false,
@@ -111,28 +111,17 @@ impl Encoder<'_> {
     pub(super) fn to_pyerr(&self, e: EncErr) -> PyErr {
         let py = self.py;
         let path = render_path(&e.path);
-        let (msg, cause) = match e.fail {
-            Fail::Msg(m) => (m, None),
+        let (kind, msg, cause) = match e.fail {
+            Fail::Msg(kind, m) => (kind, m, None),
             Fail::Py(err) if errors::passes_through(py, &err) => return err,
-            Fail::Py(err) => {
-                let m = format!("{}", err.value(py));
-                (
-                    format!(
-                        "{}: {m}",
-                        err.get_type(py)
-                            .name()
-                            .map(|n| n.to_string())
-                            .unwrap_or_default()
-                    ),
-                    Some(err),
-                )
-            }
+            Fail::Py(err) => (EncodeKind::Raised, errors::described(py, &err), Some(err)),
         };
         // A cycle is reported where the object appears inside itself, not
         // where the depth limit was reached, max_depth levels further down.
         let cycle = e.depth_exceeded.then(|| find_cycle(&e.chain)).flatten();
-        let (msg, path) = match cycle {
+        let (kind, msg, path) = match cycle {
             Some((i, j)) => (
+                EncodeKind::Cycle,
                 format!(
                     "cycle: the object at {} contains itself; pass identity=True to encode \
                      shared references and cycles",
@@ -140,11 +129,12 @@ impl Encoder<'_> {
                 ),
                 render_path(&e.path[..j]),
             ),
-            None => (msg, path),
+            None => (kind, msg, path),
         };
         errors::make(
             py,
             errors::encode_error(py),
+            kind.name(),
             format!("{msg} (at {path})"),
             None,
             Some(path),

@@ -16,6 +16,7 @@ mod hitrate;
 mod shapes;
 pub(crate) mod strings;
 
+pub(crate) use containers::iterated;
 pub(crate) use error::{fail, key_seg, py_fail, EncErr, Fail, OrFail, Within, R};
 
 use amber_core::codec::writer as w;
@@ -26,6 +27,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::cell::RefCell;
 
+use crate::errors::EncodeKind;
 use crate::ffi::buffer::copy_to_bytes;
 use crate::ffi::obj::Obj;
 use shapes::ShapeTable;
@@ -177,10 +179,13 @@ impl<'py> Encoder<'py> {
         }
         if self.depth >= self.opts.max_depth {
             return Err(Box::new(EncErr {
-                fail: Fail::Msg(format!(
-                    "objects nested deeper than max_depth={}",
-                    self.opts.max_depth
-                )),
+                fail: Fail::Msg(
+                    EncodeKind::Limit,
+                    format!(
+                        "objects nested deeper than max_depth={}",
+                        self.opts.max_depth
+                    ),
+                ),
                 path: vec![],
                 chain: vec![],
                 depth_exceeded: true,
@@ -217,6 +222,7 @@ impl<'py> Encoder<'py> {
                 // metadata), and REPLACE cannot stand before an array.
                 if self.memo.contains_key(&(o as usize)) {
                     return fail(
+                        EncodeKind::Cycle,
                         "the array refers to itself through its dtype's metadata; amber \
                          cannot encode this cycle",
                     );

@@ -12,7 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyTuple};
 
 use crate::codec::decode::PyBuilder;
-use crate::codec::encode::{fail, key_seg, Encoder, Memo, OrFail, Within, R};
+use crate::codec::encode::{fail, iterated, key_seg, Encoder, Memo, OrFail, Within, R};
+use crate::errors::EncodeKind;
 use crate::ffi::obj::Obj;
 use crate::typeref;
 
@@ -81,11 +82,14 @@ impl<'py> Encoder<'py> {
         let factory = d.getattr(intern!(py, "default_factory")).or_fail()?;
         let Some(code) = factory_code(py, &factory).or_fail()? else {
             let name = factory.repr().map(|r| r.to_string()).unwrap_or_default();
-            return fail(format!(
-                "defaultdict factory {name} is not a builtin; amber encodes defaultdicts \
+            return fail(
+                EncodeKind::Unsupported,
+                format!(
+                    "defaultdict factory {name} is not a builtin; amber encodes defaultdicts \
                  whose default_factory is None or one of: {}",
-                f::DEFAULT_FACTORIES[1..].join(", ")
-            ));
+                    f::DEFAULT_FACTORIES[1..].join(", ")
+                ),
+            );
         };
         // SAFETY: a live defaultdict is a dict.
         let n = unsafe { ffi::PyDict_Size(o) } as usize;
@@ -118,10 +122,10 @@ impl<'py> Encoder<'py> {
     fn pairs_from_iter(&mut self, o: *mut ffi::PyObject, items: &Bound<'py, PyAny>, n: usize) -> R {
         let mut count = 0;
         for pair in items.try_iter().or_fail()? {
-            let pair = pair.or_fail()?;
+            let pair = iterated(self.py, pair)?;
             let pair = pair.cast::<PyTuple>().map_err(PyErr::from).or_fail()?;
             if count == n || pair.len() != 2 {
-                return fail("mapping changed size during encoding");
+                return fail(EncodeKind::Mutated, "mapping changed size during encoding");
             }
             let (k, v) = (pair.get_item(0).or_fail()?, pair.get_item(1).or_fail()?);
             let py = self.py;
@@ -133,7 +137,7 @@ impl<'py> Encoder<'py> {
             count += 1;
         }
         if count != n {
-            return fail("mapping changed size during encoding");
+            return fail(EncodeKind::Mutated, "mapping changed size during encoding");
         }
         Ok(())
     }

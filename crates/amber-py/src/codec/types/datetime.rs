@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 
 use crate::codec::decode::PyBuilder;
 use crate::codec::encode::{fail, Encoder, OrFail, R};
+use crate::errors::{self, DecodeKind, EncodeKind};
 use crate::ffi::obj::Obj;
 use crate::values::datetime::{self as dt, Date, Delta, Time};
 
@@ -102,7 +103,10 @@ impl<'py> Encoder<'py> {
     pub(crate) fn zoneinfo(&mut self, zone: &Bound<'py, PyAny>) -> R {
         let key = dt::zone_key(zone).or_fail()?;
         if key.is_none() {
-            return fail("a ZoneInfo made from a file has no key and cannot be encoded");
+            return fail(
+                EncodeKind::Unsupported,
+                "a ZoneInfo made from a file has no key and cannot be encoded",
+            );
         }
         self.out.push(f::TZ_ZONE);
         // SAFETY: `key` is held by its Bound for the call.
@@ -164,7 +168,18 @@ impl<'py> PyBuilder<'py, '_> {
 
     #[inline(never)]
     pub(crate) fn tz_zone_(&mut self, key: Obj) -> PyResult<Obj> {
-        Ok(self.obj(dt::new_zone(self.py, &self.bound(&key))?))
+        let key = self.bound(&key);
+        match dt::new_zone(self.py, &key)? {
+            Some(zone) => Ok(self.obj(zone)),
+            None => {
+                let shown: String = key.to_string().chars().take(80).collect();
+                Err(errors::decode_fail(
+                    self.py,
+                    DecodeKind::Refused,
+                    format!("unknown time zone key {shown:?}: no such zone in the zone database"),
+                ))
+            }
+        }
     }
 }
 

@@ -15,6 +15,7 @@ use pyo3::types::{PyBool, PyDict, PyList, PyString, PyTuple};
 
 use crate::codec::decode::PyBuilder;
 use crate::codec::encode::{fail, strings, Encoder, OrFail, Within, R};
+use crate::errors::{self, DecodeKind, EncodeKind};
 use crate::ffi::obj::Obj;
 use crate::typeref;
 
@@ -210,7 +211,10 @@ impl<'py> Encoder<'py> {
             out = Some(f(e)?);
             Ok(())
         })?;
-        out.map_or_else(|| fail("dtype description was not written"), Ok)
+        out.map_or_else(
+            || fail(EncodeKind::Unsupported, "dtype description was not written"),
+            Ok,
+        )
     }
 }
 
@@ -245,12 +249,15 @@ fn form<'py>(py: Python<'py>, dtype: &Bound<'py, PyAny>) -> R<Form<'py>> {
             _ => py.None().into_bound(py),
         };
         if !title.is_none() && !title.is_exact_instance_of::<PyString>() {
-            return fail(format!(
-                "field {} of NumPy dtype {} has the title {}; amber keeps titles that are str",
-                repr(name),
-                describe(dtype),
-                repr(&title)
-            ));
+            return fail(
+                EncodeKind::Unsupported,
+                format!(
+                    "field {} of NumPy dtype {} has the title {}; amber keeps titles that are str",
+                    repr(name),
+                    describe(dtype),
+                    repr(&title)
+                ),
+            );
         }
         titled |= !title.is_none();
         titles.append(title).or_fail()?;
@@ -280,21 +287,27 @@ fn extras<'py>(
         let subarray = matches!(form, Form::Subarray { .. });
         record = scalar.is(typeref::np_record(py).or_fail()?) && !subarray;
         if !record && !scalar.is(typeref::np_void(py).or_fail()?) {
-            return fail(format!(
-                "NumPy dtype {} has scalar type {}, not numpy.void or numpy.record; amber \
+            return fail(
+                EncodeKind::Unsupported,
+                format!(
+                    "NumPy dtype {} has scalar type {}, not numpy.void or numpy.record; amber \
                  cannot rebuild it",
-                describe(dtype),
-                type_name(&scalar)
-            ));
+                    describe(dtype),
+                    type_name(&scalar)
+                ),
+            );
         }
     } else if !(0..NPY_NTYPES_LEGACY).contains(&num) {
         let scalar = dtype.getattr(intern!(py, "type")).or_fail()?;
-        return fail(format!(
-            "NumPy dtype {} (scalar type {}) is not one of NumPy's own dtypes; amber cannot \
+        return fail(
+            EncodeKind::Unsupported,
+            format!(
+                "NumPy dtype {} (scalar type {}) is not one of NumPy's own dtypes; amber cannot \
              rebuild it",
-            describe(dtype),
-            type_name(&scalar)
-        ));
+                describe(dtype),
+                type_name(&scalar)
+            ),
+        );
     }
     let metadata = dtype.getattr(intern!(py, "metadata")).or_fail()?;
     let metadata = if metadata.is_none() {
@@ -368,7 +381,9 @@ impl<'py> PyBuilder<'py, '_> {
             Err(_) => self.dtype_plain(descr, depth, None)?,
         };
         if dtype.getattr(intern!(self.py, "hasobject"))?.is_truthy()? {
-            return Err(PyValueError::new_err(
+            return Err(errors::decode_fail(
+                self.py,
+                DecodeKind::Refused,
                 "dtypes holding Python objects are refused",
             ));
         }

@@ -27,6 +27,7 @@ use pyo3::prelude::*;
 
 use crate::codec::encode::{fail, Encoder, OrFail, R};
 use crate::codec::registry::{self, Entry, Kind};
+use crate::errors::EncodeKind;
 use crate::typeref::datetime_api;
 
 impl<'py> Encoder<'py> {
@@ -78,7 +79,10 @@ impl<'py> Encoder<'py> {
                 Kind::NpScalar => self.nested(|e| e.npscalar(o)),
                 Kind::Registered => match extra.cast::<Entry>() {
                     Ok(entry) => self.registered(o, entry),
-                    Err(_) => fail("the registry classified a type without its entry"),
+                    Err(_) => fail(
+                        EncodeKind::Unsupported,
+                        "the registry classified a type without its entry",
+                    ),
                 },
                 // Dates and datetimes are matched above; subclasses of them
                 // and everything else are unsupported, with the registry's
@@ -87,7 +91,7 @@ impl<'py> Encoder<'py> {
                     let msg: String = extra
                         .extract()
                         .unwrap_or_else(|_| "unsupported type".into());
-                    fail(msg)
+                    fail(EncodeKind::Unsupported, msg)
                 }
             }
         }

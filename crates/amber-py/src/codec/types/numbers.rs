@@ -13,6 +13,7 @@ use pyo3::types::PyInt;
 
 use crate::codec::decode::PyBuilder;
 use crate::codec::encode::{fail, Encoder, OrFail, R};
+use crate::errors::EncodeKind;
 use crate::ffi::obj::Obj;
 use crate::typeref;
 use crate::values::decimal;
@@ -42,11 +43,14 @@ impl<'py> Encoder<'py> {
         // SAFETY: `part` is held by its Bound for the call.
         unsafe { self.item(part.as_ptr()) }?;
         if self.out.len() - at > f::FRACTION_PART_MAX_ITEM {
-            return fail(format!(
-                "Fraction parts are limited to {} bytes ({} bits), to bound decoding time",
-                f::FRACTION_PART_MAX_BYTES,
-                f::FRACTION_PART_MAX_BYTES * 8 - 1
-            ));
+            return fail(
+                EncodeKind::Limit,
+                format!(
+                    "Fraction parts are limited to {} bytes ({} bits), to bound decoding time",
+                    f::FRACTION_PART_MAX_BYTES,
+                    f::FRACTION_PART_MAX_BYTES * 8 - 1
+                ),
+            );
         }
         Ok(())
     }

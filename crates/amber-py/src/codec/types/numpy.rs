@@ -13,6 +13,7 @@ use pyo3::prelude::*;
 
 use crate::codec::decode::PyBuilder;
 use crate::codec::encode::{fail, Encoder, OrFail, R};
+use crate::errors::{self, DecodeKind, EncodeKind};
 use crate::ffi::obj::Obj;
 use crate::values::numpy as np;
 
@@ -81,11 +82,14 @@ impl<'py> Encoder<'py> {
         let raw = np::scalar_bytes(&s, itemsize).or_fail()?;
         let raw = raw.as_bytes();
         if raw.len() != itemsize {
-            return fail(format!(
-                "NumPy scalar of dtype {} has {} bytes, its dtype says {itemsize}",
-                dtype.str().or_fail()?,
-                raw.len()
-            ));
+            return fail(
+                EncodeKind::Unsupported,
+                format!(
+                    "NumPy scalar of dtype {} has {} bytes, its dtype says {itemsize}",
+                    dtype.str().or_fail()?,
+                    raw.len()
+                ),
+            );
         }
         w::write_blob(&mut self.out, raw);
         Ok(())
@@ -106,9 +110,10 @@ fn objects_refused(what: &str, dtype: &Bound<'_, PyAny>) -> R {
     } else {
         ""
     };
-    fail(format!(
-        "NumPy {what} of dtype {shown} hold Python objects and cannot be encoded{hint}"
-    ))
+    fail(
+        EncodeKind::Unsupported,
+        format!("NumPy {what} of dtype {shown} hold Python objects and cannot be encoded{hint}"),
+    )
 }
 
 impl<'py> PyBuilder<'py, '_> {
@@ -144,9 +149,13 @@ impl<'py> PyBuilder<'py, '_> {
                 let flat = np::flat_view(self.buffer(index)?)?;
                 let len: usize = flat.len()?;
                 if len != nbytes {
-                    return Err(PyValueError::new_err(format!(
-                        "out-of-band buffer {index} is {len} bytes, the array needs {nbytes}"
-                    )));
+                    return Err(errors::decode_fail(
+                        self.py,
+                        DecodeKind::Buffer,
+                        format!(
+                            "out-of-band buffer {index} is {len} bytes, the array needs {nbytes}"
+                        ),
+                    ));
                 }
                 (nbytes > 0).then_some(flat)
             }

@@ -22,6 +22,7 @@ use super::state::{self, State};
 use crate::codec::decode::PyBuilder;
 use crate::codec::encode::{fail, Encoder, Memo, OrFail, R};
 use crate::codec::registry::{self, flag, Entry, Mode};
+use crate::errors::{self, DecodeKind, EncodeKind};
 use crate::ffi::obj::Obj;
 
 impl<'py> Encoder<'py> {
@@ -146,7 +147,7 @@ impl<'py> Encoder<'py> {
         self.nested(|enc| unsafe {
             enc.str(e.name.as_ptr(), usize::MAX, true)?;
             let Some(encode) = &e.encode else {
-                return fail("a HOOK class has no encode hook");
+                return fail(EncodeKind::Unsupported, "a HOOK class has no encode hook");
             };
             let state = encode.bind(enc.py).call1((obj,)).or_fail()?;
             enc.item(state.as_ptr())
@@ -165,11 +166,14 @@ impl<'py> Encoder<'py> {
             if !e.has(flag::SETSTATE) {
                 if let Err(why) = state::parts(e, s) {
                     let cls = obj.get_type().qualname().or_fail()?;
-                    return fail(format!(
-                        "{cls}.__getstate__() returned a state that amber cannot set without \
+                    return fail(
+                        EncodeKind::Unsupported,
+                        format!(
+                            "{cls}.__getstate__() returned a state that amber cannot set without \
                          __setstate__ ({why}): return None, a dict of attributes or a pair \
                          (attributes, slots), or define __setstate__"
-                    ));
+                        ),
+                    );
                 }
             }
         }
@@ -185,7 +189,9 @@ impl<'py> Encoder<'py> {
         let (dict, slots) = match state {
             State::Custom(s) => return unsafe { self.item(s.as_ptr()) },
             State::Default { dict, slots } => (dict, slots),
-            State::Fill(_) | State::Fields => return fail("no OBJECT_STATE for this state"),
+            State::Fill(_) | State::Fields => {
+                return fail(EncodeKind::Unsupported, "no OBJECT_STATE for this state")
+            }
         };
         let write_dict = |enc: &mut Self, d: &Option<Bound<'py, PyDict>>| match d {
             Some(d) => unsafe { enc.item(d.as_ptr()) },
@@ -216,18 +222,21 @@ impl<'py> PyBuilder<'py, '_> {
             return Err(PyValueError::new_err("class name must be a str"));
         }
         registry::lookup_name(self.py, &name)?.ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "class {name} is not registered; register it with amber.register() to decode it"
-            ))
+            errors::decode_fail(
+                self.py,
+                DecodeKind::Refused,
+                format!(
+                    "class {name} is not registered; register it with amber.register() to \
+                     decode it"
+                ),
+            )
         })
     }
 
     #[inline(never)]
     pub(crate) fn enum_member_(&mut self, class: &Entry, value: Obj) -> PyResult<Obj> {
         if class.mode != Mode::Enum {
-            return Err(PyValueError::new_err(
-                "enum member of a class not registered as an Enum",
-            ));
+            return Err(self.registered_otherwise(class, "is not registered as an Enum"));
         }
         let member = class.cls.bind(self.py).call1((self.bound(&value),))?;
         Ok(self.obj(member))
@@ -237,13 +246,15 @@ impl<'py> PyBuilder<'py, '_> {
     #[inline(never)]
     pub(crate) fn object_new_(&mut self, class: &Entry) -> PyResult<Obj> {
         if !class.mode.made_first() {
-            return Err(PyValueError::new_err(format!(
-                "class {} is rebuilt from its state, not filled in",
-                class.name.bind(self.py)
-            )));
+            return Err(
+                self.registered_otherwise(class, "is rebuilt from its state, not filled in")
+            );
         }
         let cls = class.cls.bind(self.py);
-        Ok(self.obj(cls.call_method1(intern!(self.py, "__new__"), (cls,))?))
+        let obj = cls
+            .call_method1(intern!(self.py, "__new__"), (cls,))
+            .map_err(|e| errors::decode_raised(self.py, e))?;
+        Ok(self.obj(obj))
     }
 
     #[inline(never)]
@@ -269,13 +280,11 @@ impl<'py> PyBuilder<'py, '_> {
         let state = self.bound(&state);
         let obj = match (class.mode, &class.decode) {
             (Mode::NamedTuple, _) => self.named_tuple(class, &state)?,
-            (Mode::Hook, Some(decode)) => decode.bind(self.py).call1((state,))?,
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "class {} is not rebuilt from its state",
-                    class.name.bind(self.py)
-                )))
-            }
+            (Mode::Hook, Some(decode)) => decode
+                .bind(self.py)
+                .call1((state,))
+                .map_err(|e| errors::decode_raised(self.py, e))?,
+            _ => return Err(self.registered_otherwise(class, "is not rebuilt from its state")),
         };
         Ok(self.obj(obj))
     }
@@ -292,11 +301,14 @@ impl<'py> PyBuilder<'py, '_> {
             let obj = self.named_tuple(class, &base)?;
             return Ok(self.obj(obj));
         }
-        Err(PyValueError::new_err(format!(
-            "class {} is not made from {} base",
-            class.name.bind(self.py),
-            if base.is_none() { "a None" } else { "this" }
-        )))
+        Err(self.registered_otherwise(
+            class,
+            if base.is_none() {
+                "is not made from a None base"
+            } else {
+                "is not made from this base"
+            },
+        ))
     }
 
     /// OBJECT_STATE: give the made instance its state, as pickle's BUILD.
@@ -308,6 +320,13 @@ impl<'py> PyBuilder<'py, '_> {
         state: Obj,
     ) -> PyResult<()> {
         state::apply(class, &self.bound(obj), &self.bound(&state))
+    }
+
+    /// The data uses `class` as it is not registered here: "class X `why`".
+    #[cold]
+    fn registered_otherwise(&self, class: &Entry, why: &str) -> PyErr {
+        let name = class.name.bind(self.py);
+        errors::decode_fail(self.py, DecodeKind::Refused, format!("class {name} {why}"))
     }
 
     /// A named tuple from its fields: `tuple.__new__(cls, fields)`, without

@@ -15,6 +15,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
 use crate::codec::registry::{flag, Entry, Mode};
+use crate::errors;
 
 /// What the encoder writes for an instance of a DICT, SLOTS or NAMEDTUPLE
 /// class.
@@ -233,7 +234,8 @@ pub fn apply(e: &Entry, obj: &Bound<'_, PyAny>, state: &Bound<'_, PyAny>) -> PyR
         return Ok(());
     }
     if e.has(flag::SETSTATE) {
-        obj.call_method1(intern!(obj.py(), "__setstate__"), (state,))?;
+        obj.call_method1(intern!(obj.py(), "__setstate__"), (state,))
+            .map_err(|err| errors::decode_raised(obj.py(), err))?;
         return Ok(());
     }
     let parts = parts(e, state).map_err(PyValueError::new_err)?;
