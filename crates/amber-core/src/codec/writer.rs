@@ -368,8 +368,65 @@ pub fn write_defaultdict_header(out: &mut Out, factory: u8, n: usize) {
 }
 
 /// DEQUE: the caller writes maxlen (an item) next, then [`write_count`].
+pub fn write_deque_header(out: &mut Out) {
+    out.push(f::DEQUE);
+}
+
+/// The item count of a DEQUE, after its maxlen.
 pub fn write_count(out: &mut Out, n: usize) {
     out.varint(n as u64);
+}
+
+/// FRACTION: the caller writes the numerator and denominator items next.
+pub fn write_fraction_header(out: &mut Out) {
+    out.push(f::FRACTION);
+}
+
+/// `datetime.timezone.utc`, a whole item.
+pub fn write_tz_utc(out: &mut Out) {
+    out.push(f::TZ_UTC);
+}
+
+/// TZ_ZONE: the caller writes the zone key (a str item) next.
+pub fn write_tz_zone_header(out: &mut Out) {
+    out.push(f::TZ_ZONE);
+}
+
+/// ENUM: the caller writes the class name (a str item), then the value.
+pub fn write_enum_header(out: &mut Out) {
+    out.push(f::ENUM);
+}
+
+/// How a registered object travels (spec §6.11); the caller writes the
+/// class name (a str item) next, then what the form needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectForm {
+    /// OBJECT: the state, rebuilt by the class (hooks, named tuples).
+    Rebuilt,
+    /// OBJECT_FILL: the attributes or slots to set on an empty instance.
+    Fill,
+    /// OBJECT_STATE: a base, then the state given to `__setstate__`.
+    State,
+}
+
+pub fn write_object_header(out: &mut Out, form: ObjectForm) {
+    out.push(match form {
+        ObjectForm::Rebuilt => f::OBJECT,
+        ObjectForm::Fill => f::OBJECT_FILL,
+        ObjectForm::State => f::OBJECT_STATE,
+    });
+}
+
+/// NDARRAY: the caller writes the dtype description next, then
+/// [`write_ndarray_shape`] and [`write_ndarray_data`].
+pub fn write_ndarray_header(out: &mut Out) {
+    out.push(f::NDARRAY);
+}
+
+/// NPSCALAR: the caller writes the dtype description next, then
+/// [`write_blob`].
+pub fn write_npscalar_header(out: &mut Out) {
+    out.push(f::NPSCALAR);
 }
 
 pub fn write_date(out: &mut Out, year: u16, month: u8, day: u8) {

@@ -107,7 +107,7 @@ impl<'py> Encoder<'py> {
         }
         // SAFETY: as above; the Bound takes a reference of its own.
         let d = unsafe { Bound::from_borrowed_ptr(self.py, o) };
-        self.out.push(f::DEQUE);
+        w::write_deque_header(&mut self.out);
         let maxlen = d.getattr(intern!(self.py, "maxlen")).or_fail()?;
         // SAFETY: `maxlen` is held by its Bound.
         unsafe { self.item(maxlen.as_ptr()) }?;

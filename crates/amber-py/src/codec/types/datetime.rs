@@ -4,7 +4,6 @@
 //! and the objects made in `values::datetime`.
 
 use amber_core::codec::build::DateTimeParts;
-use amber_core::codec::format as f;
 use amber_core::codec::writer as w;
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -84,7 +83,7 @@ impl<'py> Encoder<'py> {
     /// A `datetime.timezone`: UTC, or a fixed offset with its name.
     pub(crate) fn timezone(&mut self, tz: &Bound<'py, PyAny>) -> R {
         if tz.is(dt::utc(self.py)) {
-            self.out.push(f::TZ_UTC);
+            w::write_tz_utc(&mut self.out);
             return Ok(());
         }
         let (us, name) = dt::fixed_offset(tz).or_fail()?;
@@ -108,7 +107,7 @@ impl<'py> Encoder<'py> {
                 "a ZoneInfo made from a file has no key and cannot be encoded",
             );
         }
-        self.out.push(f::TZ_ZONE);
+        w::write_tz_zone_header(&mut self.out);
         // SAFETY: `key` is held by its Bound for the call.
         self.nested(|e| unsafe { e.item(key.as_ptr()) })
     }

@@ -30,7 +30,7 @@ impl<'py> Encoder<'py> {
         let py = self.py;
         let num = fr.getattr(intern!(py, "numerator")).or_fail()?;
         let den = fr.getattr(intern!(py, "denominator")).or_fail()?;
-        self.out.push(f::FRACTION);
+        w::write_fraction_header(&mut self.out);
         self.nested(|e| {
             e.fraction_part(&num)?;
             e.fraction_part(&den)

@@ -4,7 +4,6 @@
 //! arrays made in `values::numpy`.
 
 use amber_core::codec::build::{NdArray, NdData};
-use amber_core::codec::format as f;
 use amber_core::codec::writer as w;
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
@@ -28,7 +27,7 @@ impl<'py> Encoder<'py> {
         if np::holds_objects(&layout.dtype).or_fail()? {
             return objects_refused("arrays", &layout.dtype);
         }
-        self.out.push(f::NDARRAY);
+        w::write_ndarray_header(&mut self.out);
         self.dtype(o, &layout.dtype)?;
         if layout.nbytes == 0 {
             // Nothing to copy or view (an empty shape or a zero-size dtype):
@@ -72,7 +71,7 @@ impl<'py> Encoder<'py> {
         if np::holds_objects(&dtype).or_fail()? {
             return objects_refused("scalars", &dtype);
         }
-        self.out.push(f::NPSCALAR);
+        w::write_npscalar_header(&mut self.out);
         self.dtype(o, &dtype)?;
         let itemsize: usize = dtype
             .getattr(intern!(self.py, "itemsize"))

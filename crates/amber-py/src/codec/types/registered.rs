@@ -10,7 +10,6 @@
 //! to be a live instance of the class of `e`, which the caller keeps alive
 //! (`registered` holds a reference), and `obj` to be the same object.
 
-use amber_core::codec::format as f;
 use amber_core::codec::writer as w;
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
@@ -46,7 +45,7 @@ impl<'py> Encoder<'py> {
         let obj = unsafe { Bound::from_borrowed_ptr(py, o) };
         match e.mode {
             Mode::Enum => {
-                self.out.push(f::ENUM);
+                w::write_enum_header(&mut self.out);
                 let value = obj.getattr(intern!(py, "_value_")).or_fail()?;
                 // SAFETY: the entry owns its name, a str; `value` is held by
                 // its Bound.
@@ -79,7 +78,7 @@ impl<'py> Encoder<'py> {
         }
         let state = self.state_of(obj, e)?;
         if let State::Fill(attrs) = &state {
-            self.out.push(f::OBJECT_FILL);
+            w::write_object_header(&mut self.out, w::ObjectForm::Fill);
             // SAFETY: the entry owns its name, a str; `attrs` is held by its
             // Bound while it is written.
             return self.nested(|enc| unsafe {
@@ -87,7 +86,7 @@ impl<'py> Encoder<'py> {
                 enc.item(attrs.as_ptr())
             });
         }
-        self.out.push(f::OBJECT_STATE);
+        w::write_object_header(&mut self.out, w::ObjectForm::State);
         // SAFETY: the entry owns its name, a str; `state` holds what it
         // refers to while it is written.
         self.nested(|enc| unsafe {
@@ -114,8 +113,12 @@ impl<'py> Encoder<'py> {
         }
         let state = self.state_of(obj, e)?;
         let more = !matches!(state, State::Fields);
-        self.out
-            .push(if more { f::OBJECT_STATE } else { f::OBJECT });
+        let form = if more {
+            w::ObjectForm::State
+        } else {
+            w::ObjectForm::Rebuilt
+        };
+        w::write_object_header(&mut self.out, form);
         // SAFETY: the entry owns its name, a str; `o` is a live tuple (a
         // NAMEDTUPLE class subclasses tuple), so its size and items can be
         // read; `state` holds what it refers to while it is written.
@@ -141,7 +144,7 @@ impl<'py> Encoder<'py> {
         if let Memo::Done = memo {
             return Ok(());
         }
-        self.out.push(f::OBJECT);
+        w::write_object_header(&mut self.out, w::ObjectForm::Rebuilt);
         // SAFETY: the entry owns its name, a str, and its hook; the hook's
         // result is held by its Bound while it is written.
         self.nested(|enc| unsafe {
