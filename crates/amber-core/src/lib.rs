@@ -11,6 +11,6 @@ pub mod codec;
 
 pub use bytes::path::PathSeg;
 pub use codec::build::Build;
-pub use codec::error::{DecodeError, Kind, Problem};
+pub use codec::error::{DecodeError, ErrorKind, Problem};
 pub use codec::header::{frame_need, parse_header, Header, Need};
 pub use codec::walker::{decode, Limits, DEFAULT_MAX_DEPTH};

@@ -4,7 +4,7 @@
 use amber_core::codec::format as f;
 use amber_core::codec::validate::validate;
 use amber_core::codec::writer as w;
-use amber_core::{Kind, Limits};
+use amber_core::{ErrorKind, Limits};
 
 fn frame(body: &[u8]) -> Vec<u8> {
     let mut out = w::Out::new();
@@ -61,7 +61,7 @@ fn every_truncation_fails_with_an_offset_in_range() {
     for n in 0..data.len() {
         let err = validate(&data[..n], Limits::default()).expect_err("truncated");
         assert!(err.offset <= n, "offset {} beyond input {n}", err.offset);
-        assert_eq!(err.kind(), Some(Kind::Truncated), "{n} bytes: {err}");
+        assert_eq!(err.kind(), Some(ErrorKind::Truncated), "{n} bytes: {err}");
     }
 }
 
@@ -119,7 +119,7 @@ fn huge_counts_are_rejected_before_allocating() {
         let err = validate(&frame(&b), Limits::default()).expect_err("too large");
         assert_eq!(err.offset, f::HEADER_LEN + 1, "tag {tag:#x}");
         // The frame is whole: its item claims more than it holds.
-        assert_eq!(err.kind(), Some(Kind::Malformed), "tag {tag:#x}");
+        assert_eq!(err.kind(), Some(ErrorKind::Malformed), "tag {tag:#x}");
     }
 }
 
@@ -130,7 +130,7 @@ fn deep_nesting_hits_the_limit_at_the_right_byte() {
     let err = validate(&frame(&body), Limits { max_depth: 500 }).expect_err("deep");
     assert_eq!(err.offset, f::HEADER_LEN + 500);
     assert!(err.to_string().contains("max_depth=500"));
-    assert_eq!(err.kind(), Some(Kind::Limit));
+    assert_eq!(err.kind(), Some(ErrorKind::Limit));
     assert_eq!(err.path.len(), 500);
 }
 
@@ -197,19 +197,19 @@ fn header_checks() {
     bad[0] = 0x80;
     let err = validate(&bad, Limits::default()).unwrap_err();
     assert!(err.to_string().contains("pickle"));
-    assert_eq!(err.kind(), Some(Kind::NotAmber));
+    assert_eq!(err.kind(), Some(ErrorKind::NotAmber));
     let mut bad = ok.clone();
     bad[1] = 2;
     let err = validate(&bad, Limits::default()).unwrap_err();
-    assert_eq!((err.offset, err.kind()), (1, Some(Kind::Unsupported)));
+    assert_eq!((err.offset, err.kind()), (1, Some(ErrorKind::Unsupported)));
     let mut bad = ok.clone();
     bad[2] = 0x40;
     let err = validate(&bad, Limits::default()).unwrap_err();
-    assert_eq!((err.offset, err.kind()), (2, Some(Kind::Unsupported)));
+    assert_eq!((err.offset, err.kind()), (2, Some(ErrorKind::Unsupported)));
     let mut long = ok.clone();
     long.push(0);
     let err = validate(&long, Limits::default()).unwrap_err();
-    assert_eq!(err.kind(), Some(Kind::Malformed));
+    assert_eq!(err.kind(), Some(ErrorKind::Malformed));
 }
 
 #[test]
@@ -230,7 +230,7 @@ fn wrapper_chains_count_as_nesting() {
             .collect();
         let err = validate(&frame(&body), Limits::default()).expect_err("deep chain");
         assert!(err.to_string().contains("max_depth=1000"), "{err}");
-        assert_eq!(err.kind(), Some(Kind::Limit));
+        assert_eq!(err.kind(), Some(ErrorKind::Limit));
     }
 }
 

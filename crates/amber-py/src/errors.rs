@@ -6,6 +6,7 @@
 //! `kind` from one enum per part ([`DecodeKind`], [`EncodeKind`]) so that
 //! callers and tests act on what went wrong rather than on the message.
 
+use amber_core::ErrorKind;
 use pyo3::exceptions::{PyException, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -19,22 +20,14 @@ pyo3::create_exception!(
     "Base class of every error amber raises."
 );
 
-/// What `amber.DecodeError.kind` says went wrong.
+/// What `amber.DecodeError.kind` says went wrong: the core's kinds of bad
+/// bytes, and the builder's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecodeKind {
-    /// The input ends before the frame does.
-    Truncated,
-    /// The input is not amber data.
-    NotAmber,
-    /// A format version or header flag this build does not read.
-    Unsupported,
-    /// The bytes break the format, or describe a value Python refuses
-    /// (a month of 13, a NamedTuple with too many fields).
-    Malformed,
-    /// A limit was exceeded (`max_depth`, the size of a Fraction's parts).
-    Limit,
+    /// Truncated, not amber, unsupported, malformed or over a limit.
+    Data(ErrorKind),
     /// Well-formed data that amber will not build here: a class that is not
-    /// registered (or registered otherwise), a dtype amber does not rebuild,
+    /// registered (or registered otherwise), a dtype holding Python objects,
     /// a time zone this system does not have.
     Refused,
     /// Out-of-band buffers missing from `buffers=`, or not fitting.
@@ -47,26 +40,10 @@ pub enum DecodeKind {
 impl DecodeKind {
     pub fn name(self) -> &'static str {
         match self {
-            DecodeKind::Truncated => "truncated",
-            DecodeKind::NotAmber => "not_amber",
-            DecodeKind::Unsupported => "unsupported",
-            DecodeKind::Malformed => "malformed",
-            DecodeKind::Limit => "limit",
+            DecodeKind::Data(kind) => kind.name(),
             DecodeKind::Refused => "refused",
             DecodeKind::Buffer => "buffer",
             DecodeKind::Raised => "raised",
-        }
-    }
-}
-
-impl From<amber_core::Kind> for DecodeKind {
-    fn from(k: amber_core::Kind) -> Self {
-        match k {
-            amber_core::Kind::Truncated => DecodeKind::Truncated,
-            amber_core::Kind::NotAmber => DecodeKind::NotAmber,
-            amber_core::Kind::Unsupported => DecodeKind::Unsupported,
-            amber_core::Kind::Malformed => DecodeKind::Malformed,
-            amber_core::Kind::Limit => DecodeKind::Limit,
         }
     }
 }

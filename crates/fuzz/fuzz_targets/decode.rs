@@ -10,7 +10,7 @@
 #![no_main]
 
 use amber_core::codec::validate::validate;
-use amber_core::Kind;
+use amber_core::ErrorKind;
 use amber_core::{parse_header, Limits};
 use libfuzzer_sys::fuzz_target;
 
@@ -48,12 +48,12 @@ fuzz_target!(|data: &[u8]| {
         (Ok(a), Ok(b)) => assert_eq!(a, b, "depth limit changed the counts"),
         (Ok(_), Err(e)) => panic!("accepted with a depth limit, refused without: {e}"),
         (Err(e), Ok(_)) => assert!(
-            e.kind() == Some(Kind::Limit),
+            e.kind() == Some(ErrorKind::Limit),
             "refused with a limit for a non-limit reason: {e}"
         ),
         (Err(a), Err(b)) => {
             // Until the limit is hit both walks are identical.
-            if a.kind() != Some(Kind::Limit) {
+            if a.kind() != Some(ErrorKind::Limit) {
                 assert_eq!(a.offset, b.offset, "same walk, different error");
             }
         }

@@ -13,7 +13,7 @@
 
 use amber_core::codec::format as f;
 use amber_core::codec::validate::validate;
-use amber_core::Kind;
+use amber_core::ErrorKind;
 use amber_core::Limits;
 use libfuzzer_sys::fuzz_target;
 
@@ -53,11 +53,11 @@ fuzz_target!(|body: &[u8]| {
         (Ok(a), Ok(b)) => assert_eq!(a, b, "depth limit changed the counts"),
         (Ok(_), Err(e)) => panic!("accepted at max_depth 64, refused at the default: {e}"),
         (Err(e), Ok(_)) => assert!(
-            e.kind() == Some(Kind::Limit),
+            e.kind() == Some(ErrorKind::Limit),
             "refused at max_depth 64 for a non-limit reason: {e}"
         ),
         (Err(a), Err(b)) => {
-            if a.kind() != Some(Kind::Limit) {
+            if a.kind() != Some(ErrorKind::Limit) {
                 assert_eq!(a.offset, b.offset, "same walk, different error");
             }
         }

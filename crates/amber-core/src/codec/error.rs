@@ -8,7 +8,7 @@ use crate::bytes::reader::{ReadError, ReadErrorKind};
 /// The kind of problem found in the bytes, for callers that act on it
 /// (read more, upgrade, raise a limit) rather than on the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum ErrorKind {
     /// The input ends before the frame does.
     Truncated,
     /// The input does not start with amber's magic byte.
@@ -21,15 +21,15 @@ pub enum Kind {
     Limit,
 }
 
-impl Kind {
+impl ErrorKind {
     /// The name Python sees as `DecodeError.kind`.
     pub fn name(self) -> &'static str {
         match self {
-            Kind::Truncated => "truncated",
-            Kind::NotAmber => "not_amber",
-            Kind::Unsupported => "unsupported",
-            Kind::Malformed => "malformed",
-            Kind::Limit => "limit",
+            ErrorKind::Truncated => "truncated",
+            ErrorKind::NotAmber => "not_amber",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Malformed => "malformed",
+            ErrorKind::Limit => "limit",
         }
     }
 }
@@ -37,8 +37,8 @@ impl Kind {
 /// What went wrong.
 #[derive(Debug)]
 pub enum Problem<E> {
-    /// The bytes are wrong, in the way `Kind` says.
-    Data(Kind, String),
+    /// The bytes are wrong, in the way `ErrorKind` says.
+    Data(ErrorKind, String),
     /// The builder refused a well-formed value (for Python: an exception).
     Build(E),
     /// Memory ran out (for the stack of deep nesting): nothing is wrong
@@ -62,17 +62,17 @@ impl<E> DecodeError<E> {
             path: Vec::new(),
         }
     }
-    pub fn data(offset: usize, kind: Kind, msg: impl Into<String>) -> Self {
+    pub fn data(offset: usize, kind: ErrorKind, msg: impl Into<String>) -> Self {
         Self::new(offset, Problem::Data(kind, msg.into()))
     }
     pub fn malformed(offset: usize, msg: impl Into<String>) -> Self {
-        Self::data(offset, Kind::Malformed, msg)
+        Self::data(offset, ErrorKind::Malformed, msg)
     }
     pub fn truncated(offset: usize, msg: impl Into<String>) -> Self {
-        Self::data(offset, Kind::Truncated, msg)
+        Self::data(offset, ErrorKind::Truncated, msg)
     }
     pub fn limit(offset: usize, msg: impl Into<String>) -> Self {
-        Self::data(offset, Kind::Limit, msg)
+        Self::data(offset, ErrorKind::Limit, msg)
     }
     pub fn out_of_memory(offset: usize, msg: impl Into<String>) -> Self {
         Self::new(offset, Problem::OutOfMemory(msg.into()))
@@ -82,7 +82,7 @@ impl<E> DecodeError<E> {
     }
     /// The kind of a problem in the bytes; `None` for a builder's error or
     /// running out of memory.
-    pub fn kind(&self) -> Option<Kind> {
+    pub fn kind(&self) -> Option<ErrorKind> {
         match self.problem {
             Problem::Data(kind, _) => Some(kind),
             _ => None,

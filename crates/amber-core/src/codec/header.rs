@@ -1,7 +1,7 @@
 //! The frame header (spec §4) and stream framing: what a reader of a stream
 //! of frames needs next after the first bytes of one.
 
-use super::error::{header_read, DecodeError, Kind, Res};
+use super::error::{header_read, DecodeError, ErrorKind, Res};
 use super::format as f;
 use crate::bytes::reader::Reader;
 
@@ -32,7 +32,7 @@ pub fn parse_header<E>(data: &[u8]) -> Res<Header, E> {
         };
         return Err(DecodeError::data(
             0,
-            Kind::NotAmber,
+            ErrorKind::NotAmber,
             format!(
                 "not amber data: first byte is 0x{magic:02x}, expected 0x{:02x}{hint}",
                 f::MAGIC
@@ -43,7 +43,7 @@ pub fn parse_header<E>(data: &[u8]) -> Res<Header, E> {
     if version != f::VERSION {
         return Err(DecodeError::data(
             1,
-            Kind::Unsupported,
+            ErrorKind::Unsupported,
             format!(
                 "unsupported format version {version} (this build reads version {})",
                 f::VERSION
@@ -54,7 +54,7 @@ pub fn parse_header<E>(data: &[u8]) -> Res<Header, E> {
     if flags & !f::FLAG_LONG != 0 {
         return Err(DecodeError::data(
             2,
-            Kind::Unsupported,
+            ErrorKind::Unsupported,
             format!("unknown header flags 0x{flags:02x}"),
         ));
     }

@@ -5,7 +5,7 @@
 //! encoders.
 
 use amber_core::codec::build::{Build, DateTimeParts, DictKind, NdArray, SeqKind};
-use amber_core::codec::error::{DecodeError, Problem};
+use amber_core::codec::error::{DecodeError, ErrorKind, Problem};
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -345,7 +345,7 @@ pub fn to_pyerr(py: Python<'_>, e: DecodeError<PyErr>) -> PyErr {
     let path = e.path_string();
     let offset = e.offset;
     let (kind, msg, cause) = match e.problem {
-        Problem::Data(kind, m) => (DecodeKind::from(kind).name().to_string(), m, None),
+        Problem::Data(kind, m) => (DecodeKind::Data(kind).name().to_string(), m, None),
         Problem::OutOfMemory(m) => {
             return pyo3::exceptions::PyMemoryError::new_err(format!(
                 "{m} (at byte {offset}, {path})"
@@ -360,7 +360,7 @@ pub fn to_pyerr(py: Python<'_>, e: DecodeError<PyErr>) -> PyErr {
             }
         }
         Problem::Build(err) => (
-            DecodeKind::Malformed.name().to_string(),
+            DecodeKind::Data(ErrorKind::Malformed).name().to_string(),
             errors::described(py, &err),
             Some(err),
         ),
