@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
-from amber import _native
+from amber import _frames, _native
 
 _K = _native.KINDS
 
@@ -269,6 +269,9 @@ def classify(tp: type) -> tuple[int, Any]:
             return (_K["NDARRAY"], None)
         if issubclass(tp, np.generic) and tp.__module__ == "numpy":
             return (_K["NPSCALAR"], None)
+    table = _frames.kind_of(tp)
+    if table is not None:
+        return (_K["TABLE"], table)
     return _unsupported(tp)
 
 

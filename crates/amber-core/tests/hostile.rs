@@ -336,3 +336,39 @@ fn object_state_registers_after_its_base_and_before_its_state() {
     replaced.extend(&[f::FIXTUPLE + 1, f::SHARE, f::FIXLIST, f::NONE]);
     validate(&frame(replaced.as_slice()), limits).expect("REPLACE before OBJECT_STATE");
 }
+
+#[test]
+fn arrow_items_are_framed_like_arrays() {
+    // ARROW kind 2, extras None, in band: the stream starts 8-aligned.
+    let stream = b"not really arrow, but the walker does not look inside";
+    let mut out = w::Out::new();
+    let start = w::begin_frame(&mut out);
+    w::write_list_header(&mut out, 2);
+    w::write_arrow_header(&mut out, f::ARROW_PD_FRAME);
+    w::write_none(&mut out);
+    w::write_arrow_flags(&mut out, None);
+    w::write_ndarray_data(&mut out, start, stream);
+    w::write_arrow_header(&mut out, f::ARROW_PA_TABLE);
+    w::write_none(&mut out);
+    w::write_arrow_flags(&mut out, Some(3));
+    w::finish_frame(&mut out, start);
+    let data = out.as_slice().to_vec();
+    let at = data
+        .windows(stream.len())
+        .position(|s| s == stream)
+        .expect("in band");
+    assert_eq!(at % f::ND_ALIGN, 0);
+    let stats = validate(&data, Limits::default()).expect("valid");
+    assert_eq!(stats.items, 5);
+    for n in 0..data.len() {
+        let err = validate(&data[..n], Limits::default()).expect_err("truncated");
+        assert_eq!(err.kind(), Some(ErrorKind::Truncated));
+    }
+    // An unknown kind and an unknown flag are refused where they stand.
+    for (i, v) in [(10, f::ARROW_KINDS), (12, 0x04)] {
+        let mut bad = data.clone();
+        bad[i] = v;
+        let err = validate(&bad, Limits::default()).expect_err("refused");
+        assert_eq!((err.offset, err.kind()), (i, Some(ErrorKind::Malformed)));
+    }
+}

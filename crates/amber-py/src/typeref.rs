@@ -39,6 +39,14 @@ lazy_class!(
 );
 lazy_class!(np_record, "numpy", "record");
 
+/// `amber._frames`, the pyarrow side of tables (it imports pyarrow when
+/// first called).
+pub fn frames(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
+    static CELL: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+    CELL.get_or_try_init(py, || Ok::<_, PyErr>(py.import("amber._frames")?.unbind()))
+        .map(|m| m.bind(py))
+}
+
 /// Import the datetime C API once; called at module init.
 pub fn init_datetime(py: Python<'_>) -> PyResult<()> {
     unsafe { ffi::PyDateTime_IMPORT() };

@@ -42,6 +42,14 @@ pub struct NdArray<'a, V> {
     pub data: NdData<'a>,
 }
 
+/// A decoded ARROW item: what to rebuild (`format::ARROW_*`), the extras
+/// item, and where the Arrow IPC stream is.
+pub struct ArrowTable<'a, V> {
+    pub kind: u8,
+    pub extras: V,
+    pub data: NdData<'a>,
+}
+
 /// A datetime's fields.
 pub struct DateTimeParts<V> {
     pub year: u16,
@@ -135,6 +143,7 @@ pub trait Build {
 
     fn ndarray(&mut self, array: NdArray<'_, Self::V>) -> Result<Self::V, Self::Err>;
     fn npscalar(&mut self, dtype: Self::V, raw: &[u8]) -> Result<Self::V, Self::Err>;
+    fn arrow(&mut self, table: ArrowTable<'_, Self::V>) -> Result<Self::V, Self::Err>;
 
     /// Render a dict key for an error path (`None` if it is not a str).
     fn key_str(&self, key: &Self::V) -> Option<String>;

@@ -107,7 +107,20 @@ pub const SHAPED: u8 = 0xD6;
 /// it as pickle's BUILD does (`__setstate__`, or attributes and slots). It
 /// is registered after its base and before its state in identity mode.
 pub const OBJECT_STATE: u8 = 0xD7;
-// 0xD8..=0xDF are reserved: a decoder rejects them.
+/// A table as an Arrow IPC stream: the table's kind (one of `ARROW_*`), an
+/// extras item, flags (`ND_OOB` only), then a data part as NDARRAY's.
+pub const ARROW: u8 = 0xD8;
+// 0xD9..=0xDF are reserved: a decoder rejects them.
+
+/// The kinds of ARROW tables: what the Arrow stream is rebuilt as.
+pub const ARROW_PA_TABLE: u8 = 0;
+pub const ARROW_PA_BATCH: u8 = 1;
+pub const ARROW_PD_FRAME: u8 = 2;
+pub const ARROW_PD_SERIES: u8 = 3;
+pub const ARROW_PL_FRAME: u8 = 4;
+pub const ARROW_PL_SERIES: u8 = 5;
+/// Kinds from this one on are unknown.
+pub const ARROW_KINDS: u8 = 6;
 
 /// `flags` bits of TIME and DATETIME.
 pub const DT_FOLD: u8 = 0x01;
@@ -169,8 +182,8 @@ pub fn lead(b: u8) -> Lead {
         0x70..=0x7F => Lead::FixDict((b - FIXDICT) as usize),
         0x80..=0x9F => Lead::FixRef((b - FIXREF) as usize),
         0xA0..=0xA7 => Lead::FixTuple((b - FIXTUPLE) as usize),
-        0xA8..=0xD7 => Lead::Tag(b),
-        0xD8..=0xDF => Lead::Reserved(b),
+        0xA8..=0xD8 => Lead::Tag(b),
+        0xD9..=0xDF => Lead::Reserved(b),
         0xE0..=0xFF => Lead::FixInt(b as i8 as i64),
     }
 }
@@ -216,6 +229,7 @@ pub fn tag_name(b: u8) -> &'static str {
             OBJECT | OBJECT_FILL | OBJECT_STATE => "registered object",
             NDARRAY => "ndarray",
             NPSCALAR => "numpy scalar",
+            ARROW => "table",
             SHARE => "share marker",
             MEMO_REF => "shared reference",
             REPLACE => "replace marker",

@@ -5,7 +5,7 @@
 
 use std::convert::Infallible;
 
-use crate::codec::build::{Build, DateTimeParts, DictKind, NdArray, SeqKind};
+use crate::codec::build::{ArrowTable, Build, DateTimeParts, DictKind, NdArray, SeqKind};
 use crate::codec::error::DecodeError;
 use crate::codec::walker::{self, Limits};
 
@@ -128,6 +128,9 @@ impl Build for Stats {
         self.none()
     }
     fn npscalar(&mut self, _: (), _: &[u8]) -> Result<(), Infallible> {
+        self.none()
+    }
+    fn arrow(&mut self, _: ArrowTable<'_, ()>) -> Result<(), Infallible> {
         self.none()
     }
     fn key_str(&self, _: &()) -> Option<String> {

@@ -504,8 +504,27 @@ pub fn write_ndarray_shape(out: &mut Out, shape: &[u64], fortran: bool, oob: Opt
     }
 }
 
-/// In-band array bytes, padded so they start `ND_ALIGN`-aligned relative to
-/// the frame that begins at `frame_start` in `out`.
+/// ARROW: the caller writes the extras item next, then
+/// [`write_arrow_flags`] and, in band, [`write_ndarray_data`].
+pub fn write_arrow_header(out: &mut Out, kind: u8) {
+    out.extend(&[f::ARROW, kind]);
+}
+
+/// An ARROW item's flags, and its buffer index when the stream travels out
+/// of band.
+pub fn write_arrow_flags(out: &mut Out, oob: Option<usize>) {
+    match oob {
+        Some(i) => {
+            out.push(f::ND_OOB);
+            out.varint(i as u64);
+        }
+        None => out.push(0),
+    }
+}
+
+/// In-band array bytes (and ARROW streams), padded so they start
+/// `ND_ALIGN`-aligned relative to the frame that begins at `frame_start` in
+/// `out`.
 pub fn write_ndarray_data(out: &mut Out, frame_start: usize, data: &[u8]) {
     out.varint(data.len() as u64);
     let after_pad_byte = out.len() + 1 - frame_start;

@@ -4,7 +4,7 @@
 //! type families outside the hot set are built in `types/`, next to their
 //! encoders.
 
-use amber_core::codec::build::{Build, DateTimeParts, DictKind, NdArray, SeqKind};
+use amber_core::codec::build::{ArrowTable, Build, DateTimeParts, DictKind, NdArray, SeqKind};
 use amber_core::codec::error::{DecodeError, ErrorKind, Problem};
 use pyo3::ffi;
 use pyo3::intern;
@@ -30,7 +30,7 @@ pub struct PyBuilder<'py, 'a> {
     input_view: Option<Bound<'py, PyAny>>,
     /// The input is an immutable `bytes`: large copies out of it may run
     /// with the GIL released.
-    input_fixed: bool,
+    pub(crate) input_fixed: bool,
 }
 
 impl<'py, 'a> PyBuilder<'py, 'a> {
@@ -325,6 +325,9 @@ impl<'py> Build for PyBuilder<'py, '_> {
     }
     fn ndarray(&mut self, array: NdArray<'_, Obj>) -> PyResult<Obj> {
         self.ndarray_(array)
+    }
+    fn arrow(&mut self, table: ArrowTable<'_, Obj>) -> PyResult<Obj> {
+        self.arrow_(table)
     }
 
     fn npscalar(&mut self, dtype: Obj, raw: &[u8]) -> PyResult<Obj> {

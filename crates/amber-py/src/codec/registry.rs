@@ -33,12 +33,14 @@ pub enum Kind {
     NdArray,
     NpScalar,
     Registered,
+    /// A pandas, polars or pyarrow table; `extra` is its ARROW kind.
+    Table,
 }
 
 impl Kind {
     /// Every kind with the name `amber._registry` uses for it (its code is
     /// its place here).
-    pub const ALL: [(&'static str, Kind); 17] = [
+    pub const ALL: [(&'static str, Kind); 18] = [
         ("UNSUPPORTED", Kind::Unsupported),
         ("DATE", Kind::Date),
         ("TIME", Kind::Time),
@@ -56,6 +58,7 @@ impl Kind {
         ("NDARRAY", Kind::NdArray),
         ("NPSCALAR", Kind::NpScalar),
         ("REGISTERED", Kind::Registered),
+        ("TABLE", Kind::Table),
     ];
 
     fn from_code(code: u8) -> Option<Kind> {

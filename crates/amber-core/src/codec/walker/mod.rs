@@ -13,7 +13,7 @@
 
 use crate::bytes::path::PathSeg;
 use crate::bytes::reader::Reader;
-use crate::codec::build::{Build, DateTimeParts, DictKind, NdArray, NdData, SeqKind};
+use crate::codec::build::{ArrowTable, Build, DateTimeParts, DictKind, NdArray, NdData, SeqKind};
 use crate::codec::error::{DecodeError, Res};
 use crate::codec::format::{self as f, Lead};
 use crate::codec::header::parse_header;
@@ -192,6 +192,7 @@ impl<'a, B: Build> Walker<'a, '_, B> {
                     self.registered(t, shared, at)?
                 }
                 f::NDARRAY | f::NPSCALAR => (self.numpy(t, at)?, false),
+                f::ARROW => (self.nested(at, |w| w.arrow(at))?, false),
                 f::SHARE => return self.share(shared, at),
                 f::MEMO_REF | f::REPLACE => (self.reference(t, shared, at)?, false),
                 _ => return Err(unknown_tag(at, t)),

@@ -2,10 +2,10 @@
 //! UUID, Fraction, Enum members and registered objects, NumPy arrays and
 //! scalars.
 
-use super::{Build, DateTimeParts, DecodeError, NdArray, NdData, Res, Walker};
+use super::{ArrowTable, Build, DateTimeParts, DecodeError, NdArray, NdData, Res, Walker};
 use crate::codec::format as f;
 
-impl<B: Build> Walker<'_, '_, B> {
+impl<'a, B: Build> Walker<'a, '_, B> {
     /// DATE, TIME, DATETIME and TIMEDELTA after the tag.
     pub(super) fn time(&mut self, t: u8, at: usize) -> Res<B::V, B::Err> {
         match t {
@@ -234,19 +234,7 @@ impl<B: Build> Walker<'_, '_, B> {
                 format!("unknown ndarray flags 0x{flags:02x}"),
             ));
         }
-        let data = if flags & f::ND_OOB != 0 {
-            NdData::OutOfBand {
-                index: self.index("buffer index")?,
-            }
-        } else {
-            let n = self.r.count("ndarray byte length", 1)?;
-            self.padding(f::ND_ALIGN, "ndarray")?;
-            let offset = self.r.pos();
-            NdData::Inline {
-                bytes: self.r.take(n, "ndarray data")?,
-                offset,
-            }
-        };
+        let data = self.data_part(flags & f::ND_OOB != 0, "ndarray")?;
         let arr = NdArray {
             dtype,
             shape,
@@ -254,5 +242,46 @@ impl<B: Build> Walker<'_, '_, B> {
             data,
         };
         build!(self, at, self.b.ndarray(arr))
+    }
+
+    /// ARROW after the tag: kind, extras, flags, data part.
+    pub(super) fn arrow(&mut self, at: usize) -> Res<B::V, B::Err> {
+        let kind_at = self.r.pos();
+        let kind = self.r.u8("table kind")?;
+        if kind >= f::ARROW_KINDS {
+            return Err(DecodeError::malformed(
+                kind_at,
+                format!("unknown table kind {kind}"),
+            ));
+        }
+        let extras = self.item()?;
+        let flags_at = self.r.pos();
+        let flags = self.r.u8("table flags")?;
+        if flags & !f::ND_OOB != 0 {
+            return Err(DecodeError::malformed(
+                flags_at,
+                format!("unknown table flags 0x{flags:02x}"),
+            ));
+        }
+        let data = self.data_part(flags & f::ND_OOB != 0, "table")?;
+        let table = ArrowTable { kind, extras, data };
+        build!(self, at, self.b.arrow(table))
+    }
+
+    /// The data part of NDARRAY and ARROW: a buffer index, or the byte
+    /// length, padding and bytes.
+    fn data_part(&mut self, oob: bool, what: &'static str) -> Res<NdData<'a>, B::Err> {
+        if oob {
+            return Ok(NdData::OutOfBand {
+                index: self.index("buffer index")?,
+            });
+        }
+        let n = self.r.count("data length", 1)?;
+        self.padding(f::ND_ALIGN, what)?;
+        let offset = self.r.pos();
+        Ok(NdData::Inline {
+            bytes: self.r.take(n, what)?,
+            offset,
+        })
     }
 }

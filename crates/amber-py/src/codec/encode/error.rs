@@ -14,7 +14,9 @@ use crate::errors::{self, EncodeKind};
 /// Why encoding stopped.
 pub(crate) enum Fail {
     Msg(EncodeKind, String),
-    Py(PyErr),
+    /// A Python exception: `Raised` when code amber ran raised it, or
+    /// another kind when amber knows what it means.
+    Py(EncodeKind, PyErr),
 }
 
 pub(crate) struct EncErr {
@@ -45,7 +47,10 @@ pub(crate) fn py_fail<T>(py: Python<'_>) -> R<T> {
 
 /// Turn a `PyResult` into the encoder's result.
 pub(crate) trait OrFail<T> {
+    /// An exception raised by code amber ran (kind `raised`).
     fn or_fail(self) -> R<T>;
+    /// An exception that means `kind`.
+    fn or_fail_as(self, kind: EncodeKind) -> R<T>;
 }
 
 pub(crate) trait Within {
@@ -80,7 +85,7 @@ impl From<PyErr> for EncErr {
     #[cold]
     fn from(e: PyErr) -> EncErr {
         EncErr {
-            fail: Fail::Py(e),
+            fail: Fail::Py(EncodeKind::Raised, e),
             path: vec![],
             chain: vec![],
             depth_exceeded: false,
@@ -92,6 +97,15 @@ impl<T> OrFail<T> for PyResult<T> {
     #[inline(always)]
     fn or_fail(self) -> R<T> {
         self.map_err(|e| Box::new(EncErr::from(e)))
+    }
+    fn or_fail_as(self, kind: EncodeKind) -> R<T> {
+        self.map_err(|e| {
+            let mut err = EncErr::from(e);
+            if let Fail::Py(k, _) = &mut err.fail {
+                *k = kind;
+            }
+            Box::new(err)
+        })
     }
 }
 
@@ -113,8 +127,8 @@ impl Encoder<'_> {
         let path = render_path(&e.path);
         let (kind, msg, cause) = match e.fail {
             Fail::Msg(kind, m) => (kind, m, None),
-            Fail::Py(err) if errors::passes_through(py, &err) => return err,
-            Fail::Py(err) => (EncodeKind::Raised, errors::described(py, &err), Some(err)),
+            Fail::Py(_, err) if errors::passes_through(py, &err) => return err,
+            Fail::Py(kind, err) => (kind, errors::described(py, &err), Some(err)),
         };
         // A cycle is reported where the object appears inside itself, not
         // where the depth limit was reached, max_depth levels further down.

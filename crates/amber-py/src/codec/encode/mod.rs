@@ -223,8 +223,8 @@ impl<'py> Encoder<'py> {
                 if self.memo.contains_key(&(o as usize)) {
                     return fail(
                         EncodeKind::Cycle,
-                        "the array refers to itself through its dtype's metadata; amber \
-                         cannot encode this cycle",
+                        "the value refers to itself (through an array's dtype metadata or a \
+                         table's attrs); amber cannot encode this cycle",
                     );
                 }
                 self.memo_after_immutable(o, at);

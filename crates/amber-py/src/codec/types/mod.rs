@@ -6,7 +6,8 @@
 //! - `datetime.rs`: date, time, datetime, timedelta, timezone, ZoneInfo;
 //! - `numbers.rs`: complex, Decimal, Fraction, UUID;
 //! - `registered.rs` (with `state.rs`): registered classes;
-//! - `numpy.rs` (with `dtype.rs`): NumPy arrays and scalars.
+//! - `numpy.rs` (with `dtype.rs`): NumPy arrays and scalars;
+//! - `tables.rs`: pandas, polars and pyarrow tables as Arrow IPC streams.
 //!
 //! Below, the encoder's dispatch for them: exact type pointers for the
 //! builtins, then the registry's per-type classification. The builder
@@ -21,6 +22,7 @@ mod numbers;
 mod numpy;
 mod registered;
 mod state;
+mod tables;
 
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -77,6 +79,11 @@ impl<'py> Encoder<'py> {
                 // Arrays hold no Python objects: registered once written.
                 Kind::NdArray => self.shared_leaf(o, |e| e.nested(|e| e.ndarray(o))),
                 Kind::NpScalar => self.nested(|e| e.npscalar(o)),
+                // As arrays: registered once written.
+                Kind::Table => {
+                    let kind: u8 = extra.extract().or_fail()?;
+                    self.shared_leaf(o, |e| e.nested(|e| e.table(&obj, kind)))
+                }
                 Kind::Registered => match extra.cast::<Entry>() {
                     Ok(entry) => self.registered(o, entry),
                     Err(_) => fail(

@@ -1,0 +1,359 @@
+"""Tables in the codec: pandas, polars and pyarrow values round-trip exactly as ARROW items,
+out of band and as zero-copy views, and what Arrow cannot hold is refused by name."""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import pickle
+import subprocess
+import sys
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+from pandas.testing import assert_frame_equal, assert_series_equal
+from polars.testing import assert_frame_equal as pl_assert_frame_equal
+from polars.testing import assert_series_equal as pl_assert_series_equal
+
+import amber
+
+MODES = [False, True]
+
+
+def roundtrip(value: Any, identity: bool = False, **kw: Any) -> Any:
+    return amber.loads(amber.dumps(value, identity=identity), **kw)
+
+
+def check_pandas(value: Any, identity: bool = False) -> Any:
+    got = roundtrip(value, identity)
+    assert type(got) is type(value)
+    if isinstance(value, pd.DataFrame):
+        assert_frame_equal(got, value, check_exact=True, check_freq=True, check_flags=True)
+        assert list(map(type, got.columns)) == list(map(type, value.columns))
+    else:
+        assert_series_equal(got, value, check_exact=True, check_freq=True, check_flags=True)
+        assert got.name == value.name and type(got.name) is type(value.name)
+    assert got.attrs == value.attrs
+    return got
+
+
+PANDAS_FRAMES: dict[str, Any] = {
+    "ints and floats": pd.DataFrame({"a": [1, 2, 3], "b": [1.5, np.nan, -0.0]}),
+    "int column names": pd.DataFrame({1: [1, 2], 2: [3.0, 4.0]}),
+    "named columns index": pd.DataFrame({"a": [1]}).rename_axis("cols", axis=1),
+    "MultiIndex rows": pd.DataFrame(
+        {"v": [1, 2, 3]},
+        index=pd.MultiIndex.from_tuples([(1, "x"), (1, "y"), (2, "x")], names=["n", "s"]),
+    ),
+    "MultiIndex columns": pd.DataFrame(
+        np.arange(4).reshape(2, 2), columns=pd.MultiIndex.from_tuples([("a", "b"), ("a", "c")])
+    ),
+    "categoricals": pd.DataFrame(
+        {
+            "ordered": pd.Categorical(["a", "b", "a"], categories=["b", "a"], ordered=True),
+            "ints": pd.Categorical([3, 1, 3]),
+        }
+    ),
+    "tz-aware": pd.DataFrame(
+        {
+            "paris": pd.date_range("2020-03-29", periods=3, freq="h", tz="Europe/Paris"),
+            "utc": pd.date_range("2020", periods=3, tz="UTC"),
+        }
+    ),
+    "nullable": pd.DataFrame(
+        {
+            "Int64": pd.array([1, None, 3], dtype="Int64"),
+            "UInt8": pd.array([1, None, 255], dtype="UInt8"),
+            "boolean": pd.array([True, None, False], dtype="boolean"),
+            "string": pd.array(["a", None, "c"], dtype="string"),
+            "Float64": pd.array([1.5, None, 2.0], dtype="Float64"),
+        }
+    ),
+    "object columns": pd.DataFrame(
+        {
+            "str": pd.Series(["a", None, "c"], dtype=object),
+            "bytes": [b"x", b"", None],
+            "decimal": [decimal.Decimal("1.5"), decimal.Decimal("-2.25"), None],
+        }
+    ),
+    "object index": pd.DataFrame({"a": [1, 2]}, index=pd.Index(["i", "j"], dtype=object)),
+    "str dtype": pd.DataFrame({"s": pd.Series(["x", None], dtype="str")}),
+    "times": pd.DataFrame(
+        {
+            "naive": pd.to_datetime(["2020-01-01 12:00", None]),
+            "seconds": pd.Series(pd.to_datetime(["2020-01-01", "1850-06-01"]).astype("M8[s]")),
+            "delta": pd.to_timedelta([1.5, None], unit="s"),
+        }
+    ),
+    "periods and intervals": pd.DataFrame(
+        {"p": pd.period_range("2020-01", periods=2, freq="M"), "iv": pd.interval_range(0, 2)}
+    ),
+    "numpy kinds": pd.DataFrame(
+        {
+            "f2": np.array([1, 2], dtype="f2"),
+            "f4": np.array([1, 2], dtype="f4"),
+            "u8": np.array([0, 2**64 - 1], dtype="u8"),
+            "i1": np.array([-128, 127], dtype="i1"),
+            "bool": [True, False],
+        }
+    ),
+    "RangeIndex": pd.DataFrame({"a": [1, 2]}, index=pd.RangeIndex(5, 9, 2, name="r")),
+    "DatetimeIndex with freq": pd.DataFrame(
+        {"a": [1, 2, 3]}, index=pd.date_range("2020", periods=3, freq="D", name="day")
+    ),
+    "TimedeltaIndex with freq": pd.DataFrame(
+        {"a": [1, 2]}, index=pd.timedelta_range("1s", periods=2, freq="s")
+    ),
+    "empty": pd.DataFrame(),
+    "no rows": pd.DataFrame({"a": pd.Series([], dtype="i8"), "b": pd.Series([], dtype="str")}),
+    "None column name": pd.DataFrame({None: [1]}),
+}
+
+
+@pytest.mark.parametrize("identity", MODES)
+@pytest.mark.parametrize("name", sorted(PANDAS_FRAMES))
+def test_pandas_frames_round_trip_exactly(name: str, identity: bool) -> None:
+    check_pandas(PANDAS_FRAMES[name], identity)
+
+
+def test_attrs_and_flags_are_kept() -> None:
+    df = pd.DataFrame({"a": [1]})
+    df.attrs = {"units": {"a": "m"}, "when": dt.date(2020, 1, 1), "n": decimal.Decimal("1.0")}
+    df = df.set_flags(allows_duplicate_labels=False)
+    got = check_pandas(df)
+    assert got.flags.allows_duplicate_labels is False
+    assert type(got.attrs["n"]) is decimal.Decimal
+
+
+@pytest.mark.parametrize("name", [None, "s", 5, ("a", 1), 2.5])
+def test_pandas_series_keep_their_names(name: Any) -> None:
+    s = pd.Series([1.5, None, 3.0], name=name, index=pd.Index(["a", "b", "c"], name="k"))
+    s.attrs = {"source": "test"}
+    check_pandas(s)
+
+
+@pytest.mark.parametrize(
+    "series",
+    [
+        pd.Series(pd.Categorical(["x", "y"])),
+        pd.Series(pd.array([1, None], dtype="Int32")),
+        pd.Series(pd.date_range("2020", periods=2, tz="Asia/Tokyo")),
+        pd.Series(["a", None], dtype=object),
+    ],
+    ids=["categorical", "Int32", "tz", "object"],
+)
+def test_pandas_series_of_every_kind(series: Any) -> None:
+    check_pandas(series)
+
+
+POLARS_FRAMES: dict[str, Any] = {
+    "basic": pl.DataFrame({"i": [1, None, 3], "f": [1.5, 2.5, None], "s": ["a", None, "c"]}),
+    "categorical and enum": pl.DataFrame(
+        {
+            "c": pl.Series(["a", "b", "a"], dtype=pl.Categorical),
+            "e": pl.Series(["x", "y", "x"], dtype=pl.Enum(["y", "x"])),
+        }
+    ),
+    "temporal": pl.DataFrame(
+        {
+            "d": [dt.date(2020, 1, 1), None],
+            "t": [dt.datetime(2020, 1, 1, 12), dt.datetime(1900, 1, 1)],
+            "tz": pl.Series([dt.datetime(2020, 1, 1), None]).dt.replace_time_zone("Europe/Paris"),
+            "dur": [dt.timedelta(seconds=1), dt.timedelta(days=-2)],
+        }
+    ),
+    "nested": pl.DataFrame(
+        {"l": [[1, 2], [], None], "st": [{"a": 1, "b": "x"}, {"a": None, "b": None}, None]}
+    ),
+    "decimal and binary": pl.DataFrame(
+        {
+            "dec": pl.Series([decimal.Decimal("1.25"), None], dtype=pl.Decimal(10, 2)),
+            "bin": [b"\x00\xff", None],
+        }
+    ),
+    "unsigned and small": pl.DataFrame(
+        {"u8": pl.Series([0, 255], dtype=pl.UInt8), "i16": pl.Series([-1, 1], dtype=pl.Int16)}
+    ),
+    "empty": pl.DataFrame(),
+}
+
+
+@pytest.mark.parametrize("identity", MODES)
+@pytest.mark.parametrize("name", sorted(POLARS_FRAMES))
+def test_polars_frames_round_trip_exactly(name: str, identity: bool) -> None:
+    df = POLARS_FRAMES[name]
+    got = roundtrip(df, identity)
+    assert type(got) is pl.DataFrame
+    pl_assert_frame_equal(got, df, check_exact=True)
+    assert got.schema == df.schema
+
+
+def test_polars_series_round_trip_exactly() -> None:
+    for s in [pl.Series("x", [1, 2, None]), pl.Series("", ["a"]), pl.Series("l", [[1], []])]:
+        got = roundtrip(s)
+        assert type(got) is pl.Series
+        pl_assert_series_equal(got, s, check_exact=True)
+        assert got.name == s.name and got.dtype == s.dtype
+
+
+def test_pyarrow_tables_and_batches_keep_schema_and_metadata() -> None:
+    schema = pa.schema(
+        [
+            pa.field("i", pa.int32(), nullable=False, metadata={"unit": "m"}),
+            pa.field("d", pa.dictionary(pa.int8(), pa.string())),
+            pa.field("l", pa.large_list(pa.float64())),
+            pa.field("ts", pa.timestamp("us", tz="UTC")),
+        ],
+        metadata={"source": "test"},
+    )
+    table = pa.table(
+        {
+            "i": pa.array([1, 2], pa.int32()),
+            "d": pa.array(["a", "b"]).dictionary_encode().cast(schema.field("d").type),
+            "l": pa.array([[1.0], None], pa.large_list(pa.float64())),
+            "ts": pa.array([0, None], pa.timestamp("us", tz="UTC")),
+        },
+        schema=schema,
+    )
+    got = roundtrip(table)
+    assert type(got) is pa.Table and got.equals(table, check_metadata=True)
+    batch = table.to_batches()[0]
+    got_batch = roundtrip(batch)
+    assert type(got_batch) is pa.RecordBatch and got_batch.equals(batch, check_metadata=True)
+    chunked = pa.concat_tables([table, table])
+    assert roundtrip(chunked).equals(chunked)
+
+
+def test_tables_nest_inside_containers_and_share_in_identity_mode() -> None:
+    df = pd.DataFrame({"a": [1.0, 2.0]})
+    value = {"model": {"weights": df, "again": df}, "rows": [pl.DataFrame({"x": [1]})]}
+    got = roundtrip(value, identity=True)
+    assert got["model"]["weights"] is got["model"]["again"]
+    assert_frame_equal(got["model"]["weights"], df)
+    plain = roundtrip(value)
+    assert plain["model"]["weights"] is not plain["model"]["again"]
+
+
+def test_large_tables_go_out_of_band_and_come_back_as_views() -> None:
+    df = pd.DataFrame({"x": np.arange(100_000, dtype="f8"), "y": np.arange(100_000)})
+    buffers: list[pickle.PickleBuffer] = []
+    data = amber.dumps({"df": df}, buffer_callback=buffers.append)
+    assert len(buffers) == 1 and len(data) < 1000
+    raw = bytearray(buffers[0].raw())
+    got = amber.loads(data, buffers=[raw])["df"]
+    assert_frame_equal(got, df)
+    column = got["x"].to_numpy()
+    assert np.shares_memory(column, np.frombuffer(raw, dtype="u1"))
+    with pytest.raises(amber.DecodeError) as ei:
+        amber.loads(data)
+    assert ei.value.kind == "buffer"
+
+
+def test_zero_copy_columns_lie_inside_the_input() -> None:
+    df = pd.DataFrame({"x": np.arange(10_000, dtype="f8")})
+    data = bytearray(amber.dumps(df))
+    view = amber.loads(data, zero_copy=True)
+    copy = amber.loads(data)
+    assert_frame_equal(view, df) and assert_frame_equal(copy, df)  # type: ignore[func-returns-value]
+    whole = np.frombuffer(data, dtype="u1")
+    assert np.shares_memory(view["x"].to_numpy(), whole)
+    assert not np.shares_memory(copy["x"].to_numpy(), whole)
+    # The copy does not change when the input does.
+    data[-8:] = bytes(8)
+    assert copy["x"].iloc[-1] == 9999.0
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        (pd.DataFrame({"m": [1, "a"]}), "ArrowInvalid"),
+        (pd.DataFrame([[1, 2]], columns=["a", "a"]), "unique"),
+        (pd.DataFrame({"c": [1 + 2j]}), "Arrow"),
+    ],
+    ids=["mixed object column", "duplicate columns", "complex"],
+)
+def test_what_arrow_cannot_hold_is_unsupported(value: Any, why: str) -> None:
+    with pytest.raises(amber.EncodeError) as ei:
+        amber.dumps({"df": value})
+    err = ei.value
+    assert err.kind == "unsupported" and err.path == "$.df" and why in str(err), err
+    assert err.__cause__ is not None
+
+
+def test_subclasses_of_frames_are_not_tables() -> None:
+    class MyFrame(pd.DataFrame):
+        pass
+
+    with pytest.raises(amber.EncodeError) as ei:
+        amber.dumps(MyFrame({"a": [1]}))
+    assert ei.value.kind == "unsupported"
+
+
+def test_every_truncation_and_bit_flip_of_a_table_frame_is_handled() -> None:
+    data = amber.dumps(
+        {"df": pd.DataFrame({"a": [1, 2], "s": ["x", "yy"]}), "t": pa.table({"b": [1.5]})}
+    )
+    for n in range(len(data)):
+        with pytest.raises(amber.DecodeError):
+            amber.loads(data[:n])
+    for i in range(8, len(data)):
+        for bit in (0, 3, 7):
+            bad = bytearray(data)
+            bad[i] ^= 1 << bit
+            try:
+                amber.loads(bytes(bad))
+            except amber.DecodeError as e:
+                assert e.kind is not None
+            except (MemoryError, RecursionError):  # pragma: no cover - not expected
+                raise
+
+
+def test_pyarrow_is_not_imported_until_a_table_is_met() -> None:
+    code = (
+        "import sys, amber\n"
+        "amber.loads(amber.dumps({'a': [1, 2.5, 'x']}))\n"
+        "assert 'pyarrow' not in sys.modules and 'pandas' not in sys.modules\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
+
+
+def test_arrow_item_layout_matches_the_spec() -> None:
+    """§6.14: tag, kind, extras, flags, then the stream as NDARRAY's data part."""
+    table = pa.table({"x": [1]})
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    stream = sink.getvalue().to_pybytes()
+    n = len(stream)
+    assert n < 2**14
+    length = bytes([n & 0x7F | 0x80, n >> 7]) if n >= 0x80 else bytes([n])
+    head = b"\xd8\x00\xa8\x00" + length
+    pad = (8 - (8 + len(head) + 1) % 8) % 8
+    body = head + bytes([pad]) + bytes(pad) + stream
+    assert amber.dumps(table) == b"\xab\x01\x00\x00" + len(body).to_bytes(4, "little") + body
+    series = amber.dumps(pd.Series([1.5], name=7))
+    assert series[8:10] == b"\xd8\x03" and series[10:18] == b"\x71\xb3\x04name\x07"
+    buffers: list[pickle.PickleBuffer] = []
+    oob = amber.dumps(table, buffer_callback=buffers.append, oob_threshold=1)
+    assert oob[8:] == b"\xd8\x00\xa8\x02\x00" and bytes(buffers[0].raw()) == stream
+
+
+def test_hand_made_tables_are_checked() -> None:
+    def frame(body: bytes) -> bytes:
+        return b"\xab\x01\x00\x00" + len(body).to_bytes(4, "little") + body
+
+    for body, kind in [
+        (b"\xd8\x06\xa8\x00\x00\x07" + bytes(7), "malformed"),  # unknown table kind
+        (b"\xd8\x00\xa8\x04\x00\x07" + bytes(7), "malformed"),  # unknown flag
+        (b"\xd8\x00\xa8\x00\x04\x07" + bytes(7) + b"junk", "malformed"),  # not a stream
+        (b"\xd8\x00\xa8\x02\x00", "buffer"),  # out of band, no buffers
+    ]:
+        with pytest.raises(amber.DecodeError) as ei:
+            amber.loads(frame(body))
+        assert ei.value.kind == kind, (body, ei.value)
