@@ -56,6 +56,20 @@ def _pyarrow() -> Any:
 def to_arrow(obj: Any, kind: int) -> tuple[dict[str, Any] | None, Any]:
     """(extras, stream): what Arrow does not keep, and the Arrow IPC stream as a buffer."""
     pa = _pyarrow()
+    extras, table = to_table(obj, kind)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        if kind == PA_BATCH:
+            writer.write_batch(table)
+        else:
+            writer.write_table(table)
+    return extras, sink.getvalue()
+
+
+def to_table(obj: Any, kind: int) -> tuple[dict[str, Any] | None, Any]:
+    """(extras, table): what Arrow does not keep, and the value as a pyarrow Table (a
+    RecordBatch for kind PA_BATCH)."""
+    pa = _pyarrow()
     extras: dict[str, Any] = {}
     if kind in (PA_TABLE, PA_BATCH):
         table = obj
@@ -71,13 +85,7 @@ def to_arrow(obj: Any, kind: int) -> tuple[dict[str, Any] | None, Any]:
         table = pa.table({_SERIES_COLUMN: obj.to_arrow()})
     else:
         raise ValueError(f"unknown table kind {kind}")
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        if kind == PA_BATCH:
-            writer.write_batch(table)
-        else:
-            writer.write_table(table)
-    return extras or None, sink.getvalue()
+    return extras or None, table
 
 
 def _from_pandas_frame(pa: Any, df: Any, extras: dict[str, Any]) -> Any:
@@ -116,9 +124,6 @@ def from_arrow(kind: int, extras: Any, stream: Any) -> Any:
     """The value an ARROW item describes, from its extras and its Arrow IPC stream (any
     buffer: the decoded value shares its memory)."""
     pa = _pyarrow()
-    extras = extras or {}
-    if not isinstance(extras, dict):
-        raise ValueError("table extras must be a dict or None")
     reader = pa.ipc.open_stream(pa.py_buffer(stream))
     # Arrow checks the messages' structure as it reads them; a full validation also checks
     # every offset and UTF-8 string against the buffers, so bytes from anywhere never make a
@@ -128,10 +133,19 @@ def from_arrow(kind: int, extras: Any, stream: Any) -> Any:
         if len(batches) != 1:
             raise ValueError(f"a RecordBatch stream holds {len(batches)} batches, not 1")
         batches[0].validate(full=True)
-        return batches[0]
+        return from_table(kind, extras, batches[0])
     table = reader.read_all()
     table.validate(full=True)
-    if kind == PA_TABLE:
+    return from_table(kind, extras, table)
+
+
+def from_table(kind: int, extras: Any, table: Any) -> Any:
+    """The value of `kind` from a validated pyarrow Table (RecordBatch for PA_BATCH) and its
+    extras."""
+    extras = extras or {}
+    if not isinstance(extras, dict):
+        raise ValueError("table extras must be a dict or None")
+    if kind in (PA_TABLE, PA_BATCH):
         return table
     if kind == PD_FRAME:
         return _to_pandas_frame(table, extras)
