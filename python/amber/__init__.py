@@ -2,6 +2,7 @@
 
 The codec: `dumps`/`loads` for one object and `dump`/`load` for a stream of them. Decoding
 never runs code named by the data: user classes come back only if they were registered.
+`Archive`: a zip file of named values, read lazily from disk or object storage.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from amber._native import (
     DEFAULT_OOB_THRESHOLD,
     FORMAT_VERSION,
     AmberError,
+    ArchiveError,
     DecodeError,
     EncodeError,
 )
 from amber._registry import register, registered, unregister
+from amber.archive import Archive, ArchiveMixin
 from amber.codec import dump, dumps, load, loads
 
 __all__ = [
@@ -22,6 +25,9 @@ __all__ = [
     "DEFAULT_OOB_THRESHOLD",
     "FORMAT_VERSION",
     "AmberError",
+    "Archive",
+    "ArchiveError",
+    "ArchiveMixin",
     "DecodeError",
     "EncodeError",
     "dump",

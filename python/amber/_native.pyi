@@ -10,15 +10,30 @@ __all__ = [
     "FORMAT_VERSION",
     "HEADER_LEN",
     "KINDS",
+    "ZIP_TAIL_LEN",
     "AmberError",
+    "ArchiveError",
     "DecodeError",
     "EncodeError",
     "RegistryEntry",
+    "ZipEnd",
+    "ZipEntry",
+    "ZipWriter",
     "_clear_type_cache",
     "_install",
+    "archive_compress",
+    "archive_decompress",
+    "archive_digest",
     "dumps",
     "frame_length",
     "loads",
+    "npy_header",
+    "npy_parse_header",
+    "zip_data_offset",
+    "zip_find_end",
+    "zip_find_end_from",
+    "zip_local_need",
+    "zip_parse_central",
 ]
 
 class AmberError(Exception):
@@ -109,3 +124,91 @@ def _install(
     classify: Callable[[type], tuple[int, Any]], by_name: dict[str, RegistryEntry]
 ) -> None: ...
 def _clear_type_cache() -> None: ...
+
+# archive
+
+_ArchiveErrorKind: TypeAlias = Literal[
+    "not_zip",
+    "truncated",
+    "malformed",
+    "unsafe_name",
+    "duplicate",
+    "unsupported",
+    "size_mismatch",
+    "checksum",
+    "bomb",
+    "not_archive",
+    "refused",
+]
+_Method: TypeAlias = Literal["stored", "deflate", "zstd"]
+
+class ArchiveError(AmberError, ValueError):
+    """An archive or an entry in it is not what it should be; `kind` says what, `entry` which
+    entry, `offset` where in the file."""
+
+    kind: _ArchiveErrorKind | None
+    entry: str | None
+    offset: int | None
+    path: str | None
+
+ZIP_TAIL_LEN: Final[int]
+
+@final
+class ZipEntry:
+    @property
+    def name(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def flags(self) -> int: ...
+    @property
+    def crc32(self) -> int: ...
+    @property
+    def compressed_size(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def header_offset(self) -> int: ...
+
+@final
+class ZipEnd:
+    @property
+    def cd_offset(self) -> int: ...
+    @property
+    def cd_size(self) -> int: ...
+    @property
+    def entries(self) -> int: ...
+    @property
+    def need(self) -> tuple[int, int] | None: ...
+
+@final
+class ZipWriter:
+    def __new__(
+        cls, start_offset: int = 0, existing: list[ZipEntry] | None = None
+    ) -> ZipWriter: ...
+    @property
+    def position(self) -> int: ...
+    def local_header(
+        self,
+        name: str,
+        method: _Method,
+        crc32: int,
+        compressed_size: int,
+        size: int,
+        align: int = 1,
+    ) -> bytes: ...
+    def remove(self, name: str) -> bool: ...
+    def finish(self) -> bytes: ...
+
+def archive_compress(data: Buffer, method: _Method, level: int | None = None) -> bytes: ...
+def archive_decompress(data: Buffer, method: str, size: int, crc32: int, name: str) -> bytes: ...
+def archive_digest(data: Buffer) -> tuple[int, str]: ...
+def zip_find_end(tail: bytes, file_len: int) -> ZipEnd: ...
+def zip_find_end_from(record: bytes, end: ZipEnd, file_len: int) -> ZipEnd: ...
+def zip_parse_central(
+    cd: bytes, end: ZipEnd, file_len: int, max_ratio: float | None = None
+) -> list[ZipEntry]: ...
+def zip_local_need(fixed: bytes) -> int: ...
+def zip_data_offset(local: bytes, entry: ZipEntry) -> int: ...
+def npy_header(descr: str, fortran_order: bool, shape: tuple[int, ...]) -> bytes: ...
+def npy_parse_header(data: Buffer) -> tuple[Any, bool, tuple[int, ...], int]: ...

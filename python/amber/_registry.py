@@ -237,6 +237,15 @@ def _unsupported(tp: type) -> tuple[int, str]:
     return (_K["UNSUPPORTED"], why)
 
 
+def find_class(module: str, qualname: str) -> type | None:
+    """The registered class defined as `module.qualname`, or None: how readers of other
+    formats that name classes by module (DataZip) find the ones the user allowed."""
+    for tp in _by_type:
+        if tp.__module__ == module and tp.__qualname__ == qualname:
+            return tp
+    return None
+
+
 def classify(tp: type) -> tuple[int, Any]:
     """(kind, extra) for a type the encoder does not dispatch on directly."""
     entry = _by_type.get(tp)

@@ -1,4 +1,5 @@
-"""The `amber` command line. Today it has one command, `amber bench`; heavy imports wait until a
+"""The `amber` command line: `amber bench` reruns the benchmark studies; `amber ls`, `amber show`
+and `amber verify` look into archives (local paths and URLs). Heavy imports wait until a
 command runs so that `amber --help` stays instant."""
 
 from __future__ import annotations
@@ -60,7 +61,71 @@ def build_parser() -> argparse.ArgumentParser:
         "--list", action="store_true", help="list studies and each part's contenders, then exit"
     )
     bench.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    ls = commands.add_parser(
+        "ls",
+        help="list an archive's keys",
+        description="List the keys of an amber archive with their type, encoding and stored size.",
+    )
+    ls.add_argument("target", help="archive path or URL")
+    show = commands.add_parser(
+        "show",
+        help="print one key of an archive",
+        description="Print the value of one key of an archive.",
+    )
+    show.add_argument("target", help="archive path or URL")
+    show.add_argument("key")
+    verify = commands.add_parser(
+        "verify",
+        help="check every entry of an archive",
+        description="Read every entry of an archive and check its size, CRC-32 and BLAKE3 hash "
+        "against the zip directory and the manifest. Exits 1 if anything is wrong.",
+    )
+    verify.add_argument("target", help="archive path or URL")
     return parser
+
+
+def _ls(args: argparse.Namespace) -> int:
+    from amber import Archive
+
+    with Archive(args.target) as archive:
+        for key in archive:
+            info = archive.info(key)
+            stored = sum(e["size"] for e in info["entries"].values())
+            methods = sorted({e["method"] for e in info["entries"].values()})
+            print(f"{key}\t{info['type']}\t{info['encoding']}\t{stored}\t{','.join(methods)}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    import pprint
+
+    from amber import Archive
+
+    with Archive(args.target) as archive:
+        try:
+            value = archive[args.key]
+        except KeyError:
+            print(f"amber show: no key {args.key!r} in {args.target}", file=sys.stderr)
+            return 2
+        pprint.pprint(value, width=100, sort_dicts=False)
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from amber import AmberError, Archive
+
+    try:
+        with Archive(args.target) as archive:
+            problems = archive.verify()
+    except AmberError as e:
+        print(f"amber verify: {args.target}: {e}", file=sys.stderr)
+        return 1
+    for problem in problems:
+        print(f"amber verify: {args.target}: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    print(f"{args.target}: {len(archive)} keys, every entry checked")
+    return 0
 
 
 def _bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -115,4 +180,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "bench":
         return _bench(args, argv)
-    return 2  # unreachable: argparse rejects unknown commands
+    commands = {"ls": _ls, "show": _show, "verify": _verify}
+    return commands[args.command](args)

@@ -3,9 +3,12 @@
 //! - [`bytes`]: the layer every part reads bytes with: a bounds-checked
 //!   reader, varints, bounded-stack recursion, `$.path` rendering;
 //! - [`codec`]: the amber object format: writer, header, decode walker,
-//!   validator.
+//!   validator;
+//! - [`archive`]: the archive container: zip writer and reader, compression,
+//!   hashes, `.npy` headers.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
+pub mod archive;
 pub mod bytes;
 pub mod codec;
 

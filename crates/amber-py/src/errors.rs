@@ -78,20 +78,22 @@ impl EncodeKind {
 
 static DECODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ENCODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static ARCHIVE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 fn subclass(
     py: Python<'_>,
     name: &str,
     doc: &str,
     std_base: Bound<'_, PyType>,
+    attrs: &[&str],
 ) -> PyResult<Py<PyType>> {
     let bases = PyTuple::new(py, [py.get_type::<AmberError>(), std_base])?;
     let ns = PyDict::new(py);
     ns.set_item("__module__", "amber")?;
     ns.set_item("__doc__", doc)?;
     // What an instance says when amber did not make it (a user's own raise).
-    for attr in ["kind", "offset", "path"] {
-        ns.set_item(attr, py.None())?;
+    for attr in attrs {
+        ns.set_item(*attr, py.None())?;
     }
     let t = py.get_type::<PyType>().call1((name, bases, ns))?;
     Ok(t.cast_into::<PyType>()?.unbind())
@@ -105,6 +107,7 @@ pub fn decode_error(py: Python<'_>) -> &Bound<'_, PyType> {
                 "DecodeError",
                 "The input is not valid amber data; `kind` says what is wrong, `offset` and `path` where.",
                 py.get_type::<PyValueError>(),
+                &["kind", "offset", "path"],
             )
             .expect("creating amber.DecodeError")
         })
@@ -119,10 +122,47 @@ pub fn encode_error(py: Python<'_>) -> &Bound<'_, PyType> {
                 "EncodeError",
                 "An object cannot be encoded; `kind` says why, `path` which.",
                 py.get_type::<PyTypeError>(),
+                &["kind", "offset", "path"],
             )
             .expect("creating amber.EncodeError")
         })
         .bind(py)
+}
+
+pub fn archive_error(py: Python<'_>) -> &Bound<'_, PyType> {
+    ARCHIVE_ERROR
+        .get_or_init(py, || {
+            subclass(
+                py,
+                "ArchiveError",
+                "An archive or an entry in it is not what it should be; `kind` says what, \
+                 `entry` which entry, `offset` where in the file.",
+                py.get_type::<PyValueError>(),
+                &["kind", "offset", "path", "entry"],
+            )
+            .expect("creating amber.ArchiveError")
+        })
+        .bind(py)
+}
+
+/// An archive error from the core, as `amber.ArchiveError`.
+#[cold]
+pub fn archive(py: Python<'_>, e: amber_core::archive::error::ArchiveError) -> PyErr {
+    let err = make(
+        py,
+        archive_error(py),
+        e.kind.name(),
+        e.to_string(),
+        e.offset.map(|o| o as usize),
+        None,
+        None,
+    );
+    if let Some(entry) = e.entry {
+        // Setting an attribute on a fresh exception instance cannot fail
+        // in a way worth reporting over the error itself.
+        let _ = err.value(py).setattr(intern!(py, "entry"), entry);
+    }
+    err
 }
 
 /// Whether `err` says nothing about the data and must reach the caller as
@@ -209,5 +249,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("AmberError", py.get_type::<AmberError>())?;
     m.add("DecodeError", decode_error(py))?;
     m.add("EncodeError", encode_error(py))?;
+    m.add("ArchiveError", archive_error(py))?;
     Ok(())
 }

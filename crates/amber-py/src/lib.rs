@@ -3,12 +3,15 @@
 //!
 //! - `codec/`: `dumps`, `loads`, `frame_length` (the encoder's object walker
 //!   and the decoder's builder);
+//! - `archive/`: the zip container, compression, hashes and `.npy` headers
+//!   for `amber.Archive`;
 //! - `values/`: datetime, Decimal, UUID and NumPy values as plain Rust parts;
 //! - `typeref.rs`: classes and C APIs found once;
 //! - `errors.rs`: every exception class;
 //! - `ffi/`: every raw read of CPython's objects and layouts;
 //! - `gil.rs`: the one door for bulk work without the GIL.
 
+mod archive;
 mod codec;
 mod errors;
 mod ffi;
@@ -52,5 +55,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add("KINDS", kinds)?;
     m.add_class::<codec::registry::Entry>()?;
+    archive::register(m)?;
     Ok(())
 }

@@ -31,6 +31,7 @@ lazy_class!(timezone, "datetime", "timezone");
 lazy_class!(timedelta, "datetime", "timedelta");
 lazy_class!(zoneinfo, "zoneinfo", "ZoneInfo");
 lazy_class!(pickle_buffer, "pickle", "PickleBuffer");
+lazy_class!(mmap, "mmap", "mmap");
 lazy_class!(
     /// Only looked up for a dtype, which exists only once numpy is imported.
     np_void,

@@ -132,6 +132,19 @@ impl<'a> Reader<'a> {
         Ok(a)
     }
 
+    /// Little-endian fixed-width integers (zip and npy headers).
+    pub fn u16_le(&mut self, what: &'static str) -> Result<u16, ReadError> {
+        self.array::<2>(what).map(u16::from_le_bytes)
+    }
+
+    pub fn u32_le(&mut self, what: &'static str) -> Result<u32, ReadError> {
+        self.array::<4>(what).map(u32::from_le_bytes)
+    }
+
+    pub fn u64_le(&mut self, what: &'static str) -> Result<u64, ReadError> {
+        self.array::<8>(what).map(u64::from_le_bytes)
+    }
+
     #[inline(always)]
     pub fn varint(&mut self, what: &'static str) -> Result<u64, ReadError> {
         match varint::read(&self.data[self.pos..]) {

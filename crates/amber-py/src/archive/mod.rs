@@ -1,0 +1,350 @@
+//! The archive part's edge: amber-core's zip writer and reader, compression,
+//! hashes and `.npy` headers, for `amber.archive` (which does the file and
+//! network I/O). Long work on read-only buffers runs without the GIL.
+
+use amber_core::archive::data;
+use amber_core::archive::error::ArchiveError;
+use amber_core::archive::npy::{self, Literal};
+use amber_core::archive::zip::read::{self, EndInfo, Limits};
+use amber_core::archive::zip::write::ZipWriter;
+use amber_core::archive::zip::{CentralEntry, Method};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView, PyTuple};
+
+use crate::errors;
+use crate::ffi::buffer::{copy_to_bytes, InputBuffer};
+
+fn fail(py: Python<'_>) -> impl Fn(ArchiveError) -> PyErr + '_ {
+    move |e| errors::archive(py, e)
+}
+
+/// Run `f` on the bytes of `data` (any buffer), without the GIL when they
+/// are many and cannot change meanwhile: a `bytes`, or a read-only
+/// memoryview of a `bytes` or of a map (the views `amber.archive` reads
+/// through). Other buffers (a bytearray, say) could be changed by another
+/// thread, so the GIL is kept.
+fn with_bytes<T: Send>(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    f: impl FnOnce(&[u8]) -> T + Send,
+) -> PyResult<T> {
+    let view = InputBuffer::get(data)?;
+    let bytes = view.bytes();
+    if fixed(data)? {
+        crate::gil::bulk(py, bytes.len(), || f(bytes))
+    } else {
+        Ok(f(bytes))
+    }
+}
+
+fn fixed(data: &Bound<'_, PyAny>) -> PyResult<bool> {
+    if data.is_exact_instance_of::<PyBytes>() {
+        return Ok(true);
+    }
+    let Ok(mv) = data.cast::<PyMemoryView>() else {
+        return Ok(false);
+    };
+    let py = data.py();
+    if !mv.getattr(intern!(py, "readonly"))?.is_truthy()? {
+        return Ok(false);
+    }
+    let base = mv.getattr(intern!(py, "obj"))?;
+    Ok(base.is_exact_instance_of::<PyBytes>() || base.is_instance(crate::typeref::mmap(py)?)?)
+}
+
+fn new_bytes<'py>(py: Python<'py>, v: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    copy_to_bytes(py, v, false, true)
+}
+
+/// `data` compressed with `method` ("stored", "deflate" or "zstd").
+#[pyfunction]
+#[pyo3(signature = (data, method, level=None))]
+pub fn archive_compress<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    method: &str,
+    level: Option<i32>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let method = Method::from_name(method).map_err(fail(py))?;
+    let out = with_bytes(py, data, |b| data::compress(method, level, b))?.map_err(fail(py))?;
+    new_bytes(py, &out)
+}
+
+/// Exactly `size` bytes from an entry's stored data, checked against `crc32`.
+#[pyfunction]
+pub fn archive_decompress<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    method: &str,
+    size: u64,
+    crc32: u32,
+    name: &str,
+) -> PyResult<Bound<'py, PyAny>> {
+    let method = Method::from_name(method).map_err(fail(py))?;
+    let out = with_bytes(py, data, |b| data::decompress(method, b, size, crc32, name))?
+        .map_err(fail(py))?;
+    new_bytes(py, &out)
+}
+
+/// `(crc32, blake3 hex)` of `data`.
+#[pyfunction]
+pub fn archive_digest(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<(u32, String)> {
+    with_bytes(py, data, |b| (data::crc32(b), data::blake3_hex(b)))
+}
+
+/// One central directory entry.
+#[pyclass(frozen, module = "amber._native", name = "ZipEntry")]
+#[derive(Clone)]
+pub struct PyZipEntry(CentralEntry);
+
+#[pymethods]
+impl PyZipEntry {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+    /// "stored", "deflate", "zstd", or "method N" for one amber does not read.
+    #[getter]
+    fn method(&self) -> String {
+        Method::from_code(self.0.method)
+            .map_or_else(|| format!("method {}", self.0.method), |m| m.name().into())
+    }
+    #[getter]
+    fn flags(&self) -> u16 {
+        self.0.flags
+    }
+    #[getter]
+    fn crc32(&self) -> u32 {
+        self.0.crc32
+    }
+    #[getter]
+    fn compressed_size(&self) -> u64 {
+        self.0.compressed_size
+    }
+    #[getter]
+    fn size(&self) -> u64 {
+        self.0.size
+    }
+    #[getter]
+    fn header_offset(&self) -> u64 {
+        self.0.header_offset
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "<ZipEntry {:?} {} {} bytes>",
+            self.0.name,
+            self.method(),
+            self.0.size
+        )
+    }
+}
+
+/// Where the central directory is.
+#[pyclass(frozen, module = "amber._native", name = "ZipEnd")]
+#[derive(Clone)]
+pub struct PyZipEnd(EndInfo);
+
+#[pymethods]
+impl PyZipEnd {
+    #[getter]
+    fn cd_offset(&self) -> u64 {
+        self.0.cd_offset
+    }
+    #[getter]
+    fn cd_size(&self) -> u64 {
+        self.0.cd_size
+    }
+    #[getter]
+    fn entries(&self) -> u64 {
+        self.0.entries
+    }
+    /// `(offset, length)` of the ZIP64 end record to read next, or None.
+    #[getter]
+    fn need(&self) -> Option<(u64, usize)> {
+        self.0.need
+    }
+}
+
+/// The zip writer: local headers to write before each entry's data, then
+/// the directory.
+#[pyclass(module = "amber._native", name = "ZipWriter")]
+pub struct PyZipWriter(ZipWriter);
+
+#[pymethods]
+impl PyZipWriter {
+    #[new]
+    #[pyo3(signature = (start_offset=0, existing=None))]
+    fn new(start_offset: u64, existing: Option<Vec<PyZipEntry>>) -> Self {
+        match existing {
+            Some(e) => PyZipWriter(ZipWriter::append(
+                e.into_iter().map(|x| x.0).collect(),
+                start_offset,
+            )),
+            None => PyZipWriter(ZipWriter::new(start_offset)),
+        }
+    }
+    #[getter]
+    fn position(&self) -> u64 {
+        self.0.position()
+    }
+    #[pyo3(signature = (name, method, crc32, compressed_size, size, align=1))]
+    #[allow(clippy::too_many_arguments)] // the header's fields, as Python passes them
+    fn local_header<'py>(
+        &mut self,
+        py: Python<'py>,
+        name: &str,
+        method: &str,
+        crc32: u32,
+        compressed_size: u64,
+        size: u64,
+        align: u64,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let method = Method::from_name(method).map_err(fail(py))?;
+        let h = self
+            .0
+            .local_header(name, method, crc32, compressed_size, size, align)
+            .map_err(fail(py))?;
+        Ok(PyBytes::new(py, &h))
+    }
+    fn remove(&mut self, name: &str) -> bool {
+        self.0.remove(name)
+    }
+    fn finish<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.0.finish())
+    }
+}
+
+#[pyfunction]
+pub fn zip_find_end(py: Python<'_>, tail: &[u8], file_len: u64) -> PyResult<PyZipEnd> {
+    read::find_end(tail, file_len)
+        .map(PyZipEnd)
+        .map_err(fail(py))
+}
+
+/// The end information, from the ZIP64 end record `end.need` asked for.
+#[pyfunction]
+pub fn zip_find_end_from(
+    py: Python<'_>,
+    record: &[u8],
+    end: PyZipEnd,
+    file_len: u64,
+) -> PyResult<PyZipEnd> {
+    let _ = file_len;
+    read::finish_zip64(record, end.0)
+        .map(PyZipEnd)
+        .map_err(fail(py))
+}
+
+#[pyfunction]
+#[pyo3(signature = (cd, end, file_len, max_ratio=None))]
+pub fn zip_parse_central(
+    py: Python<'_>,
+    cd: &[u8],
+    end: PyZipEnd,
+    file_len: u64,
+    max_ratio: Option<f64>,
+) -> PyResult<Vec<PyZipEntry>> {
+    let _ = file_len;
+    let mut limits = Limits::default();
+    if let Some(r) = max_ratio {
+        limits.max_ratio = r;
+    }
+    let entries = read::parse_central(cd, &end.0, &limits).map_err(fail(py))?;
+    Ok(entries.into_iter().map(PyZipEntry).collect())
+}
+
+/// The length of the local header whose first 30 bytes are `fixed`.
+#[pyfunction]
+pub fn zip_local_need(py: Python<'_>, fixed: &[u8]) -> PyResult<usize> {
+    read::local_len(fixed).map_err(fail(py))
+}
+
+/// The file offset of an entry's data, from its whole local header.
+#[pyfunction]
+pub fn zip_data_offset(py: Python<'_>, local: &[u8], entry: PyZipEntry) -> PyResult<u64> {
+    read::data_offset(local, &entry.0).map_err(fail(py))
+}
+
+#[pyfunction]
+pub fn npy_header<'py>(
+    py: Python<'py>,
+    descr: &str,
+    fortran_order: bool,
+    shape: Vec<u64>,
+) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, &npy::npy_header(descr, fortran_order, &shape))
+}
+
+/// `(descr, fortran_order, shape, data_offset)` from the start of an `.npy`
+/// file; `descr` as plain Python values.
+#[pyfunction]
+pub fn npy_parse_header<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let view = InputBuffer::get(data)?;
+    let h = npy::parse_npy_header(view.bytes()).map_err(fail(py))?;
+    let shape = PyTuple::new(py, &h.shape)?;
+    let descr = literal(py, &h.descr)?;
+    PyTuple::new(
+        py,
+        [
+            descr,
+            h.fortran_order.into_pyobject(py)?.to_owned().into_any(),
+            shape.into_any(),
+            h.data_offset.into_pyobject(py)?.into_any(),
+        ],
+    )
+}
+
+fn literal<'py>(py: Python<'py>, v: &Literal) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        Literal::Str(s) => s.into_pyobject(py)?.into_any(),
+        Literal::Int(n) => n.into_pyobject(py)?.into_any(),
+        Literal::BigInt(t) => py.get_type::<pyo3::types::PyInt>().call1((t,))?,
+        Literal::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        Literal::None => py.None().into_bound(py),
+        Literal::Tuple(items) => PyTuple::new(
+            py,
+            items
+                .iter()
+                .map(|x| literal(py, x))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?
+        .into_any(),
+        Literal::List(items) => PyList::new(
+            py,
+            items
+                .iter()
+                .map(|x| literal(py, x))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?
+        .into_any(),
+        Literal::Dict(items) => {
+            let d = PyDict::new(py);
+            for (k, x) in items {
+                d.set_item(k, literal(py, x)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(archive_compress, m)?)?;
+    m.add_function(wrap_pyfunction!(archive_decompress, m)?)?;
+    m.add_function(wrap_pyfunction!(archive_digest, m)?)?;
+    m.add_function(wrap_pyfunction!(zip_find_end, m)?)?;
+    m.add_function(wrap_pyfunction!(zip_find_end_from, m)?)?;
+    m.add_function(wrap_pyfunction!(zip_parse_central, m)?)?;
+    m.add_function(wrap_pyfunction!(zip_local_need, m)?)?;
+    m.add_function(wrap_pyfunction!(zip_data_offset, m)?)?;
+    m.add_function(wrap_pyfunction!(npy_header, m)?)?;
+    m.add_function(wrap_pyfunction!(npy_parse_header, m)?)?;
+    m.add_class::<PyZipEntry>()?;
+    m.add_class::<PyZipEnd>()?;
+    m.add_class::<PyZipWriter>()?;
+    m.add("ZIP_TAIL_LEN", read::TAIL_LEN)?;
+    Ok(())
+}

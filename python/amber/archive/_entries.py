@@ -1,0 +1,219 @@
+"""How one key's value becomes zip entries, and back.
+
+- `amber`: the value in amber format; every bytes, array or table of at least
+  `OOB_THRESHOLD` bytes inside it goes out of band into an entry of its own (`key.amber.0`,
+  `key.amber.1`, ...), so reading maps it instead of copying it;
+- `npy`: a NumPy array as a `.npy` file (NumPy's format 1.0), when `.npy` keeps it exactly;
+- `arrow` and `parquet`: a pandas, polars or pyarrow table as an Arrow IPC file or Parquet
+  file; what Arrow does not keep (pandas `attrs`, a Series' name, ...) travels in amber format
+  in the schema metadata under `amber.extras`;
+- `json`: a value made only of dict (str keys), list, str, int, float, bool and None, for
+  entries a person or another tool should read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from amber import _frames, _native
+from amber._native import ArchiveError
+from amber.codec import dumps, loads
+
+# Buffers at least this large leave an amber entry for an entry of their own.
+OOB_THRESHOLD = 1 << 16
+EXTRAS_KEY = b"amber.extras"
+SUFFIX = {
+    "amber": ".amber",
+    "json": ".json",
+    "npy": ".npy",
+    "arrow": ".arrow",
+    "parquet": ".parquet",
+}
+
+
+@dataclass
+class Encoded:
+    """A key's manifest record (without its entry names) and its entries' contents, the main
+    entry first."""
+
+    info: dict[str, Any]
+    contents: list[tuple[str, Any]] = field(default_factory=list)
+
+
+def type_name(value: Any) -> str:
+    tp = type(value)
+    module = tp.__module__.split(".")[0]
+    return tp.__qualname__ if module == "builtins" else f"{module}.{tp.__qualname__}"
+
+
+def default_encoding(value: Any) -> str:
+    if _frames.kind_of(type(value)) is not None:
+        return "arrow"
+    if _npy_exact(value):
+        return "npy"
+    return "amber"
+
+
+def encode(key: str, value: Any, encoding: str) -> Encoded:
+    info: dict[str, Any] = {"type": type_name(value), "encoding": encoding}
+    main = key + SUFFIX[encoding]
+    if encoding == "amber":
+        buffers: list[Any] = []
+        frame = dumps(value, buffer_callback=buffers.append, oob_threshold=OOB_THRESHOLD)
+        out = Encoded(info, [(main, frame)])
+        out.contents += [(f"{main}.{i}", b.raw()) for i, b in enumerate(buffers)]
+        return out
+    if encoding == "json":
+        _check_json(value, "$")
+        text = json.dumps(value, ensure_ascii=False, indent=1, allow_nan=False)
+        return Encoded(info, [(main, text.encode("utf-8"))])
+    if encoding == "npy":
+        if not _npy_exact(value):
+            raise ValueError(f"a {info['type']} cannot be stored exactly as .npy; use amber")
+        return _encode_npy(value, info, main)
+    if encoding in ("arrow", "parquet"):
+        return _encode_table(value, info, main, encoding)
+    raise ValueError(f"unknown encoding {encoding!r}; use one of {', '.join(SUFFIX)}")
+
+
+def decode(info: dict[str, Any], contents: list[Any], entry: str) -> Any:
+    """The value from its entries' contents (views of a mapped file, or bytes)."""
+    encoding = info["encoding"]
+    try:
+        if encoding == "amber":
+            return loads(contents[0], buffers=contents[1:])
+        if encoding == "json":
+            return json.loads(bytes(contents[0]).decode("utf-8"))
+        if encoding == "npy":
+            return _decode_npy(contents[0])
+        return _decode_table(info, contents[0], encoding)
+    except (ArchiveError, MemoryError):
+        raise
+    except Exception as e:
+        err = ArchiveError(f"entry {entry!r} does not hold a valid {encoding} value: {e}")
+        err.kind, err.entry = "malformed", entry
+        raise err from e
+
+
+def _check_json(value: Any, path: str) -> None:
+    tp = type(value)
+    if tp is dict:
+        for k, v in value.items():
+            if type(k) is not str:
+                raise TypeError(f"JSON entries need str keys: {k!r} at {path}")
+            _check_json(v, f"{path}.{k}")
+    elif tp is list:
+        for i, v in enumerate(value):
+            _check_json(v, f"{path}[{i}]")
+    elif tp is float:
+        if not math.isfinite(value):
+            raise TypeError(f"JSON has no {value!r} (at {path}); use the amber encoding")
+    elif tp not in (str, int, bool, type(None)):
+        raise TypeError(
+            f"a {type_name(value)} does not come back from JSON as it is (at {path}); "
+            f"use the amber encoding"
+        )
+
+
+def _npy_exact(value: Any) -> bool:
+    """Whether `.npy` keeps this array exactly: an exact ndarray whose dtype NumPy's format
+    writes and reads back as the same dtype (no objects, metadata or record type)."""
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy is a dev dependency
+        return False
+    if type(value) is not np.ndarray:
+        return False
+    dtype = value.dtype
+    if dtype.hasobject or dtype.metadata is not None or dtype.type is np.record:
+        return False
+    fmt = np.lib.format
+    back = fmt.descr_to_dtype(fmt.dtype_to_descr(dtype))
+    return (
+        bool(back == dtype)
+        and back.type is dtype.type
+        and back.isalignedstruct == dtype.isalignedstruct
+    )
+
+
+def _encode_npy(arr: Any, info: dict[str, Any], name: str) -> Encoded:
+    import numpy as np
+
+    fortran = bool(arr.flags.f_contiguous and not arr.flags.c_contiguous and arr.ndim > 1)
+    if not (arr.flags.c_contiguous or fortran):
+        arr = np.ascontiguousarray(arr)
+    descr = repr(np.lib.format.dtype_to_descr(arr.dtype))
+    header = _native.npy_header(descr, fortran, tuple(arr.shape))
+    c_order = arr.T if fortran else arr
+    raw = c_order.reshape(-1).view(np.uint8) if arr.nbytes else b""
+    info.update(dtype=arr.dtype.str, shape=list(arr.shape))
+    data = bytearray(header)
+    data += memoryview(raw)
+    return Encoded(info, [(name, data)])
+
+
+def _decode_npy(data: Any) -> Any:
+    import numpy as np
+
+    descr, fortran, shape, offset = _native.npy_parse_header(data)
+    dtype = np.lib.format.descr_to_dtype(descr)
+    if dtype.hasobject:
+        raise ValueError(".npy arrays of Python objects need pickle; amber does not read them")
+    count = math.prod(shape)
+    if count * dtype.itemsize != len(data) - offset:
+        raise ValueError(
+            f"shape {tuple(shape)} of {dtype} needs {count * dtype.itemsize} bytes, "
+            f"the entry has {len(data) - offset}"
+        )
+    flat = np.frombuffer(data, dtype=dtype, count=count, offset=offset)
+    return flat.reshape(shape, order="F" if fortran else "C")
+
+
+def _encode_table(value: Any, info: dict[str, Any], name: str, encoding: str) -> Encoded:
+    import pyarrow as pa
+
+    kind = _frames.kind_of(type(value))
+    if kind is None:
+        raise TypeError(f"{encoding} entries hold tables, not {info['type']}")
+    extras, table = _frames.to_table(value, kind)
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    if extras:
+        metadata = dict(table.schema.metadata or {})
+        metadata[EXTRAS_KEY] = dumps(extras)
+        table = table.replace_schema_metadata(metadata)
+    info.update(kind=kind, rows=table.num_rows, columns=table.num_columns)
+    sink = pa.BufferOutputStream()
+    if encoding == "arrow":
+        with pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+    else:
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, sink)
+    return Encoded(info, [(name, sink.getvalue())])
+
+
+def _decode_table(info: dict[str, Any], data: Any, encoding: str) -> Any:
+    import pyarrow as pa
+
+    kind = info.get("kind")
+    if type(kind) is not int or not 0 <= kind < 6:
+        raise ValueError(f"unknown table kind {kind!r}")
+    if encoding == "arrow":
+        table = pa.ipc.open_file(pa.py_buffer(data)).read_all()
+    else:
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(pa.BufferReader(pa.py_buffer(data)))
+    table.validate(full=True)
+    metadata = dict(table.schema.metadata or {})
+    extras = loads(metadata.pop(EXTRAS_KEY)) if EXTRAS_KEY in metadata else None
+    table = table.replace_schema_metadata(metadata or None)
+    if kind == _frames.PA_BATCH:
+        batches = table.combine_chunks().to_batches()
+        table = batches[0] if batches else pa.RecordBatch.from_pylist([], schema=table.schema)
+    return _frames.from_table(kind, extras, table)

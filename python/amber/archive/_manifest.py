@@ -1,0 +1,110 @@
+"""The manifest: the archive's table of contents, a small JSON entry a person can read.
+
+    {"amber_archive": 1,
+     "keys": {"config": {"type": "dict", "encoding": "amber", "entries": ["config.amber"]}, ...},
+     "entries": {"config.amber": {"size": 812, "method": "zstd", "blake3": "9f2c..."}, ...}}
+
+`keys` maps each key to what it holds and the zip entries that hold it (its main entry first,
+then out-of-band buffers); `entries` gives each of those entries' content size, compression and
+BLAKE3 hash. Parsing checks every field's type and that the entries exist in the zip with the
+sizes it says, so nothing later trusts a field it has not checked.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from amber._native import ArchiveError
+
+NAME = ".amber/manifest.json"
+VERSION = 1
+ENCODINGS = ("amber", "json", "npy", "arrow", "parquet")
+METHODS = ("stored", "deflate", "zstd")
+RESERVED = ".amber/"
+
+
+def malformed(msg: str, entry: str | None = NAME) -> ArchiveError:
+    err = ArchiveError(f"{msg} (entry {entry!r})" if entry else msg)
+    err.kind, err.entry = "malformed", entry
+    return err
+
+
+def dump(keys: dict[str, dict[str, Any]], entries: dict[str, dict[str, Any]]) -> bytes:
+    doc = {"amber_archive": VERSION, "keys": keys, "entries": entries}
+    return json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def load(data: Any, sizes: dict[str, int]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(keys, entries) from the manifest's bytes, checked against the zip's entry sizes."""
+    try:
+        doc = json.loads(bytes(data).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise malformed(f"the manifest is not JSON: {e}") from None
+    if not isinstance(doc, dict):
+        raise malformed("the manifest is not a JSON object")
+    version = doc.get("amber_archive")
+    if type(version) is not int:
+        raise malformed("the manifest has no amber_archive version")
+    if version > VERSION:
+        err = ArchiveError(
+            f"archive format version {version}: this amber reads version {VERSION}; upgrade it"
+        )
+        err.kind, err.entry = "unsupported", NAME
+        raise err
+    keys, entries = doc.get("keys"), doc.get("entries")
+    if not isinstance(keys, dict) or not isinstance(entries, dict):
+        raise malformed("the manifest needs 'keys' and 'entries' objects")
+    for name, info in entries.items():
+        _check_entry(name, info, sizes)
+    owner: dict[str, str] = {}
+    for key, info in keys.items():
+        try:
+            check_key(key)
+        except ValueError as e:
+            raise malformed(str(e)) from None
+        if not isinstance(info, dict) or info.get("encoding") not in ENCODINGS:
+            raise malformed(f"key {key!r} has no known encoding")
+        names = info.get("entries")
+        if not isinstance(names, list) or not names:
+            raise malformed(f"key {key!r} lists no entries")
+        for name in names:
+            if not isinstance(name, str) or name not in entries:
+                raise malformed(f"key {key!r} lists entry {name!r}, which the manifest lacks")
+            if owner.setdefault(name, key) != key:
+                raise malformed(f"entry {name!r} belongs to keys {owner[name]!r} and {key!r}")
+    return keys, entries
+
+
+def _check_entry(name: str, info: Any, sizes: dict[str, int]) -> None:
+    if not isinstance(info, dict):
+        raise malformed(f"entry {name!r} is described by {type(info).__name__}")
+    size, method, digest = info.get("size"), info.get("method"), info.get("blake3")
+    if type(size) is not int or method not in METHODS or not isinstance(digest, str):
+        raise malformed(f"entry {name!r} needs a size, a method and a blake3 hash")
+    if name not in sizes:
+        raise malformed(f"the manifest lists entry {name!r}, which the zip lacks")
+    if sizes[name] != size:
+        err = ArchiveError(f"entry {name!r} holds {sizes[name]} bytes, the manifest says {size}")
+        err.kind, err.entry = "size_mismatch", name
+        raise err
+
+
+def check_key(key: object) -> str:
+    """A key is a str path of non-empty segments: no `..`, no leading `/`, no backslash or NUL,
+    and nothing under `.amber/`, which the archive keeps for itself."""
+    if not isinstance(key, str):
+        raise TypeError(f"archive keys are str, not {type(key).__name__}")
+    parts = key.split("/")
+    if (
+        not key
+        or any(p in ("", ".", "..") for p in parts)
+        or "\\" in key
+        or "\x00" in key
+        or key.startswith(RESERVED)
+    ):
+        raise ValueError(
+            f"invalid archive key {key!r}: use non-empty '/'-separated names without '.', "
+            f"'..', backslashes or a leading '{RESERVED}'"
+        )
+    return key

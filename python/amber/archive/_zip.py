@@ -1,0 +1,109 @@
+"""The zip container, as Python sees it: reading the directory and one entry's bytes from a
+source, and appending entries to a file. Every byte of zip structure is made and checked by
+amber's core (`amber._native`): here are only the reads and writes around it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import IO, Any, Literal
+
+from amber import _native
+from amber._native import ArchiveError, ZipEntry
+from amber.archive._source import Source
+
+Method = Literal["stored", "deflate", "zstd"]
+
+# Stored entries start at a multiple of this in the file, so that mapped views of their data
+# are aligned for NumPy and Arrow (Arrow asks for 64 bytes).
+ALIGN = 64
+# The local header of an entry is read together with its data: its name and this much extra
+# field, which covers amber's alignment padding and the extra fields other zip writers add.
+_EXTRA_GUESS = 256
+
+
+def read_directory(source: Source, max_ratio: float | None) -> dict[str, ZipEntry]:
+    """Every entry of the zip in `source`, by name, checked (names, sizes, duplicates)."""
+    tail_len = min(source.size, _native.ZIP_TAIL_LEN)
+    tail = source.read(source.size - tail_len, tail_len)
+    end = _native.zip_find_end(bytes(tail), source.size)
+    extra = getattr(end, "need", None)
+    if extra:  # the ZIP64 end record lies before the tail
+        offset, n = extra
+        end = _native.zip_find_end_from(bytes(source.read(offset, n)), end, source.size)
+    cd = source.read(end.cd_offset, end.cd_size)
+    entries = _native.zip_parse_central(bytes(cd), end, source.size, max_ratio)
+    return {e.name: e for e in entries}
+
+
+def read_entry(source: Source, entry: ZipEntry) -> memoryview:
+    """The bytes an entry stores (compressed or not), checked against its local header."""
+    name_len = len(entry.name.encode("utf-8"))
+    want = min(
+        30 + name_len + _EXTRA_GUESS + entry.compressed_size, source.size - entry.header_offset
+    )
+    head = source.read(entry.header_offset, want)
+    need = _native.zip_local_need(bytes(head[:30]))
+    if need > len(head) - entry.compressed_size:
+        head = source.read(entry.header_offset, need + entry.compressed_size)
+    start = _native.zip_data_offset(bytes(head[:need]), entry) - entry.header_offset
+    data = head[start : start + entry.compressed_size]
+    if len(data) != entry.compressed_size:
+        err = ArchiveError(f"entry {entry.name!r} runs past the end of the file")
+        err.kind, err.entry, err.offset = "truncated", entry.name, entry.header_offset
+        raise err
+    return data
+
+
+def unpack(entry: ZipEntry | Written, data: memoryview) -> Any:
+    """An entry's content: a view of `data` when stored, else its decompressed bytes (the
+    CRC-32 and size checked either way)."""
+    if entry.method == "stored":
+        if entry.size != len(data):
+            err = ArchiveError(f"entry {entry.name!r} stores {len(data)} bytes, not {entry.size}")
+            err.kind, err.entry = "size_mismatch", entry.name
+            raise err
+        return data
+    return _native.archive_decompress(data, entry.method, entry.size, entry.crc32, entry.name)
+
+
+@dataclass
+class Written:
+    """An entry written: where its stored bytes lie, and what the directory and the manifest
+    say of it (`unpack` reads it back like a directory entry)."""
+
+    name: str
+    offset: int
+    compressed_size: int
+    size: int
+    method: str
+    crc32: int
+    blake3: str
+
+
+class ZipSink:
+    """Entries appended to a binary file from `start` on; `finish` writes the directory."""
+
+    def __init__(self, file: IO[bytes], start: int, existing: Sequence[ZipEntry] = ()) -> None:
+        self.file = file
+        self.writer = _native.ZipWriter(start, list(existing))
+
+    def add(
+        self, name: str, data: Any, method: Method = "stored", level: int | None = None
+    ) -> Written:
+        view = memoryview(data).cast("B")
+        crc, digest = _native.archive_digest(view)
+        stored = view if method == "stored" else _native.archive_compress(view, method, level)
+        align = ALIGN if method == "stored" else 1
+        header = self.writer.local_header(name, method, crc, len(stored), len(view), align)
+        offset = self.writer.position - len(stored)
+        self.file.write(header)
+        self.file.write(stored)
+        return Written(name, offset, len(stored), len(view), method, crc, digest)
+
+    def remove(self, name: str) -> bool:
+        return bool(self.writer.remove(name))
+
+    def finish(self) -> None:
+        self.file.write(self.writer.finish())
