@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::rc::Rc;
 
-use amber_core::codec::build::{Build, DateTimeParts, DictKind, NdArray, SeqKind};
+use amber_core::codec::build::{ArrowTable, Build, DateTimeParts, DictKind, NdArray, SeqKind};
 use amber_core::codec::format as f;
 use amber_core::codec::validate::{validate, Stats};
 use amber_core::codec::walker::{self as decode, Limits};
@@ -476,6 +476,9 @@ impl Build for Rebuild {
     }
     fn npscalar(&mut self, _: H, _: &[u8]) -> R<H> {
         Err("npscalar")
+    }
+    fn arrow(&mut self, _: ArrowTable<'_, H>) -> R<H> {
+        Err("arrow")
     }
     fn key_str(&self, _: &H) -> Option<String> {
         None

@@ -190,6 +190,25 @@ VARINTS = {
 }
 
 
+def zip_of(entries: dict[str, bytes], compression: int, zip64: bool = False) -> bytes:
+    """A zip made by Python's zipfile, as archives from other tools are."""
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=compression) as z:
+        for name, data in entries.items():
+            with z.open(name, "w", force_zip64=zip64) as f:
+                f.write(data)
+    return out.getvalue()
+
+
+NPY_HEADER = (
+    b"\x93NUMPY\x01\x00v\x00{'descr': [('a', '<i4'), ('b', '<f8', (2,))], 'fortran_order': "
+    b"False, 'shape': (3,), }" + b" " * 36 + b"\n"
+)
+
+
 def write(target: str, name: str, data: bytes) -> None:
     d = HERE / target
     d.mkdir(parents=True, exist_ok=True)
@@ -209,6 +228,12 @@ def main() -> None:
     write("roundtrip", "small", bytes(range(64)))
     write("roundtrip", "nested", bytes([0x0C, 0x05] * 40))
     write("roundtrip", "mixed", bytes((i * 37 + 11) % 256 for i in range(256)))
+    import zipfile
+
+    entries = {".amber/manifest.json": b'{"amber_archive": 1}', "k.npy": NPY_HEADER + bytes(8)}
+    write("archive", "stored", zip_of(entries, zipfile.ZIP_STORED))
+    write("archive", "deflated_zip64", zip_of(entries, zipfile.ZIP_DEFLATED, zip64=True))
+    write("archive", "npy", NPY_HEADER)
 
 
 if __name__ == "__main__":
