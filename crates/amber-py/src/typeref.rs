@@ -50,7 +50,9 @@ pub fn frames(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 
 /// Import the datetime C API once; called at module init.
 pub fn init_datetime(py: Python<'_>) -> PyResult<()> {
+    // SAFETY: called once at module init, with the GIL held (`py`).
     unsafe { ffi::PyDateTime_IMPORT() };
+    // SAFETY: reading the capsule pointer the import just set.
     if unsafe { ffi::PyDateTimeAPI() }.is_null() {
         return Err(PyErr::fetch(py));
     }

@@ -43,8 +43,12 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
         }
     }
 
+    /// # Safety
+    /// `p` is a new reference or NULL with an exception set: what CPython's
+    /// constructors return.
     #[inline(always)]
-    pub(crate) fn own(&self, p: *mut ffi::PyObject) -> PyResult<Obj> {
+    pub(crate) unsafe fn own(&self, p: *mut ffi::PyObject) -> PyResult<Obj> {
+        // SAFETY: this function's contract.
         unsafe { Obj::from_owned(p) }.ok_or_else(|| PyErr::fetch(self.py))
     }
 
@@ -58,10 +62,14 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
     }
 
     pub(crate) fn bound(&self, o: &Obj) -> Bound<'py, PyAny> {
+        // SAFETY: an `Obj` owns a reference to a live object; the Bound
+        // takes one of its own, with the GIL held (`self.py`).
         unsafe { Bound::from_borrowed_ptr(self.py, o.ptr()) }
     }
 
     pub(crate) fn obj(&self, b: Bound<'py, PyAny>) -> Obj {
+        // SAFETY: `into_ptr` hands over the Bound's owned, non-null
+        // reference.
         unsafe { Obj::from_owned(b.into_ptr()).unwrap_unchecked() }
     }
 
@@ -86,7 +94,10 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
     /// A read-only memoryview of `n` input bytes at `offset`.
     pub(crate) fn input_slice(&mut self, offset: usize, n: usize) -> PyResult<Bound<'py, PyAny>> {
         if self.input_view.is_none() {
+            // SAFETY: the input is a live object held by the options, and the
+            // GIL is held; the call returns a new reference or NULL.
             let mv = unsafe { ffi::PyMemoryView_FromObject(self.opts.input.as_ptr()) };
+            // SAFETY: `mv` is that new reference (or NULL, an error).
             let mv = unsafe { Bound::from_owned_ptr_or_err(self.py, mv) }?;
             self.input_view = Some(
                 mv.call_method0(intern!(self.py, "toreadonly"))?
@@ -106,26 +117,32 @@ impl<'py> Build for PyBuilder<'py, '_> {
 
     #[inline(always)]
     fn none(&mut self) -> PyResult<Obj> {
+        // SAFETY: None is immortal, and the GIL is held while decoding.
         Ok(unsafe { Obj::from_borrowed(ffi::Py_None()) })
     }
 
     #[inline(always)]
     fn bool(&mut self, v: bool) -> PyResult<Obj> {
+        // SAFETY: True and False are immortal; the GIL is held.
         Ok(unsafe { Obj::from_borrowed(if v { ffi::Py_True() } else { ffi::Py_False() }) })
     }
 
     #[inline(always)]
     fn int(&mut self, v: i64) -> PyResult<Obj> {
-        self.own(unsafe { ffi::PyLong_FromLongLong(v) })
+        // SAFETY: the constructor returns a new reference or NULL.
+        unsafe { self.own(ffi::PyLong_FromLongLong(v)) }
     }
 
     fn bigint(&mut self, le: &[u8]) -> PyResult<Obj> {
-        self.own(unsafe { ffi::_PyLong_FromByteArray(le.as_ptr(), le.len(), 1, 1) })
+        // SAFETY: `le` is valid for its length; the constructor returns a new
+        // reference or NULL.
+        unsafe { self.own(ffi::_PyLong_FromByteArray(le.as_ptr(), le.len(), 1, 1)) }
     }
 
     #[inline(always)]
     fn float(&mut self, v: f64) -> PyResult<Obj> {
-        self.own(unsafe { ffi::PyFloat_FromDouble(v) })
+        // SAFETY: the constructor returns a new reference or NULL.
+        unsafe { self.own(ffi::PyFloat_FromDouble(v)) }
     }
 
     fn complex(&mut self, re: f64, im: f64) -> PyResult<Obj> {
@@ -134,6 +151,10 @@ impl<'py> Build for PyBuilder<'py, '_> {
 
     #[inline(always)]
     fn str(&mut self, s: &str, ascii: bool) -> PyResult<Obj> {
+        // SAFETY: the constructors return a new reference or NULL. A new
+        // compact ASCII str (max char 127) of `s.len()` characters has room
+        // for that many bytes at `PyUnicode_DATA`, and `s` is ASCII when the
+        // walker says so (checked as it read it); no one else has seen it.
         unsafe {
             if ascii {
                 let o = self.own(ffi::PyUnicode_New(s.len() as ffi::Py_ssize_t, 127))?;
@@ -154,13 +175,15 @@ impl<'py> Build for PyBuilder<'py, '_> {
     }
 
     fn str_surrogates(&mut self, raw: &[u8]) -> PyResult<Obj> {
-        self.own(unsafe {
-            ffi::PyUnicode_DecodeUTF8(
+        // SAFETY: `raw` is valid for its length; the decoder returns a new
+        // reference or NULL.
+        unsafe {
+            self.own(ffi::PyUnicode_DecodeUTF8(
                 raw.as_ptr().cast(),
                 raw.len() as ffi::Py_ssize_t,
                 c"surrogatepass".as_ptr(),
-            )
-        })
+            ))
+        }
     }
 
     fn bytes(&mut self, b: &[u8], offset: usize, mutable: bool) -> PyResult<Obj> {
@@ -190,6 +213,7 @@ impl<'py> Build for PyBuilder<'py, '_> {
     #[inline(always)]
     fn seq_begin(&mut self, kind: SeqKind, n: usize) -> PyResult<Obj> {
         let n = n as ffi::Py_ssize_t;
+        // SAFETY: each constructor returns a new reference or NULL.
         unsafe {
             match kind {
                 SeqKind::List => self.own(ffi::PyList_New(n)),
@@ -204,6 +228,11 @@ impl<'py> Build for PyBuilder<'py, '_> {
 
     #[inline(always)]
     fn seq_item(&mut self, seq: &Obj, kind: SeqKind, i: usize, item: Obj) -> PyResult<()> {
+        // SAFETY: the walker (amber-core) hands back the object `seq_begin`
+        // made for this `kind`, and for a list or tuple of `n` items calls
+        // this once for each `i < n` before anyone else sees it, so each
+        // SET_ITEM fills an empty slot in bounds (and takes `item`'s
+        // reference); the other calls take live objects, with the GIL held.
         unsafe {
             match kind {
                 SeqKind::List => {
@@ -240,6 +269,7 @@ impl<'py> Build for PyBuilder<'py, '_> {
     #[inline(always)]
     fn dict_begin(&mut self, kind: DictKind, n: usize) -> PyResult<Obj> {
         match kind {
+            // SAFETY: both constructors return a new reference or NULL.
             DictKind::Dict => unsafe {
                 if n > 5 {
                     self.own(ffi::_PyDict_NewPresized(n as ffi::Py_ssize_t))
@@ -255,6 +285,8 @@ impl<'py> Build for PyBuilder<'py, '_> {
 
     #[inline(always)]
     fn dict_item(&mut self, dict: &Obj, key: Obj, value: Obj) -> PyResult<()> {
+        // SAFETY: `dict`, `key` and `value` are live (owned by their `Obj`s)
+        // and the GIL is held; both setters take their own references.
         unsafe {
             if ffi::PyDict_CheckExact(dict.ptr()) != 0
                 || ffi::Py_TYPE(dict.ptr()) != crate::typeref::ordered_dict(self.py)?.as_type_ptr()

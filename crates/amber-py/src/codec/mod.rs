@@ -81,7 +81,7 @@ pub fn loads<'py>(
     };
     let mut builder = decode::PyBuilder::new(py, &opts);
     let result = {
-        let _gc = GcPause::new();
+        let _gc = GcPause::new(py);
         amber_core::decode(input.bytes(), &mut builder, Limits { max_depth })
     };
     match result {

@@ -6,13 +6,20 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 
 /// A contiguous read-only view of a buffer-protocol object, released on drop.
+/// It holds raw pointers, so it is neither `Send` nor `Sync`: it is made and
+/// released on the thread holding the GIL (its bytes may be read elsewhere
+/// meanwhile, by work that borrows them, such as `gil::bulk`).
 pub struct InputBuffer {
     view: Box<ffi::Py_buffer>,
 }
 
 impl InputBuffer {
     pub fn get(data: &Bound<'_, PyAny>) -> PyResult<InputBuffer> {
+        // SAFETY: `Py_buffer` is a C struct of pointers and integers, for
+        // which all-zero bytes are a valid (empty) value.
         let mut view: Box<ffi::Py_buffer> = Box::new(unsafe { std::mem::zeroed() });
+        // SAFETY: `data` is a live object (its Bound) and the GIL is held;
+        // on success `view` holds the export until `PyBuffer_Release`.
         if unsafe { ffi::PyObject_GetBuffer(data.as_ptr(), &mut *view, ffi::PyBUF_SIMPLE) } < 0 {
             return Err(PyErr::fetch(data.py()));
         }
@@ -23,12 +30,16 @@ impl InputBuffer {
         if self.view.len == 0 {
             return &[];
         }
+        // SAFETY: a PyBUF_SIMPLE export is `len` contiguous bytes at `buf`,
+        // valid until the export is released, which outlives this borrow.
         unsafe { std::slice::from_raw_parts(self.view.buf as *const u8, self.view.len as usize) }
     }
 }
 
 impl Drop for InputBuffer {
     fn drop(&mut self) {
+        // SAFETY: `view` holds an export taken in `get`, released once here,
+        // on the thread holding the GIL (see the type's comment).
         unsafe { ffi::PyBuffer_Release(&mut *self.view) }
     }
 }
@@ -48,12 +59,18 @@ pub unsafe fn bytes_like_slice<'a>(o: *mut ffi::PyObject, bytearray: bool) -> &'
             )
         }
     } else {
+        // SAFETY: `o` is a live `bytes` (the caller's contract).
         unsafe { bytes_slice(o) }
     }
 }
 
 /// The bytes of a `bytes` object.
+///
+/// # Safety
+/// `o` must be a live `bytes`, alive for as long as the slice is used.
 pub unsafe fn bytes_slice<'a>(o: *mut ffi::PyObject) -> &'a [u8] {
+    // SAFETY: a bytes object's data is its size in bytes, immutable, and
+    // lives as long as the object (the caller's contract).
     unsafe {
         std::slice::from_raw_parts(
             ffi::PyBytes_AsString(o) as *const u8,

@@ -54,20 +54,30 @@ impl Table {
     #[inline(always)]
     pub unsafe fn of(d: *mut ffi::PyObject) -> Option<Table> {
         let dict = d as *mut ffi::PyDictObject;
+        // SAFETY: `d` is a live dict (the caller's contract), so its object
+        // struct, laid out as `PyDictObject`, can be read.
         let (keys, values) = unsafe { ((*dict).ma_keys, (*dict).ma_values) };
         let k = keys as *const DictKeys;
+        // SAFETY: every dict has a keys object, laid out as `DictKeys` on
+        // the versions this is compiled for.
         let kind = unsafe { (*k).dk_kind };
         if !values.is_null() || kind == DICT_KEYS_SPLIT {
             return None;
         }
         let general = kind == DICT_KEYS_GENERAL;
+        // SAFETY: the index array follows the header in the same
+        // allocation, and the entry array follows its
+        // `1 << dk_log2_index_bytes` bytes (`DK_ENTRIES` in CPython).
         let indices = unsafe { (k as *const u8).add(std::mem::size_of::<DictKeys>()) };
+        // SAFETY: as above.
         let entries = unsafe { indices.add(1usize << (*k).dk_log2_index_bytes) };
         Some(Table {
             entries: entries as *const *mut ffi::PyObject,
             stride: if general { 3 } else { 2 },
             key_at: if general { 1 } else { 0 },
+            // SAFETY: the keys object is live (read above).
             n: unsafe { (*k).dk_nentries } as usize,
+            // SAFETY: `dict` is live.
             version: unsafe { version(dict) },
         })
     }
@@ -81,6 +91,7 @@ impl Table {
     pub unsafe fn current(&self, d: *mut ffi::PyObject) -> bool {
         // Every change that replaces the table (a resize, a clear) or an
         // entry bumps the version.
+        // SAFETY: `d` is the live dict given to `of` (the caller's contract).
         unsafe { version(d as *mut ffi::PyDictObject) == self.version }
     }
 
@@ -88,6 +99,8 @@ impl Table {
     /// one entry's key to the next.
     #[inline(always)]
     pub fn keys(&self) -> (*const *mut ffi::PyObject, usize) {
+        // SAFETY: `key_at` (0 or 1) is inside the first entry slot, which
+        // every entry array has (CPython allocates at least 8).
         (unsafe { self.entries.add(self.key_at) }, self.stride)
     }
 
@@ -98,7 +111,10 @@ impl Table {
     /// `i < self.n`, and the table must be current.
     #[inline(always)]
     pub unsafe fn entry(&self, i: usize) -> (*mut ffi::PyObject, *mut ffi::PyObject) {
+        // SAFETY: `i < n` entries of `stride` pointers each, in the array
+        // `of` found, which is current (the caller's contract).
         let e = unsafe { self.entries.add(i * self.stride + self.key_at) };
+        // SAFETY: as above: the key and, next to it, the value.
         unsafe { (*e, *e.add(1)) }
     }
 }
@@ -114,6 +130,7 @@ impl Table {
 #[inline(always)]
 #[allow(deprecated)]
 unsafe fn version(dict: *mut ffi::PyDictObject) -> u64 {
+    // SAFETY: `dict` is live (the caller's contract).
     unsafe { (*dict).ma_version_tag }
 }
 
@@ -123,5 +140,7 @@ unsafe fn version(dict: *mut ffi::PyDictObject) -> u64 {
 /// `o` must be a live dict or dict subclass.
 #[inline(always)]
 pub unsafe fn len(o: *mut ffi::PyObject) -> usize {
+    // SAFETY: `o` is a live dict (the caller's contract), whose struct
+    // starts as `PyDictObject` on every version.
     unsafe { (*(o as *mut ffi::PyDictObject)).ma_used as usize }
 }

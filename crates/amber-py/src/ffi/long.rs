@@ -19,12 +19,17 @@ pub fn init(py: Python<'_>) -> PyResult<()> {
 }
 
 /// The value of an exact `int` with at most two 30-bit digits, else `None`.
+///
+/// # Safety
+/// `o` must be a live exact `int`.
 #[inline(always)]
 pub unsafe fn small_int(o: *mut ffi::PyObject) -> Option<i64> {
     if !ENABLED.load(Ordering::Relaxed) {
         return None;
     }
+    // SAFETY: `o` is a live int (the caller's contract).
     let (sign, ndigits, digits) = unsafe { layout(o) };
+    // SAFETY: called below only for `i < ndigits`: the int's own digits.
     let d = |i: usize| unsafe { *digits.add(i) } as i64;
     match ndigits {
         0 => Some(0),
@@ -40,7 +45,10 @@ pub unsafe fn small_int(o: *mut ffi::PyObject) -> Option<i64> {
 #[inline(always)]
 unsafe fn layout(o: *mut ffi::PyObject) -> (i64, usize, *const u32) {
     let base = o as *const u8;
+    // SAFETY: a live int (the caller's contract) is a `PyObject` header
+    // followed by `lv_tag` and its digits (`_PyLongValue`, 3.12 and later).
     let tag = unsafe { *(base.add(std::mem::size_of::<ffi::PyObject>()) as *const usize) };
+    // SAFETY: as above; the digits follow the tag.
     let digits =
         unsafe { base.add(std::mem::size_of::<ffi::PyObject>() + std::mem::size_of::<usize>()) };
     (1 - (tag & 3) as i64, tag >> 3, digits as *const u32)
@@ -50,7 +58,10 @@ unsafe fn layout(o: *mut ffi::PyObject) -> (i64, usize, *const u32) {
 #[cfg(not(Py_3_12))]
 #[inline(always)]
 unsafe fn layout(o: *mut ffi::PyObject) -> (i64, usize, *const u32) {
+    // SAFETY: a live int (the caller's contract) is a `PyVarObject` whose
+    // `ob_size` is its signed digit count, digits following (3.10, 3.11).
     let size = unsafe { (*(o as *mut ffi::PyVarObject)).ob_size };
+    // SAFETY: as above.
     let digits = unsafe { (o as *const u8).add(std::mem::size_of::<ffi::PyVarObject>()) };
     (
         size.signum() as i64,

@@ -1,6 +1,11 @@
 //! `Obj`: an owned reference to a Python object (decref on drop, incref on
 //! clone). The walkers work with raw pointers for speed; `Obj` keeps the
 //! ownership rules in one place so error paths cannot leak or double-free.
+//!
+//! An `Obj` always owns one reference to a live object. It is neither `Send`
+//! nor `Sync` (it holds a raw pointer), so it is made, cloned and dropped
+//! only on the thread that holds the GIL: work that releases the GIL runs in
+//! `Send` closures that cannot capture it.
 
 use pyo3::ffi;
 use std::ptr::NonNull;
@@ -11,15 +16,24 @@ pub struct Obj(NonNull<ffi::PyObject>);
 impl Obj {
     /// Take ownership of a new reference; `None` if it is null (an
     /// exception is set).
+    ///
+    /// # Safety
+    /// `p` is null or a new (owned) reference, whose ownership passes to
+    /// the `Obj`; the GIL is held.
     #[inline(always)]
     pub unsafe fn from_owned(p: *mut ffi::PyObject) -> Option<Obj> {
         NonNull::new(p).map(Obj)
     }
 
     /// Make a new reference to a borrowed object.
+    ///
+    /// # Safety
+    /// `p` points to a live object; the GIL is held.
     #[inline(always)]
     pub unsafe fn from_borrowed(p: *mut ffi::PyObject) -> Obj {
+        // SAFETY: `p` is live and the GIL is held (the caller's contract).
         unsafe { ffi::Py_INCREF(p) };
+        // SAFETY: a live object's pointer is not null.
         Obj(unsafe { NonNull::new_unchecked(p) })
     }
 
@@ -40,6 +54,8 @@ impl Obj {
 impl Clone for Obj {
     #[inline(always)]
     fn clone(&self) -> Obj {
+        // SAFETY: `self` owns a reference, so the object is live; an `Obj`
+        // exists only where the GIL is held (see the module comment).
         unsafe { Obj::from_borrowed(self.ptr()) }
     }
 }
@@ -47,6 +63,8 @@ impl Clone for Obj {
 impl Drop for Obj {
     #[inline(always)]
     fn drop(&mut self) {
+        // SAFETY: `self` owns this reference and gives it up here, with the
+        // GIL held (see the module comment).
         unsafe { ffi::Py_DECREF(self.0.as_ptr()) }
     }
 }

@@ -1,6 +1,10 @@
 //! The atoms: str (deduplicated through the string table, surrogates kept),
 //! int (small ints inline, big ones as two's complement), and bytes and
 //! bytearray (in band, or out of band through `buffer_callback`).
+//!
+//! Safety, for every function here: the GIL is held and each `o` is a live
+//! object of the type the function names, which the caller keeps alive for
+//! the call (`Encoder::item`'s contract).
 
 use amber_core::codec::writer as w;
 use pyo3::ffi;
@@ -16,6 +20,7 @@ impl<'py> Encoder<'py> {
     /// A str, deduplicated through the table when at most `dedup_max` bytes.
     #[inline(always)]
     pub(crate) unsafe fn str(&mut self, o: *mut ffi::PyObject, dedup_max: usize, key: bool) -> R {
+        // SAFETY: `o` is a live str (this function's contract).
         unsafe { self.str_in(o, dedup_max, key, None) }
     }
 
@@ -34,7 +39,10 @@ impl<'py> Encoder<'py> {
             w::write_str_ref(&mut self.out, i);
             return Ok(());
         }
+        // SAFETY: `o` is a live str; its UTF-8 lives as long as it does, and
+        // no Python code runs before the bytes are written.
         let Some(utf8) = (unsafe { strings::utf8(o) }) else {
+            // SAFETY: as above.
             return unsafe { self.str_surrogates(o) };
         };
         if utf8.len() <= dedup_max && column.is_none_or(|c| self.shapes.column_on(c)) {
@@ -56,6 +64,8 @@ impl<'py> Encoder<'py> {
     #[cold]
     pub(super) unsafe fn str_surrogates(&mut self, o: *mut ffi::PyObject) -> R {
         // Not valid UTF-8: lone surrogates. Encode them as 3-byte sequences.
+        // SAFETY: `o` is a live str; the call returns a new reference (or
+        // NULL with an exception set), which `Obj` owns.
         let b = unsafe {
             Obj::from_owned(ffi::PyUnicode_AsEncodedString(
                 o,
@@ -64,6 +74,7 @@ impl<'py> Encoder<'py> {
             ))
         };
         let Some(b) = b else { return py_fail(self.py) };
+        // SAFETY: `b` is a live bytes object, held while `raw` is used.
         let raw = unsafe { bytes_slice(b.ptr()) };
         w::write_str_surrogates(&mut self.out, raw);
         Ok(())
@@ -71,19 +82,23 @@ impl<'py> Encoder<'py> {
 
     #[inline(always)]
     pub(super) unsafe fn int(&mut self, o: *mut ffi::PyObject) -> R {
+        // SAFETY: `o` is a live exact int (this function's contract).
         if let Some(v) = unsafe { crate::ffi::long::small_int(o) } {
             w::write_int(&mut self.out, v);
             return Ok(());
         }
         let mut overflow = 0;
+        // SAFETY: as above; `overflow` is a valid out-pointer.
         let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(o, &mut overflow) };
         if overflow == 0 {
+            // SAFETY: the GIL is held.
             if v == -1 && unsafe { !ffi::PyErr_Occurred().is_null() } {
                 return py_fail(self.py);
             }
             w::write_int(&mut self.out, v);
             Ok(())
         } else {
+            // SAFETY: as above.
             unsafe { self.bigint(o) }
         }
     }
@@ -91,6 +106,7 @@ impl<'py> Encoder<'py> {
     #[cold]
     pub(super) unsafe fn bigint(&mut self, o: *mut ffi::PyObject) -> R {
         let py = self.py;
+        // SAFETY: `o` is a live int; the Bound takes a reference of its own.
         let n = unsafe { Bound::from_borrowed_ptr(py, o) };
         // bit_length // 8 + 1 bytes always leave room for the sign bit.
         let bits: u64 = n
@@ -115,7 +131,12 @@ impl<'py> Encoder<'py> {
 
     /// Bytes and bytearrays, in band or out of band.
     pub(crate) unsafe fn bytes_like(&mut self, o: *mut ffi::PyObject, bytearray: bool) -> R {
+        // SAFETY: `o` is live; the reference keeps it so while the buffer
+        // callback (Python code) runs, which may drop the container's.
+        let _keep = unsafe { Obj::from_borrowed(o) };
+        // SAFETY: `o` is a live bytes (or bytearray, as `bytearray` says).
         if unsafe { bytes_like_slice(o, bytearray) }.len() >= self.opts.oob_threshold {
+            // SAFETY: `o` is held by `_keep`.
             if let Some(i) = unsafe { self.out_of_band(o) }? {
                 w::write_bytes_oob(&mut self.out, i, bytearray);
                 return Ok(());
@@ -124,6 +145,8 @@ impl<'py> Encoder<'py> {
         // Read now: the callback (Python code) may have resized a bytearray.
         w::write_bytes(
             &mut self.out,
+            // SAFETY: `o` is held by `_keep`; no Python code runs while the
+            // slice is written.
             unsafe { bytes_like_slice(o, bytearray) },
             bytearray,
         );
@@ -137,11 +160,13 @@ impl<'py> Encoder<'py> {
             return Ok(None);
         };
         let py = self.py;
+        // SAFETY: the caller's `o` is live; the Bound takes a reference.
         let obj = unsafe { Bound::from_borrowed_ptr(py, o) };
         let pb = crate::typeref::pickle_buffer(py)
             .or_fail()?
             .call1((obj,))
             .or_fail()?;
+        // SAFETY: the options own the callback for the whole call.
         let keep_in_band = unsafe { Bound::from_borrowed_ptr(py, cb.ptr()) }
             .call1((pb,))
             .or_fail()?;

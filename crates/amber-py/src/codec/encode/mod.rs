@@ -130,7 +130,7 @@ fn dumps_here<'py>(
         plain_dtypes: crate::codec::types::dtype::Seen::default(),
     };
     let result = enc
-        .frame(obj.as_ptr())
+        .frame(obj)
         .and_then(|()| new_bytes(py, enc.out.as_slice()));
     let Encoder {
         mut out,
@@ -157,9 +157,10 @@ fn dumps_here<'py>(
 
 impl<'py> Encoder<'py> {
     /// Encode `obj` as one frame appended to `self.out`.
-    fn frame(&mut self, obj: *mut ffi::PyObject) -> PyResult<()> {
+    fn frame(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
         self.frame_start = w::begin_frame(&mut self.out);
-        match unsafe { self.item(obj) } {
+        // SAFETY: `obj` is live, held by its Bound for the whole encode.
+        match unsafe { self.item(obj.as_ptr()) } {
             Ok(()) if self.out.failed() => Err(out_of_memory(self.out.len())),
             Ok(()) => {
                 w::finish_frame(&mut self.out, self.frame_start);
@@ -212,6 +213,7 @@ impl<'py> Encoder<'py> {
         o: *mut ffi::PyObject,
         body: impl FnOnce(&mut Self) -> R,
     ) -> R {
+        // SAFETY: the caller's `o` is live.
         let memo = unsafe { self.memo_before(o, false) };
         match memo {
             Memo::Done => Ok(()),
@@ -227,7 +229,8 @@ impl<'py> Encoder<'py> {
                          table's attrs); amber cannot encode this cycle",
                     );
                 }
-                self.memo_after_immutable(o, at);
+                // SAFETY: the caller's `o` is live.
+                unsafe { self.memo_after_immutable(o, at) };
                 Ok(())
             }
         }
@@ -236,8 +239,10 @@ impl<'py> Encoder<'py> {
     /// Encode any object.
     #[inline(always)]
     pub(crate) unsafe fn item(&mut self, o: *mut ffi::PyObject) -> R {
+        // SAFETY: `o` is live (this function's contract).
         match unsafe { self.atom(o) } {
             Some(r) => r,
+            // SAFETY: as above.
             None => unsafe { self.compound(o) },
         }
     }
@@ -246,7 +251,10 @@ impl<'py> Encoder<'py> {
     /// `None` for anything else. Atoms run no Python code.
     #[inline(always)]
     unsafe fn atom(&mut self, o: *mut ffi::PyObject) -> Option<R> {
+        // SAFETY: `o` is live (this function's contract).
         let t = unsafe { ffi::Py_TYPE(o) };
+        // SAFETY: `o` is live and each branch treats it as the exact type
+        // just compared; the singletons are only compared by address.
         unsafe {
             if t == &raw mut ffi::PyUnicode_Type {
                 Some(self.str(o, strings::MAX_VALUE_LEN, false))
@@ -270,7 +278,9 @@ impl<'py> Encoder<'py> {
     /// Everything but atoms, out of line: containers recurse through here.
     #[inline(never)]
     unsafe fn compound(&mut self, o: *mut ffi::PyObject) -> R {
+        // SAFETY: `o` is live (this function's contract).
         let t = unsafe { ffi::Py_TYPE(o) };
+        // SAFETY: each handler gets a live object of exactly its type.
         unsafe {
             if t == &raw mut ffi::PyDict_Type {
                 self.dict(o)
@@ -287,6 +297,7 @@ impl<'py> Encoder<'py> {
     /// Identity mode bookkeeping before writing a container.
     #[inline(always)]
     pub(crate) unsafe fn memo_before(&mut self, o: *mut ffi::PyObject, mutable: bool) -> Memo {
+        // SAFETY: the caller's `o` is live.
         if !self.opts.identity || unsafe { ffi::Py_REFCNT(o) } <= 1 {
             return Memo::Plain;
         }
@@ -296,13 +307,18 @@ impl<'py> Encoder<'py> {
         }
         let at = w::write_share(&mut self.out);
         if mutable {
-            self.memo_insert(o);
+            // SAFETY: as above.
+            unsafe { self.memo_insert(o) };
         }
         Memo::Shared(at)
     }
 
-    fn memo_insert(&mut self, o: *mut ffi::PyObject) {
+    /// # Safety
+    /// `o` is a live object.
+    unsafe fn memo_insert(&mut self, o: *mut ffi::PyObject) {
         let i = self.memo_keep.len();
+        // SAFETY: `o` is live (this function's contract); the reference
+        // keeps it, and so its address in `memo`, for the whole frame.
         self.memo_keep.push(unsafe { Obj::from_borrowed(o) });
         self.memo.insert(o as usize, i);
     }
@@ -310,9 +326,13 @@ impl<'py> Encoder<'py> {
     /// Identity mode bookkeeping after writing an immutable container that
     /// got a SHARE marker at `at`. If a cycle through its contents already
     /// wrote and registered it, the outer copy is wrapped in REPLACE.
-    pub(crate) fn memo_after_immutable(&mut self, o: *mut ffi::PyObject, at: usize) {
+    ///
+    /// # Safety
+    /// `o` is a live object.
+    pub(crate) unsafe fn memo_after_immutable(&mut self, o: *mut ffi::PyObject, at: usize) {
         match self.memo.get(&(o as usize)) {
-            None => self.memo_insert(o),
+            // SAFETY: `o` is live (this function's contract).
+            None => unsafe { self.memo_insert(o) },
             Some(&i) => w::replace_share(&mut self.out, at, i),
         }
     }

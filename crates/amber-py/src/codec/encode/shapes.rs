@@ -166,9 +166,11 @@ impl ShapeTable {
         // may be equal without being the same object, and some run Python
         // code to encode).
         self.lookups.hit();
-        if self.defined >= MAX_SHAPES
-            || !(0..n).all(|i| unsafe { ffi::Py_TYPE(keys.get(i)) } == &raw mut ffi::PyUnicode_Type)
-        {
+        // SAFETY: the view was just made from a live dict and no Python
+        // code has run since (`KeyView::of`'s contract), so its keys are live.
+        let all_str =
+            || (0..n).all(|i| unsafe { ffi::Py_TYPE(keys.get(i)) } == &raw mut ffi::PyUnicode_Type);
+        if self.defined >= MAX_SHAPES || !all_str() {
             return None;
         }
         let start = self.keys.len();
@@ -226,6 +228,7 @@ impl KeyView {
         buf: &mut [MaybeUninit<*mut ffi::PyObject>; MAX_KEYS],
     ) -> Option<KeyView> {
         #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+        // SAFETY: `o` is a live dict (this function's contract).
         if let Some(table) = unsafe { dict::Table::of(o) } {
             if table.n == n {
                 // No deleted entries: the keys are in place, in order.
@@ -237,6 +240,8 @@ impl KeyView {
         let mut pos: ffi::Py_ssize_t = 0;
         let mut k: *mut ffi::PyObject = std::ptr::null_mut();
         let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+        // SAFETY: `o` is a live dict; PyDict_Next checks `pos`, and runs no
+        // Python code.
         while unsafe { ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) } != 0 {
             if count == n.min(MAX_KEYS) {
                 return None;

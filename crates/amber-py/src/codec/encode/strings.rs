@@ -273,7 +273,14 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
 /// The UTF-8 of a str: read in place for compact ASCII strings, else through
 /// `PyUnicode_AsUTF8AndSize` (which caches it). `None` if it has lone surrogates.
 #[inline(always)]
+///
+/// # Safety
+/// `o` is a live str, alive while the slice is used.
 pub unsafe fn utf8<'a>(o: *mut ffi::PyObject) -> Option<&'a [u8]> {
+    // SAFETY: `o` is a live str (the caller's contract). A compact ASCII
+    // str keeps its `length` bytes right after its `PyASCIIObject` header;
+    // otherwise CPython caches the UTF-8 in the object, valid while it
+    // lives, and returns NULL (an exception, cleared here) for surrogates.
     unsafe {
         if ffi::PyUnicode_IS_COMPACT_ASCII(o) != 0 {
             let len = (*(o as *mut ffi::PyASCIIObject)).length as usize;

@@ -34,7 +34,8 @@ impl<'py> Encoder<'py> {
         // SAFETY: as above.
         unsafe { self.iter_items(o, &s, n) }?;
         if let (true, Memo::Shared(at)) = (frozen, memo) {
-            self.memo_after_immutable(o, at);
+            // SAFETY: `o` is live, held by the caller (or `_keep`) throughout.
+            unsafe { self.memo_after_immutable(o, at) };
         }
         Ok(())
     }

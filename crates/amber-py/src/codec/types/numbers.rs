@@ -102,6 +102,6 @@ impl<'py> PyBuilder<'py, '_> {
     pub(crate) fn complex_(&mut self, re: f64, im: f64) -> PyResult<Obj> {
         // SAFETY: PyComplex_FromDoubles returns a new reference or NULL with
         // an exception set.
-        self.own(unsafe { ffi::PyComplex_FromDoubles(re, im) })
+        unsafe { self.own(ffi::PyComplex_FromDoubles(re, im)) }
     }
 }

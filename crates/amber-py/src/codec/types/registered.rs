@@ -54,10 +54,12 @@ impl<'py> Encoder<'py> {
                     enc.item(value.as_ptr())
                 })
             }
-            // SAFETY (the three below): `o` is a live instance of the class
-            // of `e`, kept alive by `_keep`.
+            // SAFETY: `o` is a live instance of the class of `e`, kept alive
+            // by `_keep`.
             Mode::Dict | Mode::Slots => unsafe { self.made_first(o, &obj, e) },
+            // SAFETY: as above.
             Mode::NamedTuple => unsafe { self.named_tuple(o, &obj, e) },
+            // SAFETY: as above.
             Mode::Hook => unsafe { self.hooked(o, &obj, e) },
         }
     }
@@ -156,7 +158,8 @@ impl<'py> Encoder<'py> {
             enc.item(state.as_ptr())
         })?;
         if let Memo::Shared(at) = memo {
-            self.memo_after_immutable(o, at);
+            // SAFETY: `o` is live, held by the caller (or `_keep`) throughout.
+            unsafe { self.memo_after_immutable(o, at) };
         }
         Ok(())
     }
@@ -187,9 +190,8 @@ impl<'py> Encoder<'py> {
     /// tuple of 2 without path steps of its own: an error in it is at the
     /// attribute or slot name, as on the object.
     fn write_state(&mut self, state: &State<'py>) -> R {
-        // SAFETY (each `item` below): `state` holds every object it refers
-        // to for the whole call.
         let (dict, slots) = match state {
+            // SAFETY: `state` holds `s` for the whole call.
             State::Custom(s) => return unsafe { self.item(s.as_ptr()) },
             State::Default { dict, slots } => (dict, slots),
             State::Fill(_) | State::Fields => {
@@ -197,6 +199,7 @@ impl<'py> Encoder<'py> {
             }
         };
         let write_dict = |enc: &mut Self, d: &Option<Bound<'py, PyDict>>| match d {
+            // SAFETY: `state` holds `d` for the whole call.
             Some(d) => unsafe { enc.item(d.as_ptr()) },
             None => {
                 w::write_none(&mut enc.out);
@@ -209,6 +212,7 @@ impl<'py> Encoder<'py> {
                 w::write_tuple_header(&mut self.out, 2);
                 self.nested(|enc| {
                     write_dict(enc, dict)?;
+                    // SAFETY: `state` holds `s` for the whole call.
                     unsafe { enc.item(s.as_ptr()) }
                 })
             }
