@@ -153,7 +153,7 @@ def test_tiny_run_writes_report_and_results(tmp_path: Path) -> None:
     found, _ = codecs.CODEC.resolve(["pickle-5", "pickle-5-fast"])
     out = io.StringIO()
     result = run(
-        BenchConfig(out_dir=tmp_path, mode="tiny", progress=False),
+        BenchConfig(out_dir=tmp_path, mode="tiny", progress=False, studies=["objects", "scaling"]),
         contenders={"codec": [*found, WRONG]},
         stdout=out,
     )
@@ -326,3 +326,23 @@ def test_contenders_are_chosen_by_name_across_parts(tmp_path: Path) -> None:
     assert data["config"]["contenders"] == {"files": ["files-pickle", "files-lossy"]}
     with pytest.raises(bench.UnknownNameError):
         run(dataclasses.replace(config, contenders=["no-such-contender"]), stdout=io.StringIO())
+
+
+def test_the_archive_study_checks_and_times_each_archive(tmp_path: Path) -> None:
+    from amber.bench.parts.archive.contenders import ARCHIVE
+
+    found, _ = ARCHIVE.resolve(["pickle-5", "amber", "amber-zstd"])
+    result = run(
+        BenchConfig(out_dir=tmp_path, mode="tiny", progress=False, studies=["archive"]),
+        contenders={"archive": found},
+        stdout=io.StringIO(),
+    )
+    study = json.loads(result.results.read_text())["studies"]["archive"]
+    assert study["part"] == "archive"
+    rows = {(r["workload"], r["contender"]): r for r in study["rows"]}
+    assert {w for w, _ in rows} == {"W2", "mixed-5k"}
+    for (workload, _), row in rows.items():
+        assert row["status"] == OK and row["size_bytes"] > 0
+        ops = {"write", "read", "read key"} | ({"read frame"} if workload != "W2" else set())
+        assert set(row["ops"]) == ops
+    assert "archive: a whole result in one file" in result.report.read_text()

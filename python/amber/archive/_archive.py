@@ -57,7 +57,9 @@ class Archive(MutableMapping[str, Any]):
     polars, pyarrow) as Arrow IPC files; pass `encoding=` to `put` for JSON or Parquet.
     `compression` (`"zstd"`, `"deflate"` or `"stored"`) applies to every entry written unless
     `put` says otherwise; stored array and table entries are read as views of the mapped file.
-    `verify` checks each entry's BLAKE3 hash as it is read.
+    `verify` checks each entry's BLAKE3 hash as it is read. Writes are atomic whatever happens
+    to the process; `durable=True` also syncs the file and its folder to disk before the archive
+    counts as written, so it survives a power loss too (at the cost of waiting for the disk).
     """
 
     def __init__(
@@ -69,6 +71,7 @@ class Archive(MutableMapping[str, Any]):
         level: int | None = None,
         verify: bool = True,
         max_ratio: float | None = None,
+        durable: bool = False,
         storage_options: dict[str, Any] | None = None,
     ) -> None:
         if mode not in ("r", "w", "a", "x"):
@@ -79,6 +82,7 @@ class Archive(MutableMapping[str, Any]):
         self.compression: Compression = compression
         self.level = level
         self._verify_reads = verify
+        self._durable = durable
         self._max_ratio = max_ratio
         self._keys: dict[str, dict[str, Any]] = {}
         self._entries: dict[str, dict[str, Any]] = {}
@@ -178,7 +182,8 @@ class Archive(MutableMapping[str, Any]):
         self._end = self._source.size
         with open(_journal(self._path), "xb") as j:
             j.write(f"amber-append {self._end}\n".encode())
-            os.fsync(j.fileno())
+            if self._durable:
+                os.fsync(j.fileno())
         self._file = open(self._path, "r+b")  # noqa: SIM115 - closed in close()
         self._file.seek(self._end)
         kept = [e for name, e in self._zip.items() if name != _manifest.NAME]
@@ -350,7 +355,8 @@ class Archive(MutableMapping[str, Any]):
         self._sink.add(_manifest.NAME, manifest, "stored")
         self._sink.finish()
         self._file.flush()
-        os.fsync(self._file.fileno())
+        if self._durable:
+            os.fsync(self._file.fileno())
         self._file.close()
         if self.mode == "a" and hasattr(self, "_end"):
             os.unlink(_journal(self._path))
@@ -359,13 +365,13 @@ class Archive(MutableMapping[str, Any]):
             os.unlink(self._tmp)
         else:
             os.replace(self._tmp, self._path)
-        _fsync_dir(self._path)
+        if self._durable:
+            _fsync_dir(self._path)
 
     def _abort(self) -> None:
         if self._file is not None and not self._file.closed:
             if self.mode == "a" and hasattr(self, "_end"):
                 self._file.truncate(self._end)
-                os.fsync(self._file.fileno())
             self._file.close()
         if self.mode == "a" and hasattr(self, "_end"):
             with contextlib.suppress(FileNotFoundError):
