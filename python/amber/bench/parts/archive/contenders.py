@@ -9,6 +9,7 @@ contender alike: the figures are CPU and memory costs, not disk speed.
 
 from __future__ import annotations
 
+import functools
 import pickle
 import tempfile
 from collections.abc import Callable, Iterator
@@ -72,10 +73,14 @@ def archive(
         for op, option in (("read key", KEY), ("read frame", FRAME)):
             key = t.options.get(option)
             if isinstance(key, str):
-                got = t.run(op, lambda p, k=key: read_key(p, k), path)
+                got = t.run(op, functools.partial(_read_one, read_key, key), path)
                 t.expect(same(t.value[key], got), f"{op} {key!r} differs")
 
     return Contender(name, prepare, setup=_scratch, package=package, note=note)
+
+
+def _read_one(read_key: ReadKey, key: str, path: Path) -> Any:
+    return read_key(path, key)
 
 
 # --- amber -------------------------------------------------------------------------------------
