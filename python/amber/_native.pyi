@@ -10,9 +10,11 @@ __all__ = [
     "FORMAT_VERSION",
     "HEADER_LEN",
     "KINDS",
+    "ZIP_LOCAL_CRC_AT",
     "ZIP_TAIL_LEN",
     "AmberError",
     "ArchiveError",
+    "Digest",
     "DecodeError",
     "EncodeError",
     "RegistryEntry",
@@ -152,6 +154,15 @@ class ArchiveError(AmberError, ValueError):
     path: str | None
 
 ZIP_TAIL_LEN: Final[int]
+ZIP_LOCAL_CRC_AT: Final[int]
+
+@final
+class Digest:
+    def __new__(cls) -> Digest: ...
+    def update(self, piece: Buffer) -> None: ...
+    @property
+    def size(self) -> int: ...
+    def finish(self) -> tuple[int, str]: ...
 
 @final
 class ZipEntry:
@@ -198,6 +209,7 @@ class ZipWriter:
         align: int = 1,
     ) -> bytes: ...
     def remove(self, name: str) -> bool: ...
+    def set_crc(self, name: str, crc32: int) -> bool: ...
     def finish(self) -> bytes: ...
 
 def archive_compress(data: Buffer, method: _Method, level: int | None = None) -> bytes: ...

@@ -20,6 +20,7 @@ from typing import Any
 
 from amber import _frames, _native
 from amber._native import ArchiveError
+from amber.archive._zip import Stream
 from amber.codec import dumps, loads
 
 # Buffers at least this large leave an amber entry for an entry of their own.
@@ -148,11 +149,15 @@ def _encode_npy(arr: Any, info: dict[str, Any], name: str) -> Encoded:
     descr = repr(np.lib.format.dtype_to_descr(arr.dtype))
     header = _native.npy_header(descr, fortran, tuple(arr.shape))
     c_order = arr.T if fortran else arr
-    raw = c_order.reshape(-1).view(np.uint8) if arr.nbytes else b""
+    raw = memoryview(c_order.reshape(-1).view(np.uint8) if arr.nbytes else b"")
     info.update(dtype=arr.dtype.str, shape=list(arr.shape))
-    data = bytearray(header)
-    data += memoryview(raw)
-    return Encoded(info, [(name, data)])
+
+    def write(out: Any) -> None:
+        out.write(header)
+        if len(raw):
+            out.write(raw)
+
+    return Encoded(info, [(name, Stream(len(header) + len(raw), write))])
 
 
 def _decode_npy(data: Any) -> Any:
@@ -186,14 +191,23 @@ def _encode_table(value: Any, info: dict[str, Any], name: str, encoding: str) ->
         metadata[EXTRAS_KEY] = dumps(extras)
         table = table.replace_schema_metadata(metadata)
     info.update(kind=kind, rows=table.num_rows, columns=table.num_columns)
-    sink = pa.BufferOutputStream()
     if encoding == "arrow":
-        with pa.ipc.new_file(sink, table.schema) as writer:
-            writer.write_table(table)
-    else:
-        import pyarrow.parquet as pq
+        # Measured first (a mock stream only counts), then streamed to the file.
+        def write(sink: Any) -> None:
+            with pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
 
-        pq.write_table(table, sink)
+        mock = pa.MockOutputStream()
+        write(mock)
+
+        def stream(out: Any) -> None:
+            write(pa.PythonFile(out, mode="w"))
+
+        return Encoded(info, [(name, Stream(mock.size(), stream))])
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
     return Encoded(info, [(name, sink.getvalue())])
 
 

@@ -5,7 +5,8 @@ amber's core (`amber._native`): here are only the reads and writes around it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import io
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
@@ -69,6 +70,45 @@ def unpack(entry: ZipEntry | Written, data: memoryview) -> Any:
 
 
 @dataclass
+class Stream:
+    """Content of a known size written in pieces: `write(out)` calls `out.write(piece)` for each
+    (bytes or any buffer) and must write exactly `size` bytes. A stored entry is streamed
+    straight to the file, so large arrays and Arrow tables are not first copied into one
+    buffer."""
+
+    size: int
+    write: Callable[[Any], None]
+
+    def materialize(self) -> bytes:
+        out = io.BytesIO()
+        self.write(out)
+        return out.getvalue()
+
+
+class _Tee:
+    """A file-like object that writes each piece to the archive file and into its digest."""
+
+    closed = False
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self.file = file
+        self.digest = _native.Digest()
+
+    def write(self, piece: Any) -> int:
+        self.digest.update(piece)
+        return self.file.write(piece)
+
+    def writable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.digest.size
+
+    def flush(self) -> None:
+        pass
+
+
+@dataclass
 class Written:
     """An entry written: where its stored bytes lie, and what the directory and the manifest
     say of it (`unpack` reads it back like a directory entry)."""
@@ -92,6 +132,10 @@ class ZipSink:
     def add(
         self, name: str, data: Any, method: Method = "stored", level: int | None = None
     ) -> Written:
+        if isinstance(data, Stream):
+            if method == "stored":
+                return self._add_streamed(name, data)
+            data = data.materialize()
         view = memoryview(data).cast("B")
         crc, digest = _native.archive_digest(view)
         stored = view if method == "stored" else _native.archive_compress(view, method, level)
@@ -101,6 +145,26 @@ class ZipSink:
         self.file.write(header)
         self.file.write(stored)
         return Written(name, offset, len(stored), len(view), method, crc, digest)
+
+    def _add_streamed(self, name: str, content: Stream) -> Written:
+        """A stored entry streamed to the file: the header (its CRC-32 zero until the data has
+        gone by), the pieces, then the CRC-32 patched in."""
+        f = self.file
+        header = self.writer.local_header(name, "stored", 0, content.size, content.size, ALIGN)
+        start = f.tell()
+        f.write(header)
+        tee = _Tee(f)
+        content.write(tee)
+        if tee.digest.size != content.size:
+            raise RuntimeError(f"{name}: wrote {tee.digest.size} bytes, expected {content.size}")
+        crc, digest = tee.digest.finish()
+        end = f.tell()
+        f.seek(start + _native.ZIP_LOCAL_CRC_AT)
+        f.write(crc.to_bytes(4, "little"))
+        f.seek(end)
+        self.writer.set_crc(name, crc)
+        offset = start + len(header)
+        return Written(name, offset, content.size, content.size, "stored", crc, digest)
 
     def remove(self, name: str) -> bool:
         return bool(self.writer.remove(name))

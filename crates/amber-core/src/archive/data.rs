@@ -119,6 +119,44 @@ pub fn crc32(data: &[u8]) -> u32 {
     crc32fast::hash(data)
 }
 
+/// CRC-32 and BLAKE3 of content that arrives in pieces (a writer streaming
+/// an entry to its file).
+#[derive(Default, Clone)]
+pub struct Digest {
+    crc: crc32fast::Hasher,
+    blake: blake3::Hasher,
+    len: u64,
+}
+
+impl Digest {
+    pub fn new() -> Self {
+        Digest::default()
+    }
+
+    pub fn update(&mut self, piece: &[u8]) {
+        self.crc.update(piece);
+        self.blake.update(piece);
+        self.len += piece.len() as u64;
+    }
+
+    /// Bytes seen so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// `(crc32, blake3 hex)` of everything seen.
+    pub fn finish(&self) -> (u32, String) {
+        (
+            self.crc.clone().finalize(),
+            self.blake.finalize().to_hex().to_string(),
+        )
+    }
+}
+
 /// The BLAKE3 hash of `data`, as 64 hex digits.
 pub fn blake3_hex(data: &[u8]) -> String {
     blake3::hash(data).to_hex().to_string()

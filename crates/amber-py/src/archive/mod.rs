@@ -93,6 +93,32 @@ pub fn archive_digest(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<(u32,
     with_bytes(py, data, |b| (data::crc32(b), data::blake3_hex(b)))
 }
 
+/// CRC-32 and BLAKE3 of content written in pieces.
+#[pyclass(module = "amber._native", name = "Digest")]
+#[derive(Default)]
+pub struct PyDigest(data::Digest);
+
+#[pymethods]
+impl PyDigest {
+    #[new]
+    fn new() -> Self {
+        PyDigest::default()
+    }
+    fn update(&mut self, py: Python<'_>, piece: &Bound<'_, PyAny>) -> PyResult<()> {
+        let digest = &mut self.0;
+        with_bytes(py, piece, |b| digest.update(b))
+    }
+    /// Bytes seen so far.
+    #[getter]
+    fn size(&self) -> u64 {
+        self.0.len()
+    }
+    /// `(crc32, blake3 hex)` of everything seen.
+    fn finish(&self) -> (u32, String) {
+        self.0.finish()
+    }
+}
+
 /// One central directory entry.
 #[pyclass(frozen, module = "amber._native", name = "ZipEntry")]
 #[derive(Clone)]
@@ -209,6 +235,11 @@ impl PyZipWriter {
     }
     fn remove(&mut self, name: &str) -> bool {
         self.0.remove(name)
+    }
+    /// Set an entry's CRC-32 after its data was written (the caller patches
+    /// the local header at `ZIP_LOCAL_CRC_AT`).
+    fn set_crc(&mut self, name: &str, crc32: u32) -> bool {
+        self.0.set_crc(name, crc32)
     }
     fn finish<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.0.finish())
@@ -342,9 +373,14 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zip_data_offset, m)?)?;
     m.add_function(wrap_pyfunction!(npy_header, m)?)?;
     m.add_function(wrap_pyfunction!(npy_parse_header, m)?)?;
+    m.add_class::<PyDigest>()?;
     m.add_class::<PyZipEntry>()?;
     m.add_class::<PyZipEnd>()?;
     m.add_class::<PyZipWriter>()?;
     m.add("ZIP_TAIL_LEN", read::TAIL_LEN)?;
+    m.add(
+        "ZIP_LOCAL_CRC_AT",
+        amber_core::archive::zip::write::LOCAL_CRC_AT,
+    )?;
     Ok(())
 }

@@ -13,6 +13,9 @@ use super::{
 };
 use crate::archive::error::{ArchiveError, ArchiveErrorKind, Res};
 
+/// Where the CRC-32 is in a local header.
+pub const LOCAL_CRC_AT: usize = 14;
+
 /// A regular file, mode 0o644, as Unix zip tools record it.
 const EXTERNAL_ATTRS: u32 = 0o100_644 << 16;
 /// "Version made by": Unix (3), in the high byte.
@@ -125,6 +128,20 @@ impl ZipWriter {
         });
         self.position += h.len() as u64 + compressed_size;
         Ok(h)
+    }
+
+    /// Set the CRC-32 of entry `name`, for a writer that learns it only
+    /// after writing the data (the caller patches the local header's CRC at
+    /// [`LOCAL_CRC_AT`] bytes from its start); false if there is no entry
+    /// of that name.
+    pub fn set_crc(&mut self, name: &str, crc32: u32) -> bool {
+        match self.entries.iter_mut().find(|e| e.name == name) {
+            Some(e) => {
+                e.crc32 = crc32;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Drop an entry from the directory to be written (its bytes stay in
