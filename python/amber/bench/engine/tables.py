@@ -80,7 +80,11 @@ def fmt_size(n: int | None) -> str:
 def fmt_ratio(r: float | None) -> str:
     if r is None or math.isnan(r):
         return MISSING
-    return f"{r:.2f}x" if r < 100 else f"{r:.0f}x"
+    if r >= 100:
+        return f"{r:.0f}x"
+    if r >= 0.01 or r == 0:
+        return f"{r:.2f}x"
+    return f"{r:.1g}x"  # reading one key of a big file: 0.001x, not 0.00x
 
 
 def ratio(value: float | None, base: float | None) -> float | None:
