@@ -196,13 +196,9 @@ def _factory(z: DataZip, obj: dict[str, Any], depth: int) -> Any:
     if spec is None:
         return None
     items = spec.get("items") if isinstance(spec, dict) and spec.get("__type__") == "type" else None
-    if (
-        isinstance(items, list)
-        and len(items) == 2
-        and items[0] == "builtins"
-        and items[1] in _FACTORIES
-    ):
-        return _FACTORIES[items[1]]
+    builtin = _builtin_type(items)
+    if builtin is not None:
+        return builtin
     raise refused(f"a defaultdict factory {spec!r} that amber would have to import", None)
 
 
@@ -232,15 +228,18 @@ def _namedtuple(z: DataZip, obj: dict[str, Any], depth: int) -> Any:
     return _registered_class(kind, "namedtuple")(**items)
 
 
+def _builtin_type(items: Any) -> type | None:
+    """The builtin type DataZip names as `["builtins", name]`, if it is one amber allows."""
+    if isinstance(items, list) and len(items) == 2 and items[0] == "builtins":
+        return _FACTORIES.get(items[1]) if isinstance(items[1], str) else None
+    return None
+
+
 def _type(z: DataZip, obj: dict[str, Any], depth: int) -> type:
     items = obj.get("items")
-    if (
-        isinstance(items, list)
-        and len(items) == 2
-        and items[0] == "builtins"
-        and items[1] in _FACTORIES
-    ):
-        return _FACTORIES[items[1]]
+    builtin = _builtin_type(items)
+    if builtin is not None:
+        return builtin
     if isinstance(items, list) and len(items) == 2:
         return _registered_class(f"{items[0]}|{items[1]}", "type")
     raise _bad(f"type {items!r}")
