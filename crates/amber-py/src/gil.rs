@@ -17,7 +17,7 @@ pub const BULK_MIN: usize = 1 << 20;
 ///
 /// `f` must not touch Python objects; what it reads must not change while
 /// it runs (memory owned by Rust, an object not yet shared with any other
-/// thread, or an immutable `bytes`).
+/// thread, an immutable `bytes`, or a read-only map of a file).
 pub fn bulk<T: Send>(py: Python<'_>, n: usize, f: impl FnOnce() -> T + Send) -> PyResult<T> {
     if n < BULK_MIN {
         return Ok(f());
