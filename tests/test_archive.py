@@ -624,3 +624,12 @@ def test_a_tampered_entry_fails_its_hash_and_verify_says_so(tmp_path: Path) -> N
         [sys.executable, "-c", CLI, "verify", str(path)], capture_output=True, text=True
     )
     assert out.returncode == 1 and "x.npy" in out.stderr
+
+
+def test_large_zstd_entries_compress_to_the_same_bytes_every_time(tmp_path: Path) -> None:
+    big = {"a": np.arange(3_000_000, dtype="i4"), "t": "x" * 100}  # over zstd's threaded size
+    write(tmp_path / "1.zip", big, compression="zstd")
+    write(tmp_path / "2.zip", big, compression="zstd")
+    assert (tmp_path / "1.zip").read_bytes() == (tmp_path / "2.zip").read_bytes()
+    with Archive(tmp_path / "1.zip") as a:
+        assert np.array_equal(a["a"], big["a"])

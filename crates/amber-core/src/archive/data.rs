@@ -21,6 +21,10 @@ pub const DEFAULT_ZSTD_LEVEL: i32 = 3;
 /// choice.
 pub const DEFAULT_DEFLATE_LEVEL: u32 = 6;
 
+/// zstd splits inputs of at least this size over this many worker threads.
+const MULTITHREAD_MIN: usize = 8 << 20;
+const ZSTD_WORKERS: u32 = 2;
+
 pub fn compress(method: Method, level: Option<i32>, data: &[u8]) -> Res<Vec<u8>> {
     let io = |e: std::io::Error| {
         ArchiveError::new(
@@ -44,6 +48,13 @@ pub fn compress(method: Method, level: Option<i32>, data: &[u8]) -> Res<Vec<u8>>
             let mut c = zstd::bulk::Compressor::new(level).map_err(io)?;
             c.include_contentsize(true).map_err(io)?;
             c.include_checksum(false).map_err(io)?;
+            // Large inputs are split over zstd's own worker threads: the same
+            // format, faster on more than one core. The count is fixed, not
+            // the machine's, so equal content compresses to equal bytes
+            // everywhere.
+            if data.len() >= MULTITHREAD_MIN {
+                c.multithread(ZSTD_WORKERS).map_err(io)?;
+            }
             c.compress(data).map_err(io)
         }
     }
