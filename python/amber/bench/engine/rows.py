@@ -146,4 +146,5 @@ def ratio_pairs(
 
 
 def _num(r: float | None) -> str:
-    return MISSING if r is None else f"{r:.2f}"
+    """A ratio without its "x": 0.24, or 0.002 for the ratios under 0.01 (see `fmt_ratio`)."""
+    return MISSING if r is None else fmt_ratio(r).removesuffix("x")
