@@ -34,6 +34,8 @@ def _median(row: dict[str, Any], op: str) -> float | None:
 def table(results: dict[str, Any]) -> str:
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for study in results["studies"].values():
+        if study.get("part", "codec") != "codec":
+            continue  # the README table is the codec's; other parts have their own names
         for row in study["rows"]:
             # "codec" names the contender in results written before parts had their own contenders
             rows[(row["workload"], row.get("contender", row.get("codec", "")))] = row
