@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import io
 import json
 import os
 import signal
@@ -19,6 +20,8 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pandas.testing import assert_frame_equal
 
 import amber
@@ -633,3 +636,42 @@ def test_large_zstd_entries_compress_to_the_same_bytes_every_time(tmp_path: Path
     assert (tmp_path / "1.zip").read_bytes() == (tmp_path / "2.zip").read_bytes()
     with Archive(tmp_path / "1.zip") as a:
         assert np.array_equal(a["a"], big["a"])
+
+
+def test_every_codec_value_round_trips_inside_an_archive(tmp_path: Path) -> None:
+    """The codec's round-trip values, each a key of one archive, stored and with zstd."""
+    from test_roundtrip import VALUES as CODEC_VALUES
+
+    values = {f"v{i}": v for i, v in enumerate(CODEC_VALUES)}
+    for compression in ("stored", "zstd"):
+        path = tmp_path / f"{compression}.zip"
+        write(path, {**values, "all": list(CODEC_VALUES)}, compression=compression)
+        with Archive(path) as a:
+            for k, v in values.items():
+                assert_exact(a[k], v)
+            assert_exact(a["all"], list(CODEC_VALUES))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+        ),
+        max_leaves=20,
+    )
+)
+def test_any_manifest_json_is_refused_or_read(doc: Any) -> None:
+    """Whatever JSON stands in the manifest, opening raises an ArchiveError or reads it."""
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as z:
+        z.writestr("k.amber", amber.dumps(1))
+        payload = doc if not isinstance(doc, dict) else {"amber_archive": 1, **doc}
+        z.writestr(".amber/manifest.json", json.dumps(payload))
+    try:
+        with Archive(data.getvalue()) as a:
+            for key in a:
+                a[key]
+    except amber.ArchiveError as e:
+        assert e.kind is not None
