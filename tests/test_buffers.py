@@ -128,3 +128,21 @@ def test_callback_that_releases_and_resizes_the_buffer_keeps_it_in_band_as_it_is
 
     out = amber.loads(amber.dumps([ba], buffer_callback=cb, oob_threshold=1000))
     assert out == [bytearray(b"B" * size)]
+
+
+def test_a_callback_that_drops_the_last_reference_to_the_bytes_is_a_clean_mutation() -> None:
+    """The callback clears the only container of a large bytes object and keeps it in band:
+    the encoder still holds the object while it reads the bytes (never freed memory), then
+    reports the container's change."""
+    for _ in range(50):
+        holder = [bytes(range(256)) * 400]  # the list holds the only reference
+
+        def clear_and_keep(pb: object) -> bool:
+            holder.clear()
+            junk = [b"\xff" * 102_400 for _ in range(4)]  # reuse of freed memory, if any
+            del junk
+            return True
+
+        with pytest.raises(amber.EncodeError) as ei:
+            amber.dumps([holder], buffer_callback=clear_and_keep)
+        assert ei.value.kind == "mutated"
