@@ -137,7 +137,7 @@ def test_a_callback_that_drops_the_last_reference_to_the_bytes_is_a_clean_mutati
     for _ in range(50):
         holder = [bytes(range(256)) * 400]  # the list holds the only reference
 
-        def clear_and_keep(pb: object) -> bool:
+        def clear_and_keep(pb: object, holder: list[bytes] = holder) -> bool:
             holder.clear()
             junk = [b"\xff" * 102_400 for _ in range(4)]  # reuse of freed memory, if any
             del junk
