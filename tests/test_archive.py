@@ -675,3 +675,22 @@ def test_any_manifest_json_is_refused_or_read(doc: Any) -> None:
                 a[key]
     except amber.ArchiveError as e:
         assert e.kind is not None
+
+
+RECORDS = """
+import sys
+from amber import Archive
+from amber.bench.parts.codec.workloads import w1_records, w2_nested
+with Archive(sys.argv[1], "w") as a:
+    a["records"] = w1_records(20_000)
+    a["tree"] = w2_nested()
+"""
+
+
+def test_records_make_identical_archives_in_separate_processes(tmp_path: Path) -> None:
+    """Many dicts with shared keys (the string and shape tables at work): two processes, with
+    their own hash seeds and addresses, write the same bytes."""
+    for name, seed in (("1.zip", "1"), ("2.zip", "2")):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run([sys.executable, "-c", RECORDS, str(tmp_path / name)], check=True, env=env)
+    assert (tmp_path / "1.zip").read_bytes() == (tmp_path / "2.zip").read_bytes()
