@@ -379,3 +379,31 @@ fn hostile_npy_headers_are_malformed() {
     assert_eq!(npy::parse_npy_header(&h).unwrap_err().kind, K::Truncated);
     assert_eq!(npy::shape_product(&[u64::MAX, 2]), None);
 }
+
+#[test]
+fn the_writer_refuses_what_it_cannot_write_right() {
+    let mut w = ZipWriter::new(0);
+    for align in [3, 1 << 20, 8192] {
+        let err = w
+            .local_header("a", Method::Stored, 0, 0, 0, align)
+            .unwrap_err();
+        assert_eq!(err.kind, K::Malformed, "align {align}");
+    }
+    let err = w
+        .local_header("big", Method::Stored, 0, u64::MAX, u64::MAX, 1)
+        .unwrap_err();
+    assert_eq!(err.kind, K::Malformed);
+    // A refused entry leaves no trace: its name can be written after all.
+    w.local_header("big", Method::Stored, 0, 1, 1, 64).unwrap();
+    let err = data::decompress(Method::Deflate, b"", u64::MAX, 0, "x").unwrap_err();
+    assert!(matches!(err.kind, K::SizeMismatch | K::Malformed));
+}
+
+#[test]
+fn npy_headers_with_a_key_twice_are_malformed() {
+    let text = "{'descr': '<f8', 'descr': '<i8', 'fortran_order': False, 'shape': (1,)}";
+    let mut h = b"\x93NUMPY\x01\x00".to_vec();
+    h.extend_from_slice(&(text.len() as u16).to_le_bytes());
+    h.extend_from_slice(text.as_bytes());
+    assert_eq!(npy::parse_npy_header(&h).unwrap_err().kind, K::Malformed);
+}

@@ -95,7 +95,7 @@ fn read_bounded(reader: impl Read, size: u64, entry: &str) -> Res<Vec<u8>> {
     out.try_reserve_exact(cap).map_err(|_| {
         ArchiveError::new(ArchiveErrorKind::Bomb, format!("cannot hold {size} bytes")).entry(entry)
     })?;
-    let mut limited = reader.take(size + 1);
+    let mut limited = reader.take(size.saturating_add(1));
     limited
         .read_to_end(&mut out)
         .map_err(|e| corrupt(entry, &e.to_string()))?;

@@ -269,6 +269,9 @@ impl Parser<'_> {
             if !self.eat(b':') {
                 return Err(self.err("expected ':'"));
             }
+            if out.iter().any(|(k, _)| *k == key) {
+                return Err(self.err("a dict key appears twice"));
+            }
             out.push((key, self.value(depth + 1)?));
             if !self.eat(b',') {
                 return if self.eat(b'}') {

@@ -24,15 +24,17 @@ pub const TAIL_LEN: usize = END_LEN + U16_MAX as usize + ZIP64_LOCATOR_LEN + ZIP
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     /// Largest size / compressed size of a compressed entry of more than
-    /// [`RATIO_MIN_SIZE`] bytes. Deflate never exceeds about 1,032:1 and real
-    /// data rarely 100:1, but zstd turns zeros into 30,000:1 and more: an
-    /// archive of a few megabytes could ask for terabytes.
+    /// [`RATIO_MIN_SIZE`] bytes. The default is above what any supported
+    /// method can produce (deflate about 1,032:1, zstd about 32,000:1 on
+    /// zeros), so every archive amber writes reads back, and a directory
+    /// that declares more is a lie; lower it to refuse large expansions of
+    /// real data too.
     pub max_ratio: f64,
     /// Largest entry, uncompressed.
     pub max_entry_size: u64,
 }
 
-pub const DEFAULT_MAX_RATIO: f64 = 1_000.0;
+pub const DEFAULT_MAX_RATIO: f64 = 40_000.0;
 /// Entries up to this size are read whatever their ratio: they cannot
 /// exhaust memory.
 pub const RATIO_MIN_SIZE: u64 = 64 << 20;

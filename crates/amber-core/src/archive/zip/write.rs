@@ -5,6 +5,8 @@
 //! files. Stored data can be aligned: the local header's extra field is
 //! padded so the data starts at a multiple of the alignment in the file.
 
+use std::collections::HashSet;
+
 use super::names;
 use super::{
     CentralEntry, Method, CENTRAL_SIG, DOS_DATE, DOS_TIME, END_SIG, EXTRA_ALIGN, EXTRA_ZIP64,
@@ -23,14 +25,20 @@ const MADE_BY_UNIX: u16 = 3 << 8;
 
 pub struct ZipWriter {
     entries: Vec<CentralEntry>,
+    /// The entries' names, for the duplicate check.
+    names: HashSet<String>,
     position: u64,
 }
+
+/// The largest alignment: its padding must fit in a 16-bit extra field.
+pub const MAX_ALIGN: u64 = 4096;
 
 impl ZipWriter {
     /// A new zip whose first byte will be at `start_offset` in the file.
     pub fn new(start_offset: u64) -> Self {
         ZipWriter {
             entries: Vec::new(),
+            names: HashSet::new(),
             position: start_offset,
         }
     }
@@ -39,6 +47,7 @@ impl ZipWriter {
     /// bytes start at `start_offset` (the end of the old file).
     pub fn append(existing: Vec<CentralEntry>, start_offset: u64) -> Self {
         ZipWriter {
+            names: existing.iter().map(|e| e.name.clone()).collect(),
             entries: existing,
             position: start_offset,
         }
@@ -67,7 +76,7 @@ impl ZipWriter {
         align: u64,
     ) -> Res<Vec<u8>> {
         names::check(name)?;
-        if self.entries.iter().any(|e| e.name == name) {
+        if self.names.contains(name) {
             return Err(ArchiveError::new(
                 ArchiveErrorKind::Duplicate,
                 "an entry of this name is already in the zip",
@@ -78,6 +87,13 @@ impl ZipWriter {
             return Err(
                 ArchiveError::new(ArchiveErrorKind::Malformed, "entry name too long").entry(name),
             );
+        }
+        if align > MAX_ALIGN || (align > 1 && !align.is_power_of_two()) {
+            return Err(ArchiveError::new(
+                ArchiveErrorKind::Malformed,
+                format!("alignment {align} is not a power of two up to {MAX_ALIGN}"),
+            )
+            .entry(name));
         }
         let zip64 = size >= U32_MAX as u64 || compressed_size >= U32_MAX as u64;
         let mut extra = Vec::new();
@@ -117,6 +133,15 @@ impl ZipWriter {
         put16(&mut h, extra.len() as u16);
         h.extend_from_slice(name.as_bytes());
         h.extend_from_slice(&extra);
+        let end = self
+            .position
+            .checked_add(h.len() as u64)
+            .and_then(|p| p.checked_add(compressed_size))
+            .ok_or_else(|| {
+                ArchiveError::new(ArchiveErrorKind::Malformed, "the zip would pass 2^64 bytes")
+                    .entry(name)
+            })?;
+        self.names.insert(name.to_string());
         self.entries.push(CentralEntry {
             name: name.to_string(),
             method: method.code(),
@@ -126,7 +151,7 @@ impl ZipWriter {
             size,
             header_offset: self.position,
         });
-        self.position += h.len() as u64 + compressed_size;
+        self.position = end;
         Ok(h)
     }
 
@@ -147,9 +172,11 @@ impl ZipWriter {
     /// Drop an entry from the directory to be written (its bytes stay in
     /// the file, unreferenced); false if there is none of that name.
     pub fn remove(&mut self, name: &str) -> bool {
-        let before = self.entries.len();
+        if !self.names.remove(name) {
+            return false;
+        }
         self.entries.retain(|e| e.name != name);
-        self.entries.len() != before
+        true
     }
 
     /// The central directory and the end records, written at the current
