@@ -19,6 +19,7 @@ from typing import IO, Any, Literal, TypeVar
 from amber import _native
 from amber._native import ArchiveError
 from amber.archive import _entries, _foreign, _manifest, _zip
+from amber.archive._errors import archive_error
 from amber.archive._source import MappedFile, MemorySource, RemoteFile, Source, is_url
 
 Mode = Literal["r", "w", "a", "x"]
@@ -42,9 +43,7 @@ def _journal_size(path: str) -> int | None:
     except (OSError, UnicodeDecodeError):
         text = []
     if len(text) != 2 or text[0] != "amber-append" or not text[1].isdigit():
-        err = ArchiveError(f"{_journal(path)} is not an amber append journal")
-        err.kind = "malformed"
-        raise err
+        raise archive_error("malformed", f"{_journal(path)} is not an amber append journal")
     return int(text[1])
 
 
@@ -93,6 +92,10 @@ class Archive(MutableMapping[str, Any]):
         self._sink: _zip.ZipSink | None = None
         self._closed = False
         self._broken = False
+        # Where the old archive ends, when appending to it in place; else the temporary file
+        # that replaces the target when the archive closes.
+        self._append_end: int | None = None
+        self._tmp: str | None = None
         # "amber", or "npz" or "datazip" for those files, opened read-only.
         self.format: str | None = "amber"
         if isinstance(target, (bytes, bytearray, memoryview)):
@@ -143,12 +146,11 @@ class Archive(MutableMapping[str, Any]):
         names = list(self._zip)
         self.format = _foreign.detect(names)
         if self.format is None:
-            err = ArchiveError(
+            raise archive_error(
+                "not_archive",
                 f"{source.name} is a zip without an amber manifest ({_manifest.NAME}), "
-                "nor an .npz or DataZip file"
+                "nor an .npz or DataZip file",
             )
-            err.kind = "not_archive"
-            raise err
         if self.mode != "r":
             raise ValueError(f"{self.format} files open for reading only")
         self._verify_reads = False  # their entries have CRC-32s, no hashes
@@ -179,15 +181,15 @@ class Archive(MutableMapping[str, Any]):
             os.unlink(_journal(self._path))
         self._open_local_read()
         assert self._source is not None
-        self._end = self._source.size
+        end = self._append_end = self._source.size
         with open(_journal(self._path), "xb") as j:
-            j.write(f"amber-append {self._end}\n".encode())
+            j.write(f"amber-append {end}\n".encode())
             if self._durable:
                 os.fsync(j.fileno())
         self._file = open(self._path, "r+b")  # noqa: SIM115 - closed in close()
-        self._file.seek(self._end)
+        self._file.seek(end)
         kept = [e for name, e in self._zip.items() if name != _manifest.NAME]
-        self._sink = _zip.ZipSink(self._file, self._end, kept)
+        self._sink = _zip.ZipSink(self._file, end, kept)
         self._sink.remove(_manifest.NAME)
 
     # --- the mapping -------------------------------------------------------------------------
@@ -312,9 +314,11 @@ class Archive(MutableMapping[str, Any]):
         if check and self._verify_reads:
             _, digest = _native.archive_digest(content)
             if digest != self._entries[name]["blake3"]:
-                err = ArchiveError(f"entry {name!r} does not match its hash in the manifest")
-                err.kind, err.entry = "checksum", name
-                raise err
+                raise archive_error(
+                    "checksum",
+                    f"entry {name!r} does not match its hash in the manifest",
+                    entry=name,
+                )
         return content
 
     # --- closing ------------------------------------------------------------------------------
@@ -358,25 +362,27 @@ class Archive(MutableMapping[str, Any]):
         if self._durable:
             os.fsync(self._file.fileno())
         self._file.close()
-        if self.mode == "a" and hasattr(self, "_end"):
+        if self._append_end is not None:
             os.unlink(_journal(self._path))
         elif self.mode == "x":
+            assert self._tmp is not None
             os.link(self._tmp, self._path)  # fails if the target appeared meanwhile
             os.unlink(self._tmp)
         else:
+            assert self._tmp is not None
             os.replace(self._tmp, self._path)
         if self._durable:
             _fsync_dir(self._path)
 
     def _abort(self) -> None:
         if self._file is not None and not self._file.closed:
-            if self.mode == "a" and hasattr(self, "_end"):
-                self._file.truncate(self._end)
+            if self._append_end is not None:
+                self._file.truncate(self._append_end)
             self._file.close()
-        if self.mode == "a" and hasattr(self, "_end"):
+        if self._append_end is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(_journal(self._path))
-        elif hasattr(self, "_tmp"):
+        elif self._tmp is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._tmp)
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from amber import _frames, _native
 from amber._native import ArchiveError
+from amber.archive._errors import archive_error
 from amber.archive._zip import Stream
 from amber.codec import dumps, loads
 
@@ -94,9 +95,9 @@ def decode(info: dict[str, Any], contents: list[Any], entry: str) -> Any:
     except (ArchiveError, MemoryError):
         raise
     except Exception as e:
-        err = ArchiveError(f"entry {entry!r} does not hold a valid {encoding} value: {e}")
-        err.kind, err.entry = "malformed", entry
-        raise err from e
+        raise archive_error(
+            "malformed", f"entry {entry!r} does not hold a valid {encoding} value: {e}", entry=entry
+        ) from e
 
 
 def _check_json(value: Any, path: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from amber import _registry
 from amber._native import ArchiveError
 from amber.archive import _entries
+from amber.archive._errors import archive_error
 
 DATAZIP_ATTRIBUTES = "__attributes__.json"
 _MAX_DEPTH = 1000
@@ -35,9 +36,7 @@ _FACTORIES = {
 
 
 def refused(msg: str, entry: str | None) -> ArchiveError:
-    err = ArchiveError(msg)
-    err.kind, err.entry = "refused", entry
-    return err
+    return archive_error("refused", msg, entry=entry)
 
 
 def detect(names: list[str]) -> str | None:
@@ -156,9 +155,7 @@ class DataZip:
 
 
 def _bad(msg: str) -> ArchiveError:
-    err = ArchiveError(f"{DATAZIP_ATTRIBUTES}: {msg}")
-    err.kind, err.entry = "malformed", DATAZIP_ATTRIBUTES
-    return err
+    return archive_error("malformed", f"{DATAZIP_ATTRIBUTES}: {msg}", entry=DATAZIP_ATTRIBUTES)
 
 
 def _registered_class(kind: str, loc: str) -> type:

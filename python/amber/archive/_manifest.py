@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from amber._native import ArchiveError
+from amber.archive._errors import archive_error
 
 NAME = ".amber/manifest.json"
 VERSION = 1
@@ -25,9 +26,7 @@ RESERVED = ".amber/"
 
 
 def malformed(msg: str, entry: str | None = NAME) -> ArchiveError:
-    err = ArchiveError(f"{msg} (entry {entry!r})" if entry else msg)
-    err.kind, err.entry = "malformed", entry
-    return err
+    return archive_error("malformed", f"{msg} (entry {entry!r})" if entry else msg, entry=entry)
 
 
 def dump(keys: dict[str, dict[str, Any]], entries: dict[str, dict[str, Any]]) -> bytes:
@@ -47,11 +46,11 @@ def load(data: Any, sizes: dict[str, int]) -> tuple[dict[str, Any], dict[str, An
     if type(version) is not int:
         raise malformed("the manifest has no amber_archive version")
     if version > VERSION:
-        err = ArchiveError(
-            f"archive format version {version}: this amber reads version {VERSION}; upgrade it"
+        raise archive_error(
+            "unsupported",
+            f"archive format version {version}: this amber reads version {VERSION}; upgrade it",
+            entry=NAME,
         )
-        err.kind, err.entry = "unsupported", NAME
-        raise err
     keys, entries = doc.get("keys"), doc.get("entries")
     if not isinstance(keys, dict) or not isinstance(entries, dict):
         raise malformed("the manifest needs 'keys' and 'entries' objects")
@@ -85,9 +84,11 @@ def _check_entry(name: str, info: Any, sizes: dict[str, int]) -> None:
     if name not in sizes:
         raise malformed(f"the manifest lists entry {name!r}, which the zip lacks")
     if sizes[name] != size:
-        err = ArchiveError(f"entry {name!r} holds {sizes[name]} bytes, the manifest says {size}")
-        err.kind, err.entry = "size_mismatch", name
-        raise err
+        raise archive_error(
+            "size_mismatch",
+            f"entry {name!r} holds {sizes[name]} bytes, the manifest says {size}",
+            entry=name,
+        )
 
 
 def check_key(key: object) -> str:

@@ -11,6 +11,7 @@ import os
 from typing import Any, Protocol
 
 from amber._native import ArchiveError
+from amber.archive._errors import archive_error
 
 
 class Source(Protocol):
@@ -23,39 +24,9 @@ class Source(Protocol):
 
 
 def _short(name: str, offset: int, n: int, got: int) -> ArchiveError:
-    err = ArchiveError(f"{name}: wanted {n} bytes at byte {offset}, the file has {got}")
-    err.kind = "truncated"
-    err.offset = offset
-    return err
-
-
-class MappedFile:
-    """A local file, mapped read-only. The map is never closed by amber: it goes away when the
-    last view of it does."""
-
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.name = os.fspath(path)
-        with open(path, "rb") as f:
-            self.size = os.fstat(f.fileno()).st_size
-            self._map: mmap.mmap | None = (
-                mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if self.size else None
-            )
-        self._view = memoryview(self._map) if self._map is not None else memoryview(b"")
-
-    def limit(self, size: int) -> None:
-        """Read the file as if it ended at `size` (an append that did not finish)."""
-        self.size = min(self.size, size)
-        self._view = self._view[: self.size]
-
-    def read(self, offset: int, n: int) -> memoryview:
-        if offset < 0 or n < 0 or offset + n > self.size:
-            raise _short(self.name, offset, n, self.size)
-        return self._view[offset : offset + n]
-
-    def close(self) -> None:
-        # Views handed out keep the map alive; this one goes.
-        self._view.release()
-        self._map = None
+    return archive_error(
+        "truncated", f"{name}: wanted {n} bytes at byte {offset}, the file has {got}", offset=offset
+    )
 
 
 class MemorySource:
@@ -73,6 +44,26 @@ class MemorySource:
 
     def close(self) -> None:
         pass
+
+
+class MappedFile(MemorySource):
+    """A local file, mapped read-only. The map is never closed by amber: it goes away when the
+    last view of it does."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        super().__init__(mapped, os.fspath(path))
+
+    def limit(self, size: int) -> None:
+        """Read the file as if it ended at `size` (an append that did not finish)."""
+        self.size = min(self.size, size)
+        self._view = self._view[: self.size]
+
+    def close(self) -> None:
+        # Views handed out keep the map alive; this one goes.
+        self._view.release()
 
 
 class RemoteFile:

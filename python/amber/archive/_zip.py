@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import IO, Any, Literal
 
 from amber import _native
-from amber._native import ArchiveError, ZipEntry
+from amber._native import ZipEntry
+from amber.archive._errors import archive_error
 from amber.archive._source import Source
 
 Method = Literal["stored", "deflate", "zstd"]
@@ -29,9 +30,8 @@ def read_directory(source: Source, max_ratio: float | None) -> dict[str, ZipEntr
     tail_len = min(source.size, _native.ZIP_TAIL_LEN)
     tail = source.read(source.size - tail_len, tail_len)
     end = _native.zip_find_end(bytes(tail), source.size)
-    extra = getattr(end, "need", None)
-    if extra:  # the ZIP64 end record lies before the tail
-        offset, n = extra
+    if end.need:  # the ZIP64 end record lies before the tail
+        offset, n = end.need
         end = _native.zip_find_end_from(bytes(source.read(offset, n)), end, source.size)
     cd = source.read(end.cd_offset, end.cd_size)
     entries = _native.zip_parse_central(bytes(cd), end, source.size, max_ratio)
@@ -51,9 +51,12 @@ def read_entry(source: Source, entry: ZipEntry) -> memoryview:
     start = _native.zip_data_offset(bytes(head[:need]), entry) - entry.header_offset
     data = head[start : start + entry.compressed_size]
     if len(data) != entry.compressed_size:
-        err = ArchiveError(f"entry {entry.name!r} runs past the end of the file")
-        err.kind, err.entry, err.offset = "truncated", entry.name, entry.header_offset
-        raise err
+        raise archive_error(
+            "truncated",
+            f"entry {entry.name!r} runs past the end of the file",
+            entry=entry.name,
+            offset=entry.header_offset,
+        )
     return data
 
 
@@ -62,9 +65,11 @@ def unpack(entry: ZipEntry | Written, data: memoryview) -> Any:
     CRC-32 and size checked either way)."""
     if entry.method == "stored":
         if entry.size != len(data):
-            err = ArchiveError(f"entry {entry.name!r} stores {len(data)} bytes, not {entry.size}")
-            err.kind, err.entry = "size_mismatch", entry.name
-            raise err
+            raise archive_error(
+                "size_mismatch",
+                f"entry {entry.name!r} stores {len(data)} bytes, not {entry.size}",
+                entry=entry.name,
+            )
         return data
     return _native.archive_decompress(data, entry.method, entry.size, entry.crc32, entry.name)
 

@@ -131,11 +131,14 @@ impl<'py> Encoder<'py> {
 
     /// Bytes and bytearrays, in band or out of band.
     pub(crate) unsafe fn bytes_like(&mut self, o: *mut ffi::PyObject, bytearray: bool) -> R {
-        // SAFETY: `o` is live; the reference keeps it so while the buffer
-        // callback (Python code) runs, which may drop the container's.
-        let _keep = unsafe { Obj::from_borrowed(o) };
         // SAFETY: `o` is a live bytes (or bytearray, as `bytearray` says).
-        if unsafe { bytes_like_slice(o, bytearray) }.len() >= self.opts.oob_threshold {
+        let n = unsafe { bytes_like_slice(o, bytearray) }.len();
+        // Only the buffer callback runs Python code here, which may drop the
+        // container's reference: `o` is held across it (and the read after).
+        let _keep = (n >= self.opts.oob_threshold && self.opts.buffer_callback.is_some())
+            // SAFETY: `o` is live; the new reference keeps it so.
+            .then(|| unsafe { Obj::from_borrowed(o) });
+        if _keep.is_some() {
             // SAFETY: `o` is held by `_keep`.
             if let Some(i) = unsafe { self.out_of_band(o) }? {
                 w::write_bytes_oob(&mut self.out, i, bytearray);
@@ -145,8 +148,8 @@ impl<'py> Encoder<'py> {
         // Read now: the callback (Python code) may have resized a bytearray.
         w::write_bytes(
             &mut self.out,
-            // SAFETY: `o` is held by `_keep`; no Python code runs while the
-            // slice is written.
+            // SAFETY: `o` is live (held by the caller, or by `_keep` when the
+            // callback ran); no Python code runs while the slice is written.
             unsafe { bytes_like_slice(o, bytearray) },
             bytearray,
         );
