@@ -690,3 +690,13 @@ def test_any_manifest_json_is_refused_or_read(doc: Any) -> None:
                 a[key]
     except amber.ArchiveError as e:
         assert e.kind is not None
+
+
+def test_import_amber_loads_no_archive_module() -> None:
+    code = (
+        "import sys, amber\n"
+        "amber.loads(amber.dumps([1]))\n"
+        "assert not [m for m in sys.modules if m.startswith('amber.archive')]\n"
+        "assert amber.Archive.__name__ == 'Archive' and 'amber.archive' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

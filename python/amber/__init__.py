@@ -7,6 +7,8 @@ never runs code named by the data: user classes come back only if they were regi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from amber._native import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_OOB_THRESHOLD,
@@ -17,8 +19,10 @@ from amber._native import (
     EncodeError,
 )
 from amber._registry import register, registered, unregister
-from amber.archive import Archive, ArchiveMixin
 from amber.codec import dump, dumps, load, loads
+
+if TYPE_CHECKING:
+    from amber.archive import Archive, ArchiveMixin
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -38,3 +42,13 @@ __all__ = [
     "registered",
     "unregister",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`Archive` and `ArchiveMixin` are imported on first use, so that `import amber` for the
+    codec loads none of the archive's modules."""
+    if name in ("Archive", "ArchiveMixin"):
+        from amber import archive
+
+        return getattr(archive, name)
+    raise AttributeError(f"module 'amber' has no attribute {name!r}")
