@@ -1,6 +1,8 @@
 """The archive part's workloads: the nested dict W2 and the mixed analysis result of the
-DataZip study (one large DataFrame of floats, two medium ones, a nested config dict, 200 labels
-and a description), every value built from a seeded generator.
+DataZip study (one large DataFrame, two medium ones, a nested config dict, 200 labels and a
+description), every value built from a seeded generator. As in that study, half of each frame's
+columns are standard normal floats and half are integers in [0, 10,000): float64 noise does not
+compress, small integers in int64 columns do.
 
 A workload's value is a dict whose items are the archive's keys (as DataZip and amber store a
 result: one entry per key); pickle and joblib write the dict whole.
@@ -30,7 +32,10 @@ def mixed(rows: int, medium: int) -> dict[str, Any]:
     rng = np.random.default_rng(MIXED_SEED)
 
     def frame(n: int, cols: int) -> Any:
-        return pd.DataFrame(rng.random((n, cols)), columns=[f"c{i}" for i in range(cols)])
+        half = cols // 2
+        columns = {f"float_{i}": rng.standard_normal(n) for i in range(half)}
+        columns |= {f"int_{i}": rng.integers(0, 10_000, n) for i in range(half)}
+        return pd.DataFrame(columns)
 
     return {
         "big": frame(rows, 20),
@@ -38,7 +43,10 @@ def mixed(rows: int, medium: int) -> dict[str, Any]:
         "medium_b": frame(medium, 10),
         "config": {
             "model": {"name": "gbm", "depth": 6, "learning_rate": 0.05, "seed": 7},
-            "features": [f"c{i}" for i in range(20)],
+            "features": {
+                "float": [f"float_{i}" for i in range(10)],
+                "int": [f"int_{i}" for i in range(10)],
+            },
             "split": {"train": 0.8, "test": 0.2, "stratify": None},
             "tags": ["nightly", "v2"],
         },
@@ -62,8 +70,8 @@ def mixed_workload(mode: str) -> Workload:
     label = f"{rows // 1000:,}k" if rows < 1_000_000 else f"{rows // 1_000_000}M"
     return Workload(
         f"mixed-{label}",
-        f"a {rows:,} x 20 float DataFrame, two {medium:,} x 10 ones, a config dict, 200 labels "
-        "and a description",
+        f"a {rows:,} x 20 DataFrame (10 float, 10 int64 columns), two {medium:,} x 10 ones, "
+        "a config dict, 200 labels and a description",
         lambda: mixed(rows, medium),
         size=rows,
         options={KEY: "config", FRAME: "big"},
