@@ -207,6 +207,74 @@ def test_append_adds_replaces_and_deletes_without_rewriting(tmp_path: Path) -> N
         assert z.testzip() is None
 
 
+def test_compact_drops_replaced_and_deleted_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "a.zip"
+    big = np.arange(1_000_000.0)
+    write(path, {"big": big, "x": 1, "old": np.zeros(500_000), "z": {"k": b"v" * 100_000}})
+    with Archive(path, "a") as a:
+        a["big"] = big * 2  # replaced: the old 8 MB stay in the file
+        del a["old"]
+        a["y"] = {"s": {"a", "b"}}
+    grown = path.stat().st_size
+    with Archive(path, "a", compression="zstd") as a:
+        a["w"] = list(range(1000))
+        a.compact()
+    assert path.stat().st_size < grown - 11_000_000
+    with Archive(path) as a:
+        assert list(a) == ["x", "z", "big", "y", "w"]
+        assert np.array_equal(a["big"], big * 2) and a["big"].ctypes.data % 64 == 0
+        assert a["y"] == {"s": {"a", "b"}} and a["w"] == list(range(1000))
+        assert a.verify() == []
+        assert a.info("w")["entries"]["w.amber"]["method"] == "zstd"
+    with zipfile.ZipFile(path) as z:
+        assert z.namelist()[-1] == ".amber/manifest.json"
+        for info in z.infolist():  # zipfile checks each CRC-32 (zstd needs Python 3.14)
+            if info.compress_type != 93 or sys.version_info >= (3, 14):
+                z.read(info)
+    assert not list(tmp_path.glob(".amber-*"))
+    # The same file as writing the live keys afresh.
+    fresh = tmp_path / "fresh.zip"
+    with Archive(fresh, "w") as a:
+        for k, v in (("x", 1), ("z", {"k": b"v" * 100_000}), ("big", big * 2)):
+            a[k] = v
+        a["y"] = {"s": {"a", "b"}}
+        a.put("w", list(range(1000)), compression="zstd")
+    assert fresh.read_bytes() == path.read_bytes()
+
+
+def test_compact_in_write_mode_and_refused_for_reading(tmp_path: Path) -> None:
+    path = tmp_path / "w.zip"
+    with Archive(path, "w") as a:
+        a["k"] = np.arange(100_000)
+        a["k"] = "small"
+        a.compact()
+    assert path.stat().st_size < 10_000
+    with Archive(path) as a:
+        assert a["k"] == "small"
+        with pytest.raises(ValueError, match="reading"):
+            a.compact()
+
+
+def test_a_failed_compaction_leaves_the_written_archive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from amber.archive import _zip
+
+    path = tmp_path / "a.zip"
+    write(path, {"a": np.arange(100_000), "b": 2})
+
+    def broken(self: Any, entry: Any, data: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_zip.ZipSink, "copy", broken)
+    with pytest.raises(OSError, match="No space"), Archive(path, "a") as a:
+        a["a"] = "replaced"
+        a.compact()
+    with Archive(path) as a:  # the append completed; only the copy failed
+        assert a["a"] == "replaced" and a["b"] == 2 and a.verify() == []
+    assert not list(tmp_path.glob(".amber-*")) and not list(tmp_path.glob("*.amber-journal"))
+
+
 def test_read_back_before_closing(tmp_path: Path) -> None:
     with Archive(tmp_path / "w.zip", "w", compression="zstd") as a:
         a["x"] = {"k": [1, 2]}
@@ -312,6 +380,35 @@ def test_identical_content_gives_identical_files(tmp_path: Path) -> None:
     )
     subprocess.run([sys.executable, "-c", code, str(tmp_path / "3.zip")], check=True)
     assert (tmp_path / "3.zip").read_bytes() == (tmp_path / "1.zip").read_bytes()
+
+
+RECORDS_AND_TREE = """
+import sys
+from amber import Archive
+def tree(depth):
+    if depth == 0:
+        return {"values": list(range(50)), "label": "leaf", "score": 3.14159, "tags": ["a", "b"]}
+    return {f"branch_{i}": tree(depth - 1) for i in range(2)}
+recs = [{"id": i, "name": f"user{i % 997}", "city": ("Oslo", "Lima", "Pune")[i % 3],
+         "score": i / 7, "tags": {f"t{i % 5}", f"u{i % 11}"}} for i in range(20_000)]
+with Archive(sys.argv[1], "w") as a:
+    a["records"] = recs
+    a["tree"] = tree(10)
+    a["sets"] = {frozenset({f"x{i}", f"y{i}"}) for i in range(300)}
+"""
+
+
+def test_identical_content_gives_identical_files_across_processes(tmp_path: Path) -> None:
+    # Other hash seeds reorder sets and move every object: the files must not change.
+    for seed in ("1", "2", "77"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = tmp_path / f"{seed}.zip"
+        subprocess.run([sys.executable, "-c", RECORDS_AND_TREE, str(out)], env=env, check=True)
+    first = (tmp_path / "1.zip").read_bytes()
+    assert (tmp_path / "2.zip").read_bytes() == first
+    assert (tmp_path / "77.zip").read_bytes() == first
+    with Archive(tmp_path / "1.zip") as a:
+        assert len(a["records"]) == 20_000 and len(a["sets"]) == 300
 
 
 def test_reading_one_key_does_not_touch_its_siblings(tmp_path: Path) -> None:

@@ -112,6 +112,7 @@ def dumps(
     max_depth: int = 1000,
     buffer_callback: Callable[[PickleBuffer], Any] | None = None,
     oob_threshold: int = 65536,
+    deterministic: bool = False,
 ) -> bytes: ...
 def loads(
     data: Buffer,

@@ -92,6 +92,7 @@ class Archive(MutableMapping[str, Any]):
         self._sink: _zip.ZipSink | None = None
         self._closed = False
         self._broken = False
+        self._compact = False
         # Where the old archive ends, when appending to it in place; else the temporary file
         # that replaces the target when the archive closes.
         self._append_end: int | None = None
@@ -273,6 +274,18 @@ class Archive(MutableMapping[str, Any]):
             raise
         self._keys[key] = {**encoded.info, "entries": names}
 
+    def compact(self) -> None:
+        """Drop the bytes of replaced and deleted keys when the archive is written.
+
+        Appends and replacements never rewrite what is in the file, so the old bytes of a
+        replaced or deleted key stay there. With `compact()`, closing the archive first
+        completes the write as usual, then copies the live entries (as they are stored, without
+        decoding or recompressing them) into a new file that replaces it; the file is then what
+        writing its keys afresh would give. A failure or a kill during the copy leaves the
+        completed archive in place."""
+        self._writable()
+        self._compact = True
+
     def verify(self) -> list[str]:
         """Read every entry and check it against the zip directory (size, CRC-32) and the
         manifest (BLAKE3); the problems found, or an empty list."""
@@ -352,6 +365,8 @@ class Archive(MutableMapping[str, Any]):
             self._closed = True
             if self._source is not None:
                 self._source.close()
+        if self._compact:  # the archive is complete: a failure here leaves it as it is
+            _rewrite(self._path, self._durable)
 
     def _commit(self) -> None:
         assert self._sink is not None and self._file is not None
@@ -401,6 +416,35 @@ class Archive(MutableMapping[str, Any]):
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"mode {self.mode!r}"
         return f"<amber.Archive {self._path!r}, {len(self)} keys, {state}>"
+
+
+def _rewrite(path: str, durable: bool) -> None:
+    """Copy the entries that the archive at `path` lists, in their order in the file, into a
+    new file that then replaces it."""
+    source = MappedFile(path)
+    try:
+        entries = sorted(_zip.read_directory(source, None).values(), key=lambda e: e.header_offset)
+        fd, tmp = tempfile.mkstemp(
+            prefix=".amber-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path))
+        )
+        try:
+            with os.fdopen(fd, "w+b") as f:
+                sink = _zip.ZipSink(f, 0)
+                for entry in entries:
+                    sink.copy(entry, _zip.read_entry(source, entry))
+                sink.finish()
+                f.flush()
+                if durable:
+                    os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+    finally:
+        source.close()
+    if durable:
+        _fsync_dir(path)
 
 
 def _fsync_dir(path: str) -> None:

@@ -1,6 +1,7 @@
 """How one key's value becomes zip entries, and back.
 
-- `amber`: the value in amber format; every bytes, array or table of at least
+- `amber`: the value in amber format, encoded deterministically (the same bytes in every
+  process); every bytes, array or table of at least
   `OOB_THRESHOLD` bytes inside it goes out of band into an entry of its own (`key.amber.0`,
   `key.amber.1`, ...), so reading maps it instead of copying it;
 - `npy`: a NumPy array as a `.npy` file (NumPy's format 1.0), when `.npy` keeps it exactly;
@@ -64,7 +65,12 @@ def encode(key: str, value: Any, encoding: str) -> Encoded:
     main = key + SUFFIX[encoding]
     if encoding == "amber":
         buffers: list[Any] = []
-        frame = dumps(value, buffer_callback=buffers.append, oob_threshold=OOB_THRESHOLD)
+        frame = dumps(
+            value,
+            buffer_callback=buffers.append,
+            oob_threshold=OOB_THRESHOLD,
+            deterministic=True,
+        )
         out = Encoded(info, [(main, frame)])
         out.contents += [(f"{main}.{i}", b.raw()) for i, b in enumerate(buffers)]
         return out
@@ -189,7 +195,7 @@ def _encode_table(value: Any, info: dict[str, Any], name: str, encoding: str) ->
         table = pa.Table.from_batches([table])
     if extras:
         metadata = dict(table.schema.metadata or {})
-        metadata[EXTRAS_KEY] = dumps(extras)
+        metadata[EXTRAS_KEY] = dumps(extras, deterministic=True)
         table = table.replace_schema_metadata(metadata)
     info.update(kind=kind, rows=table.num_rows, columns=table.num_columns)
     if encoding == "arrow":

@@ -171,6 +171,16 @@ class ZipSink:
         offset = start + len(header)
         return Written(name, offset, content.size, content.size, "stored", crc, digest)
 
+    def copy(self, entry: ZipEntry, data: memoryview) -> None:
+        """An entry of another zip, as it is stored there (compressed or not, not checked)."""
+        align = ALIGN if entry.method == "stored" else 1
+        self.file.write(
+            self.writer.local_header(
+                entry.name, entry.method, entry.crc32, len(data), entry.size, align
+            )
+        )
+        self.file.write(data)
+
     def remove(self, name: str) -> bool:
         return bool(self.writer.remove(name))
 

@@ -25,7 +25,7 @@ const _: () = assert!(DEFAULT_MAX_DEPTH == 1000 && DEFAULT_OOB_THRESHOLD == 6553
 
 /// Encode `obj` as one amber frame.
 #[pyfunction]
-#[pyo3(signature = (obj, /, *, identity=false, max_depth=1000, buffer_callback=None, oob_threshold=65536))]
+#[pyo3(signature = (obj, /, *, identity=false, max_depth=1000, buffer_callback=None, oob_threshold=65536, deterministic=false))]
 pub fn dumps<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
@@ -33,6 +33,7 @@ pub fn dumps<'py>(
     max_depth: i128,
     buffer_callback: Option<&Bound<'py, PyAny>>,
     oob_threshold: i128,
+    deterministic: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let max_depth = count_arg(max_depth, "max_depth")?;
     let oob_threshold = count_arg(oob_threshold, "oob_threshold")?;
@@ -44,6 +45,7 @@ pub fn dumps<'py>(
             unsafe { Obj::from_borrowed(cb.as_ptr()) }
         }),
         oob_threshold,
+        deterministic,
     };
     encode::dumps(py, obj, &opts)
 }

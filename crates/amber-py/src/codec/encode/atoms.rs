@@ -135,7 +135,9 @@ impl<'py> Encoder<'py> {
         let n = unsafe { bytes_like_slice(o, bytearray) }.len();
         // Only the buffer callback runs Python code here, which may drop the
         // container's reference: `o` is held across it (and the read after).
-        let _keep = (n >= self.opts.oob_threshold && self.opts.buffer_callback.is_some())
+        let _keep = (n >= self.opts.oob_threshold
+            && self.opts.buffer_callback.is_some()
+            && self.scratch == 0)
             // SAFETY: `o` is live; the new reference keeps it so.
             .then(|| unsafe { Obj::from_borrowed(o) });
         if _keep.is_some() {

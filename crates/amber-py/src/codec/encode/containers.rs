@@ -41,7 +41,12 @@ impl<'py> Encoder<'py> {
             let mut buf = [std::mem::MaybeUninit::uninit(); shapes::MAX_KEYS];
             // SAFETY: `o` is a live dict of `n` entries; `buf` has room for
             // `shapes::MAX_KEYS`, which `wanted(n)` bounds `n` by.
-            if let Some(keys) = unsafe { KeyView::of(o, n, &mut buf) } {
+            let mut view = unsafe { KeyView::of(o, n, &mut buf) };
+            if self.opts.deterministic {
+                // SAFETY: no Python code ran since the view was made.
+                view = view.and_then(|mut v| unsafe { v.by_text() }.then_some(v));
+            }
+            if let Some(keys) = view {
                 if let Some((s, col)) = self.shapes.find(&keys) {
                     w::write_shaped_header(&mut self.out, s);
                     return self.nested(|e| {

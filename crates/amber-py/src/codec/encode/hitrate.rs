@@ -11,6 +11,14 @@ pub struct HitRate<const W: u32> {
 }
 
 impl<const W: u32> HitRate<W> {
+    /// A lookup switched off from the start.
+    pub fn stopped() -> Self {
+        HitRate {
+            off: true,
+            ..Self::default()
+        }
+    }
+
     #[inline(always)]
     pub fn off(&self) -> bool {
         self.off

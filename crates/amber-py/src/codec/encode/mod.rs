@@ -39,6 +39,9 @@ pub struct Options {
     pub max_depth: usize,
     pub buffer_callback: Option<Obj>,
     pub oob_threshold: usize,
+    /// Output that depends on the value only: tables keyed by content, sets
+    /// in the order of their encoded items.
+    pub deterministic: bool,
 }
 
 /// Memo state of a container in identity mode.
@@ -64,6 +67,10 @@ pub(crate) struct Encoder<'py> {
     memo_keep: Vec<Obj>,
     /// How many out-of-band buffers were handed to the callback.
     n_oob: usize,
+    /// How many set items are being written into scratch buffers, to be
+    /// sorted (deterministic mode): inside one, tables, sharing and
+    /// out-of-band buffers are off, since the item's position is not known.
+    pub(crate) scratch: usize,
     /// Dtypes lately written without extras (kept alive, so their
     /// addresses are not reused): arrays and scalars of a few dtypes, and
     /// the fields of structured ones, are checked once.
@@ -114,8 +121,8 @@ fn dumps_here<'py>(
         shapes: ShapeTable::new(),
     });
     out.clear();
-    strings.begin_frame();
-    shapes.begin_frame();
+    strings.begin_frame(opts.deterministic);
+    shapes.begin_frame(opts.deterministic);
     let mut enc = Encoder {
         py,
         out,
@@ -127,6 +134,7 @@ fn dumps_here<'py>(
         memo: HashMap::with_hasher(Default::default()),
         memo_keep: Vec::new(),
         n_oob: 0,
+        scratch: 0,
         plain_dtypes: crate::codec::types::dtype::Seen::default(),
     };
     let result = enc
@@ -294,11 +302,46 @@ impl<'py> Encoder<'py> {
         }
     }
 
+    /// Encode `o` alone into a buffer of its own, as a set item in
+    /// deterministic mode: with the string and shape tables, sharing and
+    /// out-of-band buffers off, its bytes do not depend on where they land.
+    ///
+    /// # Safety
+    /// `o` is a live object.
+    pub(crate) unsafe fn detached(&mut self, o: *mut ffi::PyObject) -> R<Vec<u8>> {
+        let outer = std::mem::replace(&mut self.out, w::Out::new());
+        let strings = self.strings.suspend();
+        let lookups = self.shapes.suspend();
+        self.scratch += 1;
+        // SAFETY: `o` is live (this function's contract).
+        let r = unsafe { self.item(o) };
+        self.scratch -= 1;
+        self.shapes.resume(lookups);
+        self.strings.resume(strings);
+        let inner = std::mem::replace(&mut self.out, outer);
+        if inner.failed() {
+            return Err(Box::new(EncErr::from(out_of_memory(inner.len()))));
+        }
+        r.map(|()| inner.as_slice().to_vec())
+    }
+
+    /// Fails inside a detached item: array data is aligned to its place in
+    /// the frame, which a detached item does not know.
+    pub(crate) fn aligned_data_here(&self) -> R {
+        if self.scratch > 0 {
+            return fail(
+                EncodeKind::Unsupported,
+                "deterministic=True cannot order a set whose items hold arrays or tables",
+            );
+        }
+        Ok(())
+    }
+
     /// Identity mode bookkeeping before writing a container.
     #[inline(always)]
     pub(crate) unsafe fn memo_before(&mut self, o: *mut ffi::PyObject, mutable: bool) -> Memo {
         // SAFETY: the caller's `o` is live.
-        if !self.opts.identity || unsafe { ffi::Py_REFCNT(o) } <= 1 {
+        if !self.opts.identity || self.scratch > 0 || unsafe { ffi::Py_REFCNT(o) } <= 1 {
             return Memo::Plain;
         }
         if let Some(&i) = self.memo.get(&(o as usize)) {

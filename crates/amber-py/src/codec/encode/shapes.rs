@@ -21,6 +21,10 @@
 //! looking its str values up by content finds anything. A column of unique
 //! values (names, ids) stops being looked up after a window of misses,
 //! while a column of repeated codes next to it keeps being deduplicated.
+//!
+//! In deterministic mode keys match by their text instead: the fingerprint
+//! hashes the keys' UTF-8 and a match compares it, so equal dicts get equal
+//! bytes however their key objects were made, in any process.
 
 use pyo3::ffi;
 use std::mem::MaybeUninit;
@@ -66,6 +70,7 @@ pub struct ShapeTable {
     /// One per key in `keys`.
     columns: Vec<Column>,
     defined: usize,
+    deterministic: bool,
 }
 
 impl ShapeTable {
@@ -77,10 +82,12 @@ impl ShapeTable {
             keys: Vec::new(),
             columns: Vec::new(),
             defined: 0,
+            deterministic: false,
         }
     }
 
-    pub fn begin_frame(&mut self) {
+    pub fn begin_frame(&mut self, deterministic: bool) {
+        self.deterministic = deterministic;
         self.gen = self.gen.wrapping_add(1);
         if self.gen == 0 {
             self.slots.fill(Slot::default());
@@ -88,6 +95,15 @@ impl ShapeTable {
         }
         self.defined = 0;
         self.lookups = HitRate::default();
+    }
+
+    /// No dict is looked up until `resume`.
+    pub fn suspend(&mut self) -> HitRate<1024> {
+        std::mem::replace(&mut self.lookups, HitRate::stopped())
+    }
+
+    pub fn resume(&mut self, lookups: HitRate<1024>) {
+        self.lookups = lookups;
     }
 
     pub fn end_frame(&mut self) {
@@ -130,7 +146,15 @@ impl ShapeTable {
         let known = unsafe {
             std::slice::from_raw_parts(known.as_ptr() as *const *mut ffi::PyObject, keys.n)
         };
-        if !keys.equal(known) {
+        let same = if self.deterministic {
+            // SAFETY: shapes are defined only from str keys, and a view made
+            // by content holds only str keys; all are live (the view's
+            // until Python code runs, the table's held in `keys`).
+            unsafe { keys.equal_text(known) }
+        } else {
+            keys.equal(known)
+        };
+        if !same {
             return None;
         }
         let idx = s.idx as usize;
@@ -269,6 +293,43 @@ impl KeyView {
         view
     }
 
+    /// Fingerprint the keys by their text, for deterministic mode; false if
+    /// one is not a str (or not UTF-8): such a dict is written plainly.
+    ///
+    /// # Safety
+    /// The view's keys are live (no Python code ran since `of`).
+    pub unsafe fn by_text(&mut self) -> bool {
+        let mut h = self.n as u64;
+        for i in 0..self.n {
+            let k = self.get(i);
+            // SAFETY: `k` is live (this function's contract), and read as a
+            // str only when it is exactly one.
+            let utf8 = unsafe {
+                if ffi::Py_TYPE(k) != &raw mut ffi::PyUnicode_Type {
+                    return false;
+                }
+                super::strings::utf8(k)
+            };
+            let Some(utf8) = utf8 else { return false };
+            h = (h ^ text_hash(utf8)).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+        }
+        self.fingerprint = h;
+        true
+    }
+
+    /// Whether the keys have the text of `known`, in order (`known.len() ==
+    /// n`).
+    ///
+    /// # Safety
+    /// The view's keys and `known` are live str objects.
+    unsafe fn equal_text(&self, known: &[*mut ffi::PyObject]) -> bool {
+        known.iter().enumerate().all(|(i, &k)| {
+            let mine = self.get(i);
+            // SAFETY: both are live str objects (this function's contract).
+            mine == k || unsafe { super::strings::utf8(mine) == super::strings::utf8(k) }
+        })
+    }
+
     /// Key number `i < n`.
     #[inline(always)]
     pub fn get(&self, i: usize) -> *mut ffi::PyObject {
@@ -289,4 +350,10 @@ impl KeyView {
         }
         diff == 0
     }
+}
+
+/// A hash of a key's text that is the same in every process.
+fn text_hash(b: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x5EED).hash_one(b)
 }

@@ -14,6 +14,10 @@
 //! and names), they stop for the rest of the frame. Strings the caches point at are kept alive until the frame is
 //! done. The table is reused by the next call on the same thread (see
 //! `encode::Spare`); a generation number empties it in O(1).
+//!
+//! In deterministic mode the address cache is never filled, so every
+//! decision comes from the content lookups and the output depends on the
+//! strings' text only, not on where the objects live.
 
 use pyo3::ffi;
 use std::hash::BuildHasher;
@@ -88,6 +92,13 @@ pub struct StringTable {
     /// Every defined string (the caches point into them), kept alive for the frame.
     keep: Vec<Obj>,
     hasher: foldhash::fast::FixedState,
+    deterministic: bool,
+}
+
+/// What `suspend` saved.
+pub struct Suspended {
+    gen: u32,
+    content: HitRate<4096>,
 }
 
 impl StringTable {
@@ -100,12 +111,14 @@ impl StringTable {
             defined: 0,
             keep: Vec::new(),
             hasher: foldhash::fast::FixedState::default(),
+            deterministic: false,
         }
     }
 
     /// Empty the table for a new frame, in O(1): a new generation number
     /// makes every cached slot stale.
-    pub fn begin_frame(&mut self) {
+    pub fn begin_frame(&mut self, deterministic: bool) {
+        self.deterministic = deterministic;
         self.gen = self.gen.wrapping_add(1);
         if self.gen == 0 {
             // Generation numbers wrapped: stale slots could look current.
@@ -115,6 +128,24 @@ impl StringTable {
         }
         self.defined = 0;
         self.content = HitRate::default();
+    }
+
+    /// Write every string plainly until `resume`: generation 0 is no
+    /// frame's (see `begin_frame`), so no address matches, and content
+    /// lookups are off.
+    pub fn suspend(&mut self) -> Suspended {
+        let saved = Suspended {
+            gen: self.gen,
+            content: self.content,
+        };
+        self.gen = 0;
+        self.content = HitRate::stopped();
+        saved
+    }
+
+    pub fn resume(&mut self, saved: Suspended) {
+        self.gen = saved.gen;
+        self.content = saved.content;
     }
 
     /// Release the frame's strings (and a very large `keep` allocation).
@@ -179,7 +210,7 @@ impl StringTable {
                 return Found::Plain;
             }
             self.by_content[at].used = true;
-            if c.data == utf8.as_ptr() {
+            if c.data == utf8.as_ptr() && !self.deterministic {
                 // The defined object itself, evicted from the address cache
                 // by another definition: put it back.
                 self.by_addr[Self::addr_slot(o)] = AddrSlot {
@@ -224,11 +255,13 @@ impl StringTable {
         // SAFETY: `o` is a live str; holding a reference keeps its address
         // and UTF-8 buffer valid while the caches use them.
         self.keep.push(unsafe { Obj::from_borrowed(o) });
-        self.by_addr[Self::addr_slot(o)] = AddrSlot {
-            addr: o as usize,
-            gen: self.gen,
-            idx,
-        };
+        if !self.deterministic {
+            self.by_addr[Self::addr_slot(o)] = AddrSlot {
+                addr: o as usize,
+                gen: self.gen,
+                idx,
+            };
+        }
         Some(idx)
     }
 }

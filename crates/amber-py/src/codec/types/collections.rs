@@ -3,6 +3,7 @@
 //! own order), `Counter`, `defaultdict` (its factory by code) and `deque`
 //! (with its maxlen).
 
+use amber_core::bytes::path::PathSeg;
 use amber_core::codec::format as f;
 use amber_core::codec::writer as w;
 use pyo3::exceptions::PyValueError;
@@ -31,13 +32,49 @@ impl<'py> Encoder<'py> {
         w::write_counted(&mut self.out, if frozen { f::FROZENSET } else { f::SET }, n);
         // SAFETY: as above; the Bound takes a reference of its own.
         let s = unsafe { Bound::from_borrowed_ptr(self.py, o) };
-        // SAFETY: as above.
-        unsafe { self.iter_items(o, &s, n) }?;
+        if self.opts.deterministic {
+            // SAFETY: as above.
+            unsafe { self.sorted_items(o, &s, n) }?;
+        } else {
+            // SAFETY: as above.
+            unsafe { self.iter_items(o, &s, n) }?;
+        }
         if let (true, Memo::Shared(at)) = (frozen, memo) {
             // SAFETY: `o` is live, held by the caller (or `_keep`) throughout.
             unsafe { self.memo_after_immutable(o, at) };
         }
         Ok(())
+    }
+
+    /// The items of set `o` (held by `s`) in deterministic mode: each is
+    /// encoded alone, and they are written in the order of their bytes,
+    /// since a set's own order follows str hashes, which differ between
+    /// processes.
+    ///
+    /// # Safety
+    /// `o` is a live set or frozenset of `n` items, held by `s`.
+    unsafe fn sorted_items(&mut self, o: *mut ffi::PyObject, s: &Bound<'py, PyAny>, n: usize) -> R {
+        self.nested(|e| {
+            let mut items: Vec<Vec<u8>> = Vec::with_capacity(n.min(1 << 16));
+            for item in s.try_iter().or_fail()? {
+                let item = iterated(e.py, item)?;
+                if items.len() == n {
+                    return fail(EncodeKind::Mutated, "set changed size during encoding");
+                }
+                let at = items.len();
+                // SAFETY: `item` is held by its Bound for the call.
+                let bytes = unsafe { e.detached(item.as_ptr()) }.within(|| PathSeg::Index(at), o)?;
+                items.push(bytes);
+            }
+            if items.len() != n {
+                return fail(EncodeKind::Mutated, "set changed size during encoding");
+            }
+            items.sort_unstable();
+            for b in &items {
+                e.out.extend(b);
+            }
+            Ok(())
+        })
     }
 
     /// # Safety

@@ -27,6 +27,7 @@ impl<'py> Encoder<'py> {
         if np::holds_objects(&layout.dtype).or_fail()? {
             return objects_refused("arrays", &layout.dtype);
         }
+        self.aligned_data_here()?;
         w::write_ndarray_header(&mut self.out);
         self.dtype(o, &layout.dtype)?;
         if layout.nbytes == 0 {

@@ -22,6 +22,7 @@ use crate::typeref;
 impl<'py> Encoder<'py> {
     /// A table of ARROW kind `kind`: its extras item, then its stream.
     pub(crate) fn table(&mut self, obj: &Bound<'py, PyAny>, kind: u8) -> R {
+        self.aligned_data_here()?;
         let py = self.py;
         let (extras, stream): (Bound<'py, PyAny>, Bound<'py, PyAny>) = typeref::frames(py)
             .and_then(|m| m.getattr(intern!(py, "to_arrow")))
