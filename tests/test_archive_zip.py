@@ -5,6 +5,7 @@ byte NumPy's."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import amber
 from amber import Archive, _native
 from amber.archive._source import MemorySource
 from amber.archive._zip import ZipSink, read_directory, read_entry, unpack
@@ -133,3 +135,43 @@ def test_archive_npy_entries_load_with_numpy(tmp_path: Path) -> None:
         for name in ("arr.npy", "f.npy"):
             with z.open(name) as f:
                 assert np.array_equal(np.load(io.BytesIO(f.read()), allow_pickle=False), arr)
+
+
+def test_streamed_entries_are_the_same_through_any_file(tmp_path: Path) -> None:
+    from amber.archive._zip import Stream
+
+    pieces = [os.urandom(300_000), b"", bytes(1 << 20), b"tail"]
+
+    def stream(out: Any) -> None:
+        for p in pieces:
+            out.write(memoryview(p))
+
+    outputs = []
+    for opener in (io.BytesIO, lambda: open(tmp_path / "raw", "w+b", buffering=0)):
+        with opener() as f:
+            sink = ZipSink(f, 0)
+            written = sink.add("s.bin", Stream(sum(map(len, pieces)), stream))
+            sink.finish()
+            f.seek(0)
+            outputs.append((f.read(), written.crc32, written.blake3))
+    assert outputs[0] == outputs[1]
+    with zipfile.ZipFile(io.BytesIO(outputs[0][0])) as z:
+        assert z.read("s.bin") == b"".join(pieces)
+
+
+def test_zstd_levels_default_by_kind_of_data(tmp_path: Path) -> None:
+    arr = np.random.default_rng(1).integers(0, 10_000, 300_000)
+    rec = [{"id": i, "name": f"n{i % 50}"} for i in range(20_000)]
+    with Archive(tmp_path / "z.zip", "w", compression="zstd") as a:
+        a["arr"] = arr
+        a["rec"] = rec
+        a.put("arr3", arr, level=3)
+    with zipfile.ZipFile(tmp_path / "z.zip") as z:
+        sizes = {i.filename: i.compress_size for i in z.infolist()}
+    out = io.BytesIO()
+    np.save(out, arr)  # amber's .npy entries are byte for byte NumPy's
+    npy = out.getvalue()
+    frame = amber.dumps(rec, deterministic=True)
+    assert sizes["arr.npy"] == len(_native.archive_compress(npy, "zstd", _native.ZSTD_BINARY_LEVEL))
+    assert sizes["arr3.npy"] == len(_native.archive_compress(npy, "zstd", 3))
+    assert sizes["rec.amber"] == len(_native.archive_compress(frame, "zstd", None))

@@ -12,6 +12,7 @@ __all__ = [
     "KINDS",
     "ZIP_LOCAL_CRC_AT",
     "ZIP_TAIL_LEN",
+    "ZSTD_BINARY_LEVEL",
     "AmberError",
     "ArchiveError",
     "DecodeError",
@@ -156,11 +157,13 @@ class ArchiveError(AmberError, ValueError):
 
 ZIP_TAIL_LEN: Final[int]
 ZIP_LOCAL_CRC_AT: Final[int]
+ZSTD_BINARY_LEVEL: Final[int]
 
 @final
 class Digest:
     def __new__(cls) -> Digest: ...
     def update(self, piece: Buffer) -> None: ...
+    def write_through(self, fd: int, piece: Buffer) -> None: ...
     @property
     def size(self) -> int: ...
     def finish(self) -> tuple[int, str]: ...

@@ -167,7 +167,8 @@ class Archive(MutableMapping[str, Any]):
             raise FileExistsError(f"{self._path} exists (mode 'x')")
         folder = os.path.dirname(os.path.abspath(self._path))
         fd, self._tmp = tempfile.mkstemp(prefix=".amber-", suffix=".tmp", dir=folder)
-        self._file = os.fdopen(fd, "w+b")
+        # Unbuffered: large pieces go straight from memory to the file (see `_zip._Tee`).
+        self._file = os.fdopen(fd, "w+b", buffering=0)
         self._sink = _zip.ZipSink(self._file, 0)
 
     def _open_append(self) -> None:
@@ -187,7 +188,7 @@ class Archive(MutableMapping[str, Any]):
             j.write(f"amber-append {end}\n".encode())
             if self._durable:
                 os.fsync(j.fileno())
-        self._file = open(self._path, "r+b")  # noqa: SIM115 - closed in close()
+        self._file = open(self._path, "r+b", buffering=0)  # noqa: SIM115 - closed in close()
         self._file.seek(end)
         kept = [e for name, e in self._zip.items() if name != _manifest.NAME]
         self._sink = _zip.ZipSink(self._file, end, kept)
@@ -259,9 +260,13 @@ class Archive(MutableMapping[str, Any]):
         if key in self._keys:
             del self[key]
         names = []
+        if level is None:
+            level = self.level
+        encoding = encoded.info["encoding"]
         try:
-            for name, data in encoded.contents:
-                written = sink.add(name, data, method, level if level is not None else self.level)
+            for i, (name, data) in enumerate(encoded.contents):
+                lvl = level if level is not None else _entries.default_level(encoding, i, method)
+                written = sink.add(name, data, method, lvl)
                 self._written[name] = written
                 self._entries[name] = {
                     "size": written.size,
@@ -428,7 +433,7 @@ def _rewrite(path: str, durable: bool) -> None:
             prefix=".amber-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path))
         )
         try:
-            with os.fdopen(fd, "w+b") as f:
+            with os.fdopen(fd, "w+b", buffering=0) as f:
                 sink = _zip.ZipSink(f, 0)
                 for entry in entries:
                     sink.copy(entry, _zip.read_entry(source, entry))

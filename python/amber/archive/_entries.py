@@ -46,6 +46,14 @@ class Encoded:
     contents: list[tuple[str, Any]] = field(default_factory=list)
 
 
+def default_level(encoding: str, index: int, method: str) -> int | None:
+    """The compression level of a key's entry number `index` when none is given: zstd's level
+    for array and table data (`.npy`, Arrow, Parquet, an amber entry's buffers), where higher
+    levels spend time for little; the core's default otherwise."""
+    binary = index > 0 or encoding not in ("amber", "json")
+    return _native.ZSTD_BINARY_LEVEL if method == "zstd" and binary else None
+
+
 def type_name(value: Any) -> str:
     tp = type(value)
     module = tp.__module__.split(".")[0]

@@ -74,6 +74,17 @@ def unpack(entry: ZipEntry | Written, data: memoryview) -> Any:
     return _native.archive_decompress(data, entry.method, entry.size, entry.crc32, entry.name)
 
 
+def write_all(file: IO[bytes], data: Any) -> None:
+    """Write every byte of `data`: an unbuffered file's `write` may write fewer (a single
+    system call moves at most about 2 GiB)."""
+    view = memoryview(data).cast("B")
+    while len(view):
+        n = file.write(view)
+        if n is None:
+            raise BlockingIOError("the archive file is non-blocking")
+        view = view[n:]
+
+
 @dataclass
 class Stream:
     """Content of a known size written in pieces: `write(out)` calls `out.write(piece)` for each
@@ -91,17 +102,27 @@ class Stream:
 
 
 class _Tee:
-    """A file-like object that writes each piece to the archive file and into its digest."""
+    """A file-like object that writes each piece to the archive file and into its digest.
+
+    On an unbuffered file (`io.FileIO`, as `amber.Archive` opens its files) the core hashes a
+    piece and writes it to the file descriptor at once, on two threads; other files get the
+    piece hashed, then written."""
 
     closed = False
 
     def __init__(self, file: IO[bytes]) -> None:
         self.file = file
         self.digest = _native.Digest()
+        direct = isinstance(file, io.FileIO) and hasattr(self.digest, "write_through")
+        self.fd = file.fileno() if direct else None
 
     def write(self, piece: Any) -> int:
+        if self.fd is not None:
+            self.digest.write_through(self.fd, piece)
+            return memoryview(piece).nbytes
         self.digest.update(piece)
-        return self.file.write(piece)
+        write_all(self.file, piece)
+        return memoryview(piece).nbytes
 
     def writable(self) -> bool:
         return True
@@ -147,8 +168,8 @@ class ZipSink:
         align = ALIGN if method == "stored" else 1
         header = self.writer.local_header(name, method, crc, len(stored), len(view), align)
         offset = self.writer.position - len(stored)
-        self.file.write(header)
-        self.file.write(stored)
+        write_all(self.file, header)
+        write_all(self.file, stored)
         return Written(name, offset, len(stored), len(view), method, crc, digest)
 
     def _add_streamed(self, name: str, content: Stream) -> Written:
@@ -157,7 +178,7 @@ class ZipSink:
         f = self.file
         header = self.writer.local_header(name, "stored", 0, content.size, content.size, ALIGN)
         start = f.tell()
-        f.write(header)
+        write_all(f, header)
         tee = _Tee(f)
         content.write(tee)
         if tee.digest.size != content.size:
@@ -165,7 +186,7 @@ class ZipSink:
         crc, digest = tee.digest.finish()
         end = f.tell()
         f.seek(start + _native.ZIP_LOCAL_CRC_AT)
-        f.write(crc.to_bytes(4, "little"))
+        write_all(f, crc.to_bytes(4, "little"))
         f.seek(end)
         self.writer.set_crc(name, crc)
         offset = start + len(header)
@@ -174,15 +195,14 @@ class ZipSink:
     def copy(self, entry: ZipEntry, data: memoryview) -> None:
         """An entry of another zip, as it is stored there (compressed or not, not checked)."""
         align = ALIGN if entry.method == "stored" else 1
-        self.file.write(
-            self.writer.local_header(
-                entry.name, entry.method, entry.crc32, len(data), entry.size, align
-            )
+        header = self.writer.local_header(
+            entry.name, entry.method, entry.crc32, len(data), entry.size, align
         )
-        self.file.write(data)
+        write_all(self.file, header)
+        write_all(self.file, data)
 
     def remove(self, name: str) -> bool:
         return bool(self.writer.remove(name))
 
     def finish(self) -> None:
-        self.file.write(self.writer.finish())
+        write_all(self.file, self.writer.finish())

@@ -108,6 +108,24 @@ impl PyDigest {
         let digest = &mut self.0;
         with_bytes(py, piece, |b| digest.update(b))
     }
+    /// Hash `piece` and write all of it to the open file descriptor `fd` at
+    /// its position, the two at once. The GIL is held throughout, so no
+    /// Python thread can change the piece between its hash and its write:
+    /// the file holds exactly the bytes hashed.
+    #[cfg(unix)]
+    fn write_through(&mut self, fd: i32, piece: &Bound<'_, PyAny>) -> PyResult<()> {
+        use std::io::Write;
+        use std::os::fd::FromRawFd;
+        let view = InputBuffer::get(piece)?;
+        let bytes = view.bytes();
+        // SAFETY: `fd` is the caller's open file, which it keeps open for
+        // this call; ManuallyDrop never closes it, and the File is used only
+        // here, for writes.
+        let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        self.0
+            .update_alongside(bytes, || file.write_all(bytes))
+            .map_err(PyErr::from)
+    }
     /// Bytes seen so far.
     #[getter]
     fn size(&self) -> u64 {
@@ -378,6 +396,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyZipEnd>()?;
     m.add_class::<PyZipWriter>()?;
     m.add("ZIP_TAIL_LEN", read::TAIL_LEN)?;
+    m.add("ZSTD_BINARY_LEVEL", data::DEFAULT_ZSTD_BINARY_LEVEL)?;
     m.add(
         "ZIP_LOCAL_CRC_AT",
         amber_core::archive::zip::write::LOCAL_CRC_AT,

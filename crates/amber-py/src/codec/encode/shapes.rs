@@ -311,7 +311,9 @@ impl KeyView {
                 super::strings::utf8(k)
             };
             let Some(utf8) = utf8 else { return false };
-            h = (h ^ text_hash(utf8)).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+            h = (h ^ text_hash(utf8))
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(29);
         }
         self.fingerprint = h;
         true

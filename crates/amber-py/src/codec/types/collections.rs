@@ -63,7 +63,8 @@ impl<'py> Encoder<'py> {
                 }
                 let at = items.len();
                 // SAFETY: `item` is held by its Bound for the call.
-                let bytes = unsafe { e.detached(item.as_ptr()) }.within(|| PathSeg::Index(at), o)?;
+                let bytes =
+                    unsafe { e.detached(item.as_ptr()) }.within(|| PathSeg::Index(at), o)?;
                 items.push(bytes);
             }
             if items.len() != n {
