@@ -146,8 +146,11 @@ def test_streamed_entries_are_the_same_through_any_file(tmp_path: Path) -> None:
         for p in pieces:
             out.write(memoryview(p))
 
+    def unbuffered() -> Any:
+        return open(tmp_path / "raw", "w+b", buffering=0)
+
     outputs = []
-    for opener in (io.BytesIO, lambda: open(tmp_path / "raw", "w+b", buffering=0)):
+    for opener in (io.BytesIO, unbuffered):
         with opener() as f:
             sink = ZipSink(f, 0)
             written = sink.add("s.bin", Stream(sum(map(len, pieces)), stream))

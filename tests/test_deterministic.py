@@ -60,9 +60,7 @@ def test_records_with_shared_or_separate_key_objects_give_the_same_bytes() -> No
     keys = ["id", "name", "score"]
     shared = [dict(zip(keys, (i, f"n{i % 7}", i / 2), strict=True)) for i in range(200)]
     # Equal keys, but new str objects in every record.
-    separate = [
-        {"".join(k): v for k, v in zip(keys, rec.values(), strict=True)} for rec in shared
-    ]
+    separate = [{"".join(k): v for k, v in zip(keys, rec.values(), strict=True)} for rec in shared]
     assert shared == separate
     assert det(shared) == det(separate)
     # Shapes still apply: the records are written without their keys.

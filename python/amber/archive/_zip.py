@@ -8,7 +8,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, cast
 
 from amber import _native
 from amber._native import ZipEntry
@@ -194,9 +194,14 @@ class ZipSink:
 
     def copy(self, entry: ZipEntry, data: memoryview) -> None:
         """An entry of another zip, as it is stored there (compressed or not, not checked)."""
-        align = ALIGN if entry.method == "stored" else 1
+        method = entry.method
+        if method not in ("stored", "deflate", "zstd"):
+            raise archive_error(
+                "unsupported", f"entry {entry.name!r} uses zip {method}", entry=entry.name
+            )
+        align = ALIGN if method == "stored" else 1
         header = self.writer.local_header(
-            entry.name, entry.method, entry.crc32, len(data), entry.size, align
+            entry.name, cast(Method, method), entry.crc32, len(data), entry.size, align
         )
         write_all(self.file, header)
         write_all(self.file, data)

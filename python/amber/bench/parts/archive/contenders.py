@@ -117,7 +117,11 @@ def _amber_verified() -> Contender:
 
 @ARCHIVE.contender("amber-zstd")
 def _amber_zstd() -> Contender:
-    return _amber("amber-zstd", "compression='zstd' (default levels: 3 for amber entries, 1 for arrays and tables)", compression="zstd")
+    return _amber(
+        "amber-zstd",
+        "compression='zstd' (default levels: 3 for amber entries, 1 for arrays and tables)",
+        compression="zstd",
+    )
 
 
 # --- pickle and joblib --------------------------------------------------------------------------

@@ -33,7 +33,7 @@ def mixed(rows: int, medium: int) -> dict[str, Any]:
 
     def frame(n: int, cols: int) -> Any:
         half = cols // 2
-        columns = {f"float_{i}": rng.standard_normal(n) for i in range(half)}
+        columns: dict[str, Any] = {f"float_{i}": rng.standard_normal(n) for i in range(half)}
         columns |= {f"int_{i}": rng.integers(0, 10_000, n) for i in range(half)}
         return pd.DataFrame(columns)
 
