@@ -1,0 +1,87 @@
+"""psycopg 3 adapters that keep Python objects in `bytea` in amber format.
+
+Parameters go as binary `bytea` (no escaping); results are decoded with `amber.loads` straight
+from the bytes psycopg hands over, which for binary results is a view of the result buffer
+(no copy). Decoding runs no code and builds only what the codec's registry allows, so a row
+written by someone else cannot run anything here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from psycopg import adapters as global_adapters
+from psycopg.abc import AdaptContext, Buffer
+from psycopg.adapt import Dumper, Loader
+from psycopg.postgres import types as pg_types
+from psycopg.pq import Escaping, Format
+
+from amber.codec import dumps, loads
+
+BYTEA_OID: int = pg_types["bytea"].oid
+
+
+class Amber:
+    """Wraps a value so that it is sent as amber-format `bytea`, whatever its type:
+    `cur.execute("insert into t values (%s)", [Amber({"a": 1})])`."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __repr__(self) -> str:
+        return f"Amber({self.obj!r})"
+
+
+class AmberDumper(Dumper):
+    """Dumps a value (or an `Amber` wrapper's value) as amber-format bytea, in binary."""
+
+    format = Format.BINARY
+    oid = BYTEA_OID
+
+    def dump(self, obj: Any) -> Buffer:
+        return dumps(obj.obj if type(obj) is Amber else obj)
+
+
+class AmberLoader(Loader):
+    """Loads a binary bytea value with `amber.loads`, from a view of the result buffer."""
+
+    format = Format.BINARY
+
+    def load(self, data: Buffer) -> Any:
+        return loads(data)
+
+
+class AmberTextLoader(Loader):
+    """Loads a text-format bytea value (hex-escaped) with `amber.loads`."""
+
+    format = Format.TEXT
+
+    def __init__(self, oid: int, context: AdaptContext | None = None) -> None:
+        super().__init__(oid, context)
+        self._escaping = Escaping()
+
+    def load(self, data: Buffer) -> Any:
+        return loads(self._escaping.unescape_bytea(bytes(data)))
+
+
+def register(
+    context: AdaptContext | None = None, *, dump: Iterable[type] = (), load: bool = True
+) -> None:
+    """Store and read Python objects as amber-format `bytea` in `context`: a connection, a
+    cursor, or None for every connection made afterwards (psycopg's global adapters).
+
+    `Amber(value)` is always sent as amber; each class in `dump` is too, without a wrapper (for
+    instance `dump=[dict, MyRecord]`). With `load` (the default), every `bytea` result read
+    through `context` is decoded with `amber.loads`: use it on the connections or cursors that
+    read amber columns, and another one for raw `bytea`.
+    """
+    adapters = context.adapters if context is not None else global_adapters
+    adapters.register_dumper(Amber, AmberDumper)
+    for cls in dump:
+        adapters.register_dumper(cls, AmberDumper)
+    if load:
+        adapters.register_loader(BYTEA_OID, AmberLoader)
+        adapters.register_loader(BYTEA_OID, AmberTextLoader)
