@@ -5,12 +5,15 @@
 //! - [`codec`]: the amber object format: writer, header, decode walker,
 //!   validator;
 //! - [`archive`]: the archive container: zip writer and reader, compression,
-//!   hashes, `.npy` headers.
+//!   hashes, `.npy` headers;
+//! - [`pg`]: PostgreSQL's binary formats: the COPY BINARY stream (writer and
+//!   incremental parser) and the send format of the common types.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod archive;
 pub mod bytes;
 pub mod codec;
+pub mod pg;
 
 pub use bytes::path::PathSeg;
 pub use codec::build::Build;

@@ -216,6 +216,30 @@ def write(target: str, name: str, data: bytes) -> None:
     (d / name).write_bytes(data)
 
 
+def copy_stream(rows: list[list[bytes | None]], ext: bytes = b"") -> bytes:
+    """A COPY BINARY stream (PostgreSQL's COPY docs, "Binary Format")."""
+    out = b"PGCOPY\n\xff\r\n\0" + struct.pack(">iI", 0, len(ext)) + ext
+    for row in rows:
+        out += struct.pack(">h", len(row))
+        for f in row:
+            out += struct.pack(">i", -1) if f is None else struct.pack(">i", len(f)) + f
+    return out + struct.pack(">h", -1)
+
+
+def copy_seeds() -> None:
+    """copy_parse seeds: the first byte picks where the stream is split."""
+    int4 = struct.pack(">i", 7)
+    # numeric 1.10: ndigits 2, weight 0, sign +, dscale 2, digits 1, 1000.
+    numeric = struct.pack(">hhHHhh", 2, 0, 0, 2, 1, 1000)
+    # int4[] {1,NULL,3}: ndim 1, has-null 1, OID 23, length 3, lower bound 1.
+    array = struct.pack(">iiIii", 1, 1, 23, 3, 1)
+    array += struct.pack(">ii", 4, 1) + struct.pack(">i", -1) + struct.pack(">ii", 4, 3)
+    rows = [[int4, b"text", None], [None, "h\u00e9".encode(), b""]]
+    write("copy_parse", "ints_text", bytes([128]) + copy_stream(rows))
+    write("copy_parse", "numeric_array", bytes([40]) + copy_stream([[numeric, array]] * 2))
+    write("copy_parse", "header_ext", bytes([10]) + copy_stream([[b"\x01"]], ext=b"ext!"))
+
+
 def main() -> None:
     for name, body in BODIES.items():
         assert body is not None
@@ -234,6 +258,7 @@ def main() -> None:
     write("archive", "stored", zip_of(entries, zipfile.ZIP_STORED))
     write("archive", "deflated_zip64", zip_of(entries, zipfile.ZIP_DEFLATED, zip64=True))
     write("archive", "npy", NPY_HEADER)
+    copy_seeds()
 
 
 if __name__ == "__main__":

@@ -145,6 +145,19 @@ impl<'a> Reader<'a> {
         self.array::<8>(what).map(u64::from_le_bytes)
     }
 
+    /// Big-endian fixed-width integers (PostgreSQL's binary formats).
+    pub fn u16_be(&mut self, what: &'static str) -> Result<u16, ReadError> {
+        self.array::<2>(what).map(u16::from_be_bytes)
+    }
+
+    pub fn u32_be(&mut self, what: &'static str) -> Result<u32, ReadError> {
+        self.array::<4>(what).map(u32::from_be_bytes)
+    }
+
+    pub fn u64_be(&mut self, what: &'static str) -> Result<u64, ReadError> {
+        self.array::<8>(what).map(u64::from_be_bytes)
+    }
+
     #[inline(always)]
     pub fn varint(&mut self, what: &'static str) -> Result<u64, ReadError> {
         match varint::read(&self.data[self.pos..]) {
