@@ -51,8 +51,25 @@ _DecodeErrorKind: TypeAlias = Literal[
     "refused",
     "buffer",
     "raised",
+    "out_of_range",
+    "type_mismatch",
+    "invalid_value",
+    "field_count",
+    "state",
 ]
-_EncodeErrorKind: TypeAlias = Literal["unsupported", "cycle", "limit", "mutated", "raised"]
+_EncodeErrorKind: TypeAlias = Literal[
+    "unsupported",
+    "cycle",
+    "limit",
+    "mutated",
+    "raised",
+    "type_mismatch",
+    "out_of_range",
+    "invalid_value",
+    "field_count",
+    "malformed",
+    "state",
+]
 
 class DecodeError(AmberError, ValueError):
     """The input is not valid amber data; `kind` says what is wrong, `offset` and `path` where."""
@@ -228,3 +245,34 @@ def zip_local_need(fixed: bytes) -> int: ...
 def zip_data_offset(local: bytes, entry: ZipEntry) -> int: ...
 def npy_header(descr: str, fortran_order: bool, shape: tuple[int, ...]) -> bytes: ...
 def npy_parse_header(data: Buffer) -> tuple[Any, bool, tuple[int, ...], int]: ...
+
+# amber.pg: COPY BINARY and binary results (`amber.pg._copy` is the only caller).
+
+_PgColumnSpec: TypeAlias = tuple[int, Any]
+
+@final
+class PgCopyWriter:
+    def __new__(cls, columns: list[_PgColumnSpec], names: list[str]) -> PgCopyWriter: ...
+    def write_rows(self, rows: Iterable[Any], limit: int) -> bytes: ...
+    def write_columns(
+        self, columns: list[tuple[Any, ...]], start: int, limit: int
+    ) -> tuple[bytes, int]: ...
+    def finish(self) -> bytes: ...
+    @property
+    def rows(self) -> int: ...
+
+@final
+class PgReader:
+    def __new__(
+        cls, columns: list[_PgColumnSpec], names: list[str], into: Literal["rows", "arrow", "numpy"]
+    ) -> PgReader: ...
+    def feed(self, data: Buffer) -> None: ...
+    def drain(self, pgconn: int) -> tuple[str, str] | None: ...
+    def read_result(self, pgresult: int) -> None: ...
+    def add_row(self, values: list[Buffer | None]) -> None: ...
+    @property
+    def rows(self) -> int: ...
+    def finish(self, copy: bool) -> Any: ...
+
+def pg_bind_libpq(path: str) -> bool: ...
+def pg_type(oid: int) -> tuple[str, bool] | None: ...

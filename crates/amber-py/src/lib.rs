@@ -5,6 +5,7 @@
 //!   and the decoder's builder);
 //! - `archive/`: the zip container, compression, hashes and `.npy` headers
 //!   for `amber.Archive`;
+//! - `pg/`: COPY BINARY streams and binary results for `amber.pg`;
 //! - `values/`: datetime, Decimal, UUID and NumPy values as plain Rust parts;
 //! - `typeref.rs`: classes and C APIs found once;
 //! - `errors.rs`: every exception class;
@@ -16,6 +17,7 @@ mod codec;
 mod errors;
 mod ffi;
 mod gil;
+mod pg;
 mod typeref;
 mod values;
 
@@ -56,5 +58,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("KINDS", kinds)?;
     m.add_class::<codec::registry::Entry>()?;
     archive::register(m)?;
+    pg::register(m)?;
     Ok(())
 }

@@ -37,6 +37,56 @@ impl Inet {
     }
 }
 
+impl Inet {
+    /// Parse `address` or `address/bits` (as `str()` of Python's
+    /// `ipaddress` objects and PostgreSQL's text form give them). A missing
+    /// prefix is the full address length. `None` for anything else.
+    pub fn parse(text: &str) -> Option<Inet> {
+        let (addr, bits) = match text.trim().split_once('/') {
+            Some((a, b)) => (a, Some(b)),
+            None => (text.trim(), None),
+        };
+        let addr: IpAddr = addr.parse().ok()?;
+        let max = match addr {
+            IpAddr::V4(_) => 32,
+            IpAddr::V6(_) => 128,
+        };
+        let bits = match bits {
+            Some(b) if !b.is_empty() && b.bytes().all(|c| c.is_ascii_digit()) => {
+                b.parse::<u8>().ok().filter(|&n| n <= max)?
+            }
+            Some(_) => return None,
+            None => max,
+        };
+        Some(Inet { addr, bits })
+    }
+}
+
+impl std::fmt::Display for Inet {
+    /// PostgreSQL's text form: the prefix is shown unless it is the whole
+    /// address (for inet; `cidr` output always shows it, see
+    /// [`Inet::with_prefix`]).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.bits == self.max_bits() {
+            write!(f, "{}", self.addr)
+        } else {
+            self.with_prefix(f)
+        }
+    }
+}
+
+impl Inet {
+    /// `address/bits`, always with the prefix.
+    pub fn with_prefix(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.addr, self.bits)
+    }
+
+    /// Whether the prefix is the whole address (a host, not a network).
+    pub fn is_host(&self) -> bool {
+        self.bits == self.max_bits()
+    }
+}
+
 fn type_name(is_cidr: bool) -> &'static str {
     if is_cidr {
         "cidr"
@@ -209,5 +259,19 @@ mod tests {
         assert!(host_bits_set(&[10, 128, 0, 0], 8));
         assert!(!host_bits_set(&[10, 128, 0, 0], 9));
         assert!(!host_bits_set(&[0, 0, 0, 0], 0));
+    }
+
+    #[test]
+    fn parses_and_prints_text() {
+        let a = Inet::parse("10.1.2.3/8").unwrap();
+        assert_eq!((a.addr.to_string(), a.bits), ("10.1.2.3".into(), 8));
+        assert_eq!(a.to_string(), "10.1.2.3/8");
+        let h = Inet::parse("::1").unwrap();
+        assert_eq!(h.bits, 128);
+        assert!(h.is_host());
+        assert_eq!(h.to_string(), "::1");
+        for bad in ["", "10.0.0.0/33", "10.0.0/8", "1.2.3.4/", "1.2.3.4/+8", "x"] {
+            assert_eq!(Inet::parse(bad), None, "{bad}");
+        }
     }
 }

@@ -88,6 +88,53 @@ impl fmt::Display for Numeric {
     }
 }
 
+impl Numeric {
+    /// Parse decimal text as Python's `str(Decimal)` and PostgreSQL write
+    /// it: an optional sign, digits with an optional point, an optional
+    /// exponent (`1.5E+3`), or `NaN`, `Infinity`, `Inf` (any case, signed).
+    /// Trailing zeros are kept (`1.10` has exponent -2). `None` for anything
+    /// else, including a signalling NaN.
+    pub fn parse(text: &str) -> Option<Numeric> {
+        let t = text.trim();
+        let (negative, body) = match t.as_bytes().first()? {
+            b'-' => (true, &t[1..]),
+            b'+' => (false, &t[1..]),
+            _ => (false, t),
+        };
+        if body.eq_ignore_ascii_case("nan") {
+            return (!t.starts_with(['-', '+'])).then_some(Numeric::NaN);
+        }
+        if body.eq_ignore_ascii_case("infinity") || body.eq_ignore_ascii_case("inf") {
+            return Some(if negative {
+                Numeric::NegInfinity
+            } else {
+                Numeric::Infinity
+            });
+        }
+        let (mantissa, exp) = match body.find(['e', 'E']) {
+            Some(i) => (&body[..i], body[i + 1..].parse::<i64>().ok()?),
+            None => (body, 0),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        if int.is_empty() && frac.is_empty() {
+            return None;
+        }
+        let mut digits = Vec::with_capacity(int.len() + frac.len());
+        for c in int.bytes().chain(frac.bytes()) {
+            if !c.is_ascii_digit() {
+                return None;
+            }
+            digits.push(c - b'0');
+        }
+        let exponent = i32::try_from(exp - frac.len() as i64).ok()?;
+        Some(Numeric::Finite {
+            negative,
+            digits,
+            exponent,
+        })
+    }
+}
+
 /// NaN, +Infinity or -Infinity: no digits, weight 0, dscale 0.
 fn encode_special(out: &mut Vec<u8>, sign: u16) {
     put_u16(out, 0);
@@ -413,5 +460,37 @@ mod tests {
         // All digits below the scale: zero with that scale.
         let v = decode_numeric(&words(&[1, 0xfffe, 0, 2, 5])).unwrap();
         assert_eq!(v.to_string(), "0.00");
+    }
+
+    #[test]
+    fn parses_decimal_text() {
+        let f = |n: bool, d: &[u8], e: i32| Numeric::Finite {
+            negative: n,
+            digits: d.to_vec(),
+            exponent: e,
+        };
+        assert_eq!(Numeric::parse("1.10"), Some(f(false, &[1, 1, 0], -2)));
+        assert_eq!(Numeric::parse("-0.001"), Some(f(true, &[0, 0, 0, 1], -3)));
+        assert_eq!(Numeric::parse("1.5E+3"), Some(f(false, &[1, 5], 2)));
+        assert_eq!(Numeric::parse("7e-2"), Some(f(false, &[7], -2)));
+        assert_eq!(Numeric::parse(".5"), Some(f(false, &[5], -1)));
+        assert_eq!(Numeric::parse("NaN"), Some(Numeric::NaN));
+        assert_eq!(Numeric::parse("-Infinity"), Some(Numeric::NegInfinity));
+        assert_eq!(Numeric::parse("inf"), Some(Numeric::Infinity));
+        for bad in [
+            "",
+            "-",
+            ".",
+            "1.2.3",
+            "1e",
+            "sNaN",
+            "-NaN",
+            "1_0",
+            "0x10",
+            "1e99999999999",
+        ] {
+            assert_eq!(Numeric::parse(bad), None, "{bad}");
+        }
+        assert_eq!(Numeric::parse("123.4500").unwrap().to_string(), "123.4500");
     }
 }

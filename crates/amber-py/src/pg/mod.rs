@@ -1,0 +1,625 @@
+//! The PostgreSQL part's edge, for `amber.pg`: COPY BINARY streams written
+//! from rows or columns and read into rows or Arrow columns, with the
+//! per-value work in Rust (amber-core's `pg` types and COPY framing).
+//! `amber.pg` does the talking to psycopg; this side only sees bytes, and
+//! the connection's libpq for reads (see `libpq.rs`).
+
+mod arrow;
+mod columns;
+mod from_pg;
+mod libpq;
+mod to_pg;
+
+use amber_core::pg::{CopyParser, CopyWriter, PgError, PgType};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+
+use crate::errors;
+use crate::ffi::buffer::InputBuffer;
+
+/// `(oid, adapter)`: a column's type OID and, for types amber does not
+/// know, psycopg's binary dumper or loader for it.
+type ColumnSpec = (u32, Option<Py<PyAny>>);
+
+fn place(row: u64, name: &str) -> String {
+    if !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+        format!("$[{row}].{name}")
+    } else {
+        format!("$[{row}][{name:?}]")
+    }
+}
+
+fn type_name(oid: u32) -> String {
+    PgType::from_oid(oid).map_or_else(|| format!("type {oid}"), |t| t.name())
+}
+
+fn short_repr(o: &Bound<'_, PyAny>) -> String {
+    let r = o
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "<unprintable>".into());
+    if r.chars().count() > 80 {
+        format!("{}...", r.chars().take(77).collect::<String>())
+    } else {
+        r
+    }
+}
+
+/// A value that could not be written, as `amber.EncodeError` naming the
+/// row, the column and the value.
+fn encode_fail(
+    py: Python<'_>,
+    f: to_pg::Fail,
+    row: u64,
+    name: &str,
+    oid: u32,
+    value: &Bound<'_, PyAny>,
+    source: &str,
+) -> PyErr {
+    let ty = type_name(oid);
+    let what = short_repr(value);
+    let (kind, detail, cause) = match f {
+        to_pg::Fail::Mismatch => (
+            "type_mismatch",
+            format!("a {source} value cannot be written as {ty}"),
+            None,
+        ),
+        to_pg::Fail::Data(e) => (e.kind.name(), e.message, None),
+        to_pg::Fail::Py(e) => {
+            if errors::passes_through(py, &e) {
+                return e;
+            }
+            ("raised", errors::described(py, &e), Some(e))
+        }
+    };
+    errors::make(
+        py,
+        errors::encode_error(py),
+        kind,
+        format!("row {row}, column {name:?} ({ty}): {detail}: {what}"),
+        None,
+        Some(place(row, name)),
+        cause,
+    )
+}
+
+/// A value that could not be read, as `amber.DecodeError` with the stream
+/// offset (for COPY), the row and the column.
+fn decode_fail(
+    py: Python<'_>,
+    f: from_pg::Fail,
+    row: u64,
+    name: &str,
+    oid: u32,
+    offset: Option<u64>,
+) -> PyErr {
+    let ty = type_name(oid);
+    let (kind, detail, cause, at) = match f {
+        from_pg::Fail::Data(e) => (e.kind.name(), e.message, None, e.offset),
+        from_pg::Fail::Py(e) => {
+            if errors::passes_through(py, &e) {
+                return e;
+            }
+            ("raised", errors::described(py, &e), Some(e), None)
+        }
+    };
+    let offset = match (offset, at) {
+        (Some(base), Some(within)) => Some(base + within),
+        (Some(base), None) => Some(base),
+        _ => None,
+    };
+    errors::make(
+        py,
+        errors::decode_error(py),
+        kind,
+        format!("row {row}, column {name:?} ({ty}): {detail}"),
+        offset.map(|o| o as usize),
+        Some(place(row, name)),
+        cause,
+    )
+}
+
+/// A broken COPY stream (framing, not a value), as `amber.DecodeError`.
+fn stream_fail(py: Python<'_>, e: PgError) -> PyErr {
+    let mut msg = format!("COPY stream: {}", e.message);
+    if let Some(r) = e.row {
+        msg.push_str(&format!(" (row {r})"));
+    }
+    errors::make(
+        py,
+        errors::decode_error(py),
+        e.kind.name(),
+        msg,
+        e.offset.map(|o| o as usize),
+        None,
+        None,
+    )
+}
+
+/// Encodes rows or columns into COPY BINARY chunks.
+#[pyclass(module = "amber._native", unsendable)]
+pub struct PgCopyWriter {
+    w: CopyWriter,
+    targets: Vec<to_pg::Target>,
+    oids: Vec<u32>,
+    names: Vec<String>,
+    ctx: to_pg::Ctx,
+}
+
+impl PgCopyWriter {
+    fn row(&mut self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<()> {
+        let index = self.w.rows();
+        let items: Vec<Bound<'_, PyAny>> = if let Ok(t) = row.cast::<PyTuple>() {
+            t.iter().collect()
+        } else if let Ok(l) = row.cast::<PyList>() {
+            l.iter().collect()
+        } else if row.is_instance_of::<pyo3::types::PyString>() || row.is_instance_of::<PyBytes>() {
+            return Err(errors::make(
+                py,
+                errors::encode_error(py),
+                "type_mismatch",
+                format!(
+                    "row {index} is a {}, not a sequence of values",
+                    row.get_type().name()?
+                ),
+                None,
+                Some(format!("$[{index}]")),
+                None,
+            ));
+        } else {
+            row.try_iter()?.collect::<PyResult<_>>()?
+        };
+        if items.len() != self.targets.len() {
+            return Err(errors::make(
+                py,
+                errors::encode_error(py),
+                "field_count",
+                format!(
+                    "row {index} has {} values; the COPY has {} columns",
+                    items.len(),
+                    self.targets.len()
+                ),
+                None,
+                Some(format!("$[{index}]")),
+                None,
+            ));
+        }
+        self.w
+            .begin_row(self.targets.len() as u16)
+            .map_err(|e| stream_fail(py, e))?;
+        for (c, item) in items.iter().enumerate() {
+            let r = if item.is_none() {
+                self.w.null().map_err(to_pg::Fail::Data)
+            } else {
+                let (target, ctx) = (&self.targets[c], &mut self.ctx);
+                let mut fail = None;
+                let r = self.w.field(|out| {
+                    to_pg::value(out, target, item, ctx).map_err(|f| {
+                        fail = Some(f);
+                        PgError::invalid_value("value")
+                    })
+                });
+                match (r, fail) {
+                    (Ok(()), _) => Ok(()),
+                    (Err(_), Some(f)) => Err(f),
+                    (Err(e), None) => Err(to_pg::Fail::Data(e)),
+                }
+            };
+            if let Err(f) = r {
+                let _ = self.w.discard_row();
+                return Err(encode_fail(
+                    py,
+                    f,
+                    index,
+                    &self.names[c],
+                    self.oids[c],
+                    item,
+                    &item.get_type().name()?.to_string(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn take<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let b = PyBytes::new(py, self.w.bytes());
+        self.w.clear();
+        b
+    }
+}
+
+#[pymethods]
+impl PgCopyWriter {
+    #[new]
+    fn new(columns: Vec<ColumnSpec>, names: Vec<String>) -> PyResult<Self> {
+        if columns.len() != names.len() || columns.is_empty() || columns.len() > i16::MAX as usize {
+            return Err(PyValueError::new_err(
+                "one name per column, and 1 to 32767 columns",
+            ));
+        }
+        let mut targets = Vec::with_capacity(columns.len());
+        let mut oids = Vec::with_capacity(columns.len());
+        for (oid, dumper) in columns {
+            oids.push(oid);
+            targets.push(match (PgType::from_oid(oid), dumper) {
+                (Some(t), _) => to_pg::Target::Native(t),
+                (None, Some(d)) => to_pg::Target::Dumper(d),
+                (None, None) => {
+                    return Err(PyValueError::new_err(format!(
+                        "no way to write type {oid}: pass a dumper"
+                    )))
+                }
+            });
+        }
+        Ok(PgCopyWriter {
+            w: CopyWriter::with_capacity(1 << 20),
+            targets,
+            oids,
+            names,
+            ctx: to_pg::Ctx::default(),
+        })
+    }
+
+    /// Encode rows from the iterator `rows` until the buffer holds at least
+    /// `limit` bytes or the rows run out; return the buffered bytes (empty
+    /// once everything was returned).
+    fn write_rows<'py>(
+        &mut self,
+        py: Python<'py>,
+        rows: &Bound<'py, PyAny>,
+        limit: usize,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let mut it = rows.try_iter()?;
+        while self.w.len() < limit {
+            match it.next() {
+                None => break,
+                Some(row) => self.row(py, &row?)?,
+            }
+        }
+        Ok(self.take(py))
+    }
+
+    /// Encode rows `start..` of the columns (see `columns.rs` for their
+    /// description) until the buffer holds `limit` bytes; return the bytes
+    /// and the next row to write.
+    fn write_columns<'py>(
+        &mut self,
+        py: Python<'py>,
+        columns: Vec<Bound<'py, PyTuple>>,
+        start: usize,
+        limit: usize,
+    ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
+        if columns.len() != self.targets.len() {
+            return Err(PyValueError::new_err("one source per column"));
+        }
+        let sources = columns
+            .iter()
+            .map(columns::Source::new)
+            .collect::<PyResult<Vec<_>>>()?;
+        let len = sources.first().map_or(0, |s| s.len());
+        if sources.iter().any(|s| s.len() != len) {
+            return Err(PyValueError::new_err("columns of different lengths"));
+        }
+        let ncols = self.targets.len() as u16;
+        let base = self.w.rows() - start as u64;
+        let mut i = start;
+        while i < len && self.w.len() < limit {
+            self.w.begin_row(ncols).map_err(|e| stream_fail(py, e))?;
+            for (c, src) in sources.iter().enumerate() {
+                let r = if src.is_null(py, i) {
+                    self.w.null().map_err(to_pg::Fail::Data)
+                } else {
+                    let (target, ctx) = (&self.targets[c], &mut self.ctx);
+                    let mut fail = None;
+                    let r = self.w.field(|out| {
+                        src.write(py, i, target, out, ctx).map_err(|f| {
+                            fail = Some(f);
+                            PgError::invalid_value("value")
+                        })
+                    });
+                    match (r, fail) {
+                        (Ok(()), _) => Ok(()),
+                        (Err(_), Some(f)) => Err(f),
+                        (Err(e), None) => Err(to_pg::Fail::Data(e)),
+                    }
+                };
+                if let Err(f) = r {
+                    let _ = self.w.discard_row();
+                    let value = columns[c].get_item(0)?;
+                    let shown = match columns[c].get_item(4)?.cast::<PyList>() {
+                        Ok(l) => l.get_item(i)?,
+                        Err(_) => value,
+                    };
+                    return Err(encode_fail(
+                        py,
+                        f,
+                        base + i as u64,
+                        &self.names[c],
+                        self.oids[c],
+                        &shown,
+                        src.kind_name(),
+                    ));
+                }
+            }
+            i += 1;
+        }
+        Ok((self.take(py), i))
+    }
+
+    /// The trailer and whatever is still buffered.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        self.w.finish().map_err(|e| stream_fail(py, e))?;
+        Ok(self.take(py))
+    }
+
+    /// Rows written so far.
+    #[getter]
+    fn rows(&self) -> u64 {
+        self.w.rows()
+    }
+}
+
+enum Out {
+    Rows(Py<PyList>),
+    Columns(Vec<arrow::Builder>),
+}
+
+/// Reads a COPY BINARY stream or a binary result into rows or columns.
+#[pyclass(module = "amber._native", unsendable)]
+pub struct PgReader {
+    parser: CopyParser,
+    cols: Vec<from_pg::Column>,
+    oids: Vec<u32>,
+    names: Vec<String>,
+    out: Out,
+    ctx: from_pg::Ctx,
+    rows: u64,
+}
+
+impl PgReader {
+    /// Take one row's values.
+    fn take_row<'a>(
+        &mut self,
+        py: Python<'_>,
+        values: impl Iterator<Item = (Option<&'a [u8]>, Option<u64>)>,
+    ) -> PyResult<()> {
+        let row = self.rows;
+        match &mut self.out {
+            Out::Rows(list) => {
+                let t = from_pg::new_tuple(py, self.cols.len())?;
+                for (c, (v, at)) in values.enumerate() {
+                    let item = match v {
+                        None => from_pg::none(py),
+                        Some(b) => {
+                            from_pg::value(py, &self.cols[c], b, &mut self.ctx).map_err(|f| {
+                                decode_fail(
+                                    py,
+                                    f,
+                                    row,
+                                    &self.names[c],
+                                    self.oids[c],
+                                    at.map(|o| o + 4),
+                                )
+                            })?
+                        }
+                    };
+                    from_pg::set_item(&t, c, item);
+                }
+                list.bind(py).append(t)?;
+            }
+            Out::Columns(builders) => {
+                for (c, (v, at)) in values.enumerate() {
+                    match v {
+                        None => builders[c].push_null(py),
+                        Some(b) => builders[c]
+                            .push(py, &self.cols[c], b, &mut self.ctx)
+                            .map_err(|f| {
+                                decode_fail(
+                                    py,
+                                    f,
+                                    row,
+                                    &self.names[c],
+                                    self.oids[c],
+                                    at.map(|o| o + 4),
+                                )
+                            })?,
+                    }
+                }
+            }
+        }
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Feed `data` to the COPY parser and take every complete row.
+    fn consume(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
+        self.parser.feed(data).map_err(|e| stream_fail(py, e))?;
+        loop {
+            // The row borrows the parser: copy out what `take_row` needs.
+            let mut parser = std::mem::take(&mut self.parser);
+            let r = match parser.next_row() {
+                Err(e) => Err(stream_fail(py, e)),
+                Ok(None) => Ok(false),
+                Ok(Some(row)) => {
+                    let fields = row.fields().map(|f| (f.value, Some(f.offset)));
+                    self.take_row(py, fields).map(|()| true)
+                }
+            };
+            self.parser = parser;
+            if !r? {
+                return Ok(());
+            }
+        }
+    }
+}
+
+#[pymethods]
+impl PgReader {
+    /// `into` is "rows" (a list of tuples), "arrow" (column buffers) or
+    /// "numpy" (buffers for the types NumPy holds, objects for the rest).
+    #[new]
+    fn new(
+        py: Python<'_>,
+        columns: Vec<ColumnSpec>,
+        names: Vec<String>,
+        into: &str,
+    ) -> PyResult<Self> {
+        if columns.len() != names.len() || columns.len() > i16::MAX as usize {
+            return Err(PyValueError::new_err(
+                "one name per column, and at most 32767 columns",
+            ));
+        }
+        let mut cols = Vec::with_capacity(columns.len());
+        let mut oids = Vec::with_capacity(columns.len());
+        for (oid, loader) in columns {
+            oids.push(oid);
+            cols.push(match (PgType::from_oid(oid), loader) {
+                (Some(t), _) => from_pg::Column::Native(t),
+                (None, Some(l)) => from_pg::Column::Loader(l),
+                (None, None) => {
+                    return Err(PyValueError::new_err(format!(
+                        "no way to read type {oid}: pass a loader"
+                    )))
+                }
+            });
+        }
+        let out = match into {
+            "rows" => Out::Rows(PyList::empty(py).unbind()),
+            "arrow" | "numpy" => Out::Columns(
+                cols.iter()
+                    .map(|c| arrow::Builder::new(c, into == "numpy"))
+                    .collect(),
+            ),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "into must be 'rows' or 'arrow', not {other:?}"
+                )))
+            }
+        };
+        Ok(PgReader {
+            parser: CopyParser::expecting_fields(cols.len() as u16),
+            cols,
+            oids,
+            names,
+            out,
+            ctx: from_pg::Ctx::new(),
+            rows: 0,
+        })
+    }
+
+    /// Feed bytes of a COPY BINARY stream (any chunking).
+    fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        let view = InputBuffer::get(data)?;
+        self.consume(py, view.bytes())
+    }
+
+    /// Read a whole `COPY ... TO STDOUT (FORMAT BINARY)` in progress on the
+    /// libpq connection at `pgconn` (psycopg's `pgconn.pgconn_ptr`, whose
+    /// connection lock the caller holds). Returns None when the COPY ended
+    /// well, else `(sqlstate, message)`: the server's error, or an empty
+    /// SQLSTATE when the connection failed.
+    fn drain(&mut self, py: Python<'_>, pgconn: usize) -> PyResult<Option<(String, String)>> {
+        let lib = libpq::get().ok_or_else(|| PyRuntimeError::new_err("libpq is not bound"))?;
+        // SAFETY: the caller passes the live PGconn of a psycopg connection
+        // made by the bound libpq, and holds its lock for this call.
+        let conn = unsafe { libpq::Conn::new(lib, pgconn) };
+        loop {
+            match conn.copy_step() {
+                libpq::CopyStep::Data(msg) => self.consume(py, msg.bytes())?,
+                libpq::CopyStep::WouldBlock => {
+                    if let Err(msg) = py.detach(move || conn.wait_and_consume(100)) {
+                        return Ok(Some((String::new(), msg)));
+                    }
+                    py.check_signals()?;
+                }
+                libpq::CopyStep::Done => return Ok(conn.finish_results().err()),
+                libpq::CopyStep::Failed(msg) => return Ok(Some((String::new(), msg))),
+            }
+        }
+    }
+
+    /// Read every row of the binary result at `pgresult` (psycopg's
+    /// `pgresult.pgresult_ptr`, kept alive by the caller).
+    fn read_result(&mut self, py: Python<'_>, pgresult: usize) -> PyResult<()> {
+        let lib = libpq::get().ok_or_else(|| PyRuntimeError::new_err("libpq is not bound"))?;
+        // SAFETY: the caller passes a live PGresult of the bound libpq and
+        // holds its psycopg object for this call.
+        let res = unsafe { libpq::ResultView::new(lib, pgresult) };
+        if res.fields() != self.cols.len() {
+            return Err(PyValueError::new_err(
+                "the result's columns differ from the reader's",
+            ));
+        }
+        if (0..res.fields()).any(|c| !res.is_binary(c)) {
+            return Err(PyValueError::new_err("the result is not in binary format"));
+        }
+        for r in 0..res.rows() {
+            let res = &res;
+            self.take_row(py, (0..res.fields()).map(move |c| (res.value(r, c), None)))?;
+        }
+        Ok(())
+    }
+
+    /// Take one row of values already split (bytes-like or None each).
+    fn add_row(&mut self, py: Python<'_>, values: Vec<Option<Bound<'_, PyAny>>>) -> PyResult<()> {
+        if values.len() != self.cols.len() {
+            return Err(PyValueError::new_err("one value per column"));
+        }
+        let views = values
+            .iter()
+            .map(|v| v.as_ref().map(InputBuffer::get).transpose())
+            .collect::<PyResult<Vec<_>>>()?;
+        self.take_row(
+            py,
+            views.iter().map(|v| (v.as_ref().map(|b| b.bytes()), None)),
+        )
+    }
+
+    /// Rows taken so far.
+    #[getter]
+    fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// The result: a list of tuples, or one `(tag, length, null_count,
+    /// validity, data, offsets)` per column. With `copy`, the COPY stream
+    /// must have ended with its trailer.
+    fn finish<'py>(&mut self, py: Python<'py>, copy: bool) -> PyResult<Bound<'py, PyAny>> {
+        if copy {
+            self.parser.finish().map_err(|e| stream_fail(py, e))?;
+        }
+        let out = std::mem::replace(&mut self.out, Out::Rows(PyList::empty(py).unbind()));
+        match out {
+            Out::Rows(list) => Ok(list.into_bound(py).into_any()),
+            Out::Columns(builders) => {
+                let cols = builders
+                    .into_iter()
+                    .map(|b| b.finish(py))
+                    .collect::<PyResult<Vec<_>>>()?;
+                Ok(PyList::new(py, cols)?.into_any())
+            }
+        }
+    }
+}
+
+/// Bind the libpq loaded at `path` (see `libpq.rs`); whether it worked.
+#[pyfunction]
+fn pg_bind_libpq(path: &str) -> bool {
+    libpq::bind(path)
+}
+
+/// `(typname, is_array)` for a type OID amber reads and writes itself, else
+/// None.
+#[pyfunction]
+fn pg_type(oid: u32) -> Option<(String, bool)> {
+    PgType::from_oid(oid).map(|t| (t.name(), t.element().is_some()))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PgCopyWriter>()?;
+    m.add_class::<PgReader>()?;
+    m.add_function(wrap_pyfunction!(pg_bind_libpq, m)?)?;
+    m.add_function(wrap_pyfunction!(pg_type, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,612 @@
+//! Python values to PostgreSQL's send format, by the column's type.
+//!
+//! What each type takes (the guide's table, `docs/pg.md`):
+//! - bool: `bool` (and NumPy's); integers: `int` and NumPy integers, and
+//!   floats with an integral value; floats: `int`, `float`, anything with
+//!   `__float__` (Decimal, NumPy) but text; numeric: `Decimal`, `int`,
+//!   `float`, NumPy numbers (exactly, by their text: NaN and infinities too);
+//! - text types: `str`; `"char"`: a one-character `str` or one byte; bytea:
+//!   any bytes-like object; json and jsonb: any value `json.dumps` takes (a
+//!   `str` becomes a JSON string); uuid: `UUID` or its text;
+//! - date: `date`; time: a naive `time`; timetz: a `time` with a zone;
+//!   timestamp: a naive `datetime`; timestamptz: an aware `datetime` (a naive
+//!   one is read as UTC, as psycopg's binary COPY does); `date.max`,
+//!   `date.min`, `datetime.max` and `datetime.min` are written as
+//!   PostgreSQL's `infinity` and `-infinity`;
+//! - interval: `timedelta`; inet and cidr: `ipaddress` objects or text;
+//! - arrays: lists or tuples (nested for more dimensions) or NumPy arrays;
+//! - `None` is NULL everywhere.
+
+use amber_core::pg::types::array::{ArrayDim, ArrayEncoder, MAXDIM};
+use amber_core::pg::types::datetime::{self as dt, Date, Interval, TimeTz, Timestamp};
+use amber_core::pg::types::net::{encode_inet, Inet};
+use amber_core::pg::types::numeric::{encode_numeric_value, Numeric};
+use amber_core::pg::types::{numbers as n, text as t};
+use amber_core::pg::{PgError, PgType, Scalar};
+use pyo3::exceptions::PyOverflowError;
+use pyo3::ffi;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyBytes, PyDate, PyDateTime, PyDelta, PyFloat, PyInt, PyList, PyString, PyTime,
+    PyTuple, PyTzInfoAccess,
+};
+
+use crate::ffi::buffer::InputBuffer;
+use crate::values::datetime as vdt;
+
+/// Why a value could not be written.
+pub enum Fail {
+    /// The value's kind does not go in the column's type.
+    Mismatch,
+    /// The kind is right but the value is not (out of range, a NUL in text).
+    Data(PgError),
+    /// Python code raised (`json.dumps`, a dumper, `__float__`).
+    Py(PyErr),
+}
+
+impl From<PgError> for Fail {
+    fn from(e: PgError) -> Self {
+        Fail::Data(e)
+    }
+}
+
+impl From<PyErr> for Fail {
+    fn from(e: PyErr) -> Self {
+        Fail::Py(e)
+    }
+}
+
+pub type Put = Result<(), Fail>;
+
+/// How one column's values are written.
+pub enum Target {
+    Native(PgType),
+    /// A type amber does not know: psycopg's binary dumper for it
+    /// (`dump(value)` returns the send format).
+    Dumper(Py<PyAny>),
+}
+
+/// Objects found once per COPY.
+#[derive(Default)]
+pub struct Ctx {
+    json_dumps: Option<Py<PyAny>>,
+    /// The last fixed-offset zone seen and its offset in microseconds.
+    last_zone: Option<(usize, i64)>,
+}
+
+impl Ctx {
+    fn json_dumps<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let f = match &self.json_dumps {
+            Some(f) => f.bind(py).clone(),
+            None => {
+                let f = py.import("json")?.getattr("dumps")?;
+                self.json_dumps = Some(f.clone().unbind());
+                f
+            }
+        };
+        Ok(f)
+    }
+}
+
+fn oor(msg: String) -> Fail {
+    Fail::Data(PgError::out_of_range(msg))
+}
+
+fn invalid(msg: String) -> Fail {
+    Fail::Data(PgError::invalid_value(msg))
+}
+
+/// Whether `o` is NumPy's bool scalar (checked by type name, so NumPy need
+/// not be imported).
+fn is_numpy_bool(o: &Bound<'_, PyAny>) -> bool {
+    let ty = o.get_type();
+    ty.fully_qualified_name()
+        .map(|n| n == "numpy.bool" || n == "numpy.bool_")
+        .unwrap_or(false)
+}
+
+fn is_from_module(o: &Bound<'_, PyAny>, module: &str) -> bool {
+    o.get_type()
+        .module()
+        .map(|m| m.to_cow().map(|m| m == module).unwrap_or(false))
+        .unwrap_or(false)
+}
+
+/// An integer value: `int` (not `bool`), an object with `__index__`
+/// (NumPy integers), or a float with an integral value.
+fn integer(o: &Bound<'_, PyAny>) -> Result<i128, Fail> {
+    if o.is_instance_of::<PyBool>() || is_numpy_bool(o) {
+        return Err(Fail::Mismatch);
+    }
+    if o.is_instance_of::<PyInt>() {
+        return o
+            .extract::<i128>()
+            .map_err(|_| oor("integer beyond 128 bits".into()));
+    }
+    if let Ok(f) = o.cast::<PyFloat>() {
+        let v = f.value();
+        if v.fract() != 0.0 || !v.is_finite() {
+            return Err(invalid(format!("{v} is not an integer")));
+        }
+        if v.abs() >= 1.7e38 {
+            return Err(oor(format!("{v} is beyond 128 bits")));
+        }
+        return Ok(v as i128);
+    }
+    if o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
+        return Err(Fail::Mismatch);
+    }
+    // SAFETY: `o` is live; PyIndex_Check reads its type's slots only.
+    if unsafe { ffi::PyIndex_Check(o.as_ptr()) } != 0 {
+        let i = o.call_method0(intern!(o.py(), "__index__"))?;
+        return i
+            .extract::<i128>()
+            .map_err(|_| oor("integer beyond 128 bits".into()));
+    }
+    if let Ok(f) = o.call_method0(intern!(o.py(), "__float__")) {
+        if let Ok(v) = f.extract::<f64>() {
+            if v.fract() == 0.0 && v.is_finite() && v.abs() < 1.7e38 {
+                return Ok(v as i128);
+            }
+            return Err(invalid(format!("{v} is not an integer")));
+        }
+    }
+    Err(Fail::Mismatch)
+}
+
+fn fit<T: TryFrom<i128>>(v: i128, ty: &str) -> Result<T, Fail> {
+    T::try_from(v).map_err(|_| oor(format!("{v} is out of range for {ty}")))
+}
+
+/// A float value: `float`, `int`, or anything with `__float__` but text.
+fn float(o: &Bound<'_, PyAny>) -> Result<f64, Fail> {
+    if let Ok(f) = o.cast::<PyFloat>() {
+        return Ok(f.value());
+    }
+    if o.is_instance_of::<PyBool>() || is_numpy_bool(o) {
+        return Err(Fail::Mismatch);
+    }
+    if o.is_instance_of::<PyInt>() {
+        return o.extract::<f64>().map_err(|e| {
+            if e.is_instance_of::<PyOverflowError>(o.py()) {
+                oor("integer too large for a float".into())
+            } else {
+                Fail::Py(e)
+            }
+        });
+    }
+    if o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
+        return Err(Fail::Mismatch);
+    }
+    if o.hasattr(intern!(o.py(), "__float__"))? {
+        return Ok(o
+            .call_method0(intern!(o.py(), "__float__"))?
+            .extract::<f64>()?);
+    }
+    Err(Fail::Mismatch)
+}
+
+/// A numeric value, exactly, from its text.
+fn numeric(o: &Bound<'_, PyAny>) -> Result<Numeric, Fail> {
+    if o.is_instance_of::<PyBool>() || is_numpy_bool(o) {
+        return Err(Fail::Mismatch);
+    }
+    let decimal = crate::typeref::decimal(o.py())?;
+    let text = if o.is_instance(decimal)? || o.is_instance_of::<PyInt>() {
+        o.str()?
+    } else if o.is_instance_of::<PyFloat>() {
+        o.repr()?
+    } else if is_from_module(o, "numpy") && o.hasattr(intern!(o.py(), "dtype"))? {
+        o.call_method0(intern!(o.py(), "item"))?.repr()?
+    } else {
+        return Err(Fail::Mismatch);
+    };
+    let text = text.to_cow()?;
+    Numeric::parse(&text)
+        .ok_or_else(|| invalid(format!("{text} is not a number PostgreSQL keeps (sNaN?)")))
+}
+
+fn str_of<'a>(o: &'a Bound<'_, PyAny>) -> Result<std::borrow::Cow<'a, str>, Fail> {
+    let s = o.cast::<PyString>().map_err(|_| Fail::Mismatch)?;
+    Ok(s.to_cow()?)
+}
+
+fn date_days(o: &Bound<'_, PyAny>) -> Result<Date, Fail> {
+    // SAFETY: the callers checked that `o` is a date or datetime.
+    let d = unsafe { vdt::date_of(o.as_ptr()) };
+    let days = dt::ymd_to_days(i32::from(d.year), u32::from(d.month), u32::from(d.day))
+        .ok_or_else(|| invalid("date fields do not make a date".into()))?;
+    Ok(Date::Days(days))
+}
+
+fn is_date_max(d: vdt::Date) -> bool {
+    (d.year, d.month, d.day) == (9999, 12, 31)
+}
+
+fn is_date_min(d: vdt::Date) -> bool {
+    (d.year, d.month, d.day) == (1, 1, 1)
+}
+
+/// A time's microseconds since midnight.
+fn time_micros(t: vdt::Time) -> i64 {
+    (i64::from(t.hour) * 3600 + i64::from(t.minute) * 60 + i64::from(t.second)) * 1_000_000
+        + i64::from(t.microsecond)
+}
+
+/// The UTC offset of an aware datetime or time, in microseconds.
+fn utc_offset(o: &Bound<'_, PyAny>, tz: &Bound<'_, PyAny>, ctx: &mut Ctx) -> Result<i64, Fail> {
+    let py = o.py();
+    let fixed = tz.is_exact_instance(crate::typeref::timezone(py)?);
+    if fixed {
+        if let Some((p, off)) = ctx.last_zone {
+            if p == tz.as_ptr() as usize {
+                return Ok(off);
+            }
+        }
+    }
+    let delta = o.call_method0(intern!(py, "utcoffset"))?;
+    let delta = delta
+        .cast::<PyDelta>()
+        .map_err(|_| invalid("utcoffset() did not return a timedelta".into()))?;
+    // SAFETY: `delta` is a live timedelta.
+    let off = unsafe { vdt::delta_of(delta.as_ptr()) }.total_microseconds();
+    if fixed {
+        ctx.last_zone = Some((tz.as_ptr() as usize, off));
+    }
+    Ok(off)
+}
+
+fn timestamp(o: &Bound<'_, PyAny>, tz: bool, ctx: &mut Ctx) -> Result<Timestamp, Fail> {
+    let dt_ = o.cast::<PyDateTime>().map_err(|_| Fail::Mismatch)?;
+    // SAFETY: `o` is a live datetime.
+    let (d, (time, zone)) =
+        unsafe { (vdt::date_of(o.as_ptr()), vdt::datetime_time_of(o.as_ptr())) };
+    let zone = match zone {
+        Some(_) => dt_.get_tzinfo(),
+        None => None,
+    };
+    if !tz && zone.is_some() {
+        return Err(invalid("a timestamp column takes naive datetimes: this one has a time zone (use timestamptz, or drop the zone)".into()));
+    }
+    let micros_of_day = time_micros(time);
+    if is_date_max(d) && micros_of_day == dt::USECS_PER_DAY - 1 {
+        return Ok(Timestamp::Infinity);
+    }
+    if is_date_min(d) && micros_of_day == 0 {
+        return Ok(Timestamp::NegInfinity);
+    }
+    let Date::Days(days) = date_days(o)? else {
+        return Err(Fail::Mismatch);
+    };
+    let local =
+        dt::join_micros(days, micros_of_day).ok_or_else(|| oor("timestamp overflows".into()))?;
+    let offset = match &zone {
+        Some(z) => utc_offset(o, z, ctx)?,
+        None => 0,
+    };
+    Ok(Timestamp::Micros(local - offset))
+}
+
+/// Dimensions of a nested list or tuple value: each level's length, down
+/// while the first item is itself a list or tuple.
+fn dims_of(o: &Bound<'_, PyAny>) -> Vec<usize> {
+    let mut dims = Vec::new();
+    let mut cur = o.clone();
+    while let Some(len) = seq_len(&cur) {
+        dims.push(len);
+        if len == 0 || dims.len() == MAXDIM + 1 {
+            break;
+        }
+        let Ok(first) = cur.get_item(0) else { break };
+        cur = first;
+    }
+    dims
+}
+
+fn seq_len(o: &Bound<'_, PyAny>) -> Option<usize> {
+    if let Ok(l) = o.cast::<PyList>() {
+        Some(l.len())
+    } else if let Ok(t) = o.cast::<PyTuple>() {
+        Some(t.len())
+    } else {
+        None
+    }
+}
+
+fn flatten<'py>(
+    o: &Bound<'py, PyAny>,
+    dims: &[usize],
+    out: &mut Vec<Bound<'py, PyAny>>,
+) -> Result<(), Fail> {
+    let Some(len) = seq_len(o) else {
+        return Err(invalid(
+            "array is not rectangular: a list holds a non-list where its siblings hold lists"
+                .into(),
+        ));
+    };
+    if len != dims[0] {
+        return Err(invalid(format!(
+            "array is not rectangular: a sub-list of {len} items where {} was expected",
+            dims[0]
+        )));
+    }
+    for item in o.try_iter()? {
+        let item = item?;
+        if dims.len() > 1 {
+            flatten(&item, &dims[1..], out)?;
+        } else {
+            if seq_len(&item).is_some() {
+                return Err(invalid(
+                    "array is not rectangular: a list inside the innermost dimension".into(),
+                ));
+            }
+            out.push(item);
+        }
+    }
+    Ok(())
+}
+
+fn array(out: &mut Vec<u8>, elem: Scalar, o: &Bound<'_, PyAny>, ctx: &mut Ctx) -> Put {
+    let py = o.py();
+    let owned;
+    let o = if seq_len(o).is_none()
+        && is_from_module(o, "numpy")
+        && o.hasattr(intern!(py, "tolist"))?
+    {
+        owned = o.call_method0(intern!(py, "tolist"))?;
+        &owned
+    } else {
+        o
+    };
+    if seq_len(o).is_none() {
+        return Err(Fail::Mismatch);
+    }
+    let dims = dims_of(o);
+    if dims.len() > MAXDIM {
+        return Err(invalid(format!("array of more than {MAXDIM} dimensions")));
+    }
+    let mut items = Vec::new();
+    flatten(o, &dims, &mut items)?;
+    let mut fail = None;
+    let res = {
+        let mut enc = if dims == [0] || dims.is_empty() {
+            ArrayEncoder::new(out, elem.oid())
+        } else {
+            let d: Vec<ArrayDim> = dims
+                .iter()
+                .map(|&len| ArrayDim {
+                    len: len as i32,
+                    lower: 1,
+                })
+                .collect();
+            ArrayEncoder::with_dims(out, elem.oid(), &d)?
+        };
+        let mut r = Ok(());
+        for (i, item) in items.iter().enumerate() {
+            if item.is_none() {
+                enc.push_null();
+                continue;
+            }
+            r = enc.push(|buf| match scalar(buf, elem, item, ctx) {
+                Ok(()) => Ok(()),
+                Err(f) => {
+                    fail = Some((i, f));
+                    Err(PgError::invalid_value("element"))
+                }
+            });
+            if r.is_err() {
+                break;
+            }
+        }
+        r.and_then(|()| enc.finish())
+    };
+    match (res, fail) {
+        (Ok(()), _) => Ok(()),
+        (Err(_), Some((i, Fail::Mismatch))) => Err(invalid(format!(
+            "array element {i} ({}) is not a {}",
+            items[i]
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
+            elem.name()
+        ))),
+        (Err(_), Some((i, Fail::Data(e)))) => Err(Fail::Data(PgError::new(
+            e.kind,
+            format!("array element {i}: {}", e.message),
+        ))),
+        (Err(_), Some((_, f))) => Err(f),
+        (Err(e), None) => Err(Fail::Data(e)),
+    }
+}
+
+/// Write `o` (not None) as `target` into `out`.
+pub fn value(out: &mut Vec<u8>, target: &Target, o: &Bound<'_, PyAny>, ctx: &mut Ctx) -> Put {
+    match target {
+        Target::Native(PgType::Scalar(s)) => scalar(out, *s, o, ctx),
+        Target::Native(PgType::Array(s)) => array(out, *s, o, ctx),
+        Target::Dumper(d) => {
+            let b = d.bind(o.py()).call_method1(intern!(o.py(), "dump"), (o,))?;
+            let view = InputBuffer::get(&b)?;
+            out.extend_from_slice(view.bytes());
+            Ok(())
+        }
+    }
+}
+
+/// Write `o` (not None) as the scalar type `s`.
+pub fn scalar(out: &mut Vec<u8>, s: Scalar, o: &Bound<'_, PyAny>, ctx: &mut Ctx) -> Put {
+    let py = o.py();
+    match s {
+        Scalar::Bool => {
+            if let Ok(b) = o.cast::<PyBool>() {
+                n::encode_bool(out, b.is_true());
+            } else if is_numpy_bool(o) {
+                n::encode_bool(out, o.is_truthy()?);
+            } else {
+                return Err(Fail::Mismatch);
+            }
+        }
+        Scalar::Int2 => n::encode_int2(out, fit(integer(o)?, "int2")?),
+        Scalar::Int4 => n::encode_int4(out, fit(integer(o)?, "int4")?),
+        Scalar::Int8 => n::encode_int8(out, fit(integer(o)?, "int8")?),
+        Scalar::Oid => n::encode_oid(out, fit(integer(o)?, "oid")?),
+        Scalar::Float4 => n::encode_float4(out, float(o)? as f32),
+        Scalar::Float8 => n::encode_float8(out, float(o)?),
+        Scalar::Numeric => encode_numeric_value(out, &numeric(o)?)?,
+        Scalar::Text | Scalar::Varchar | Scalar::Bpchar => t::encode_text(out, &str_of(o)?)?,
+        Scalar::Name => t::encode_name(out, &str_of(o)?)?,
+        Scalar::Char => {
+            let c = if let Ok(s) = o.cast::<PyString>() {
+                let s = s.to_cow()?;
+                match s.as_bytes() {
+                    [c] => *c,
+                    [] => 0,
+                    _ => {
+                        return Err(invalid(format!(
+                            "\"char\" takes one ASCII character, not {} bytes",
+                            s.len()
+                        )))
+                    }
+                }
+            } else if let Ok(b) = o.cast::<PyBytes>() {
+                match b.as_bytes() {
+                    [c] => *c,
+                    _ => return Err(invalid("\"char\" takes one byte".into())),
+                }
+            } else {
+                return Err(Fail::Mismatch);
+            };
+            t::encode_char(out, c);
+        }
+        Scalar::Bytea => {
+            if let Ok(b) = o.cast::<PyBytes>() {
+                t::encode_bytea(out, b.as_bytes());
+            } else if o.is_instance_of::<PyString>() {
+                return Err(Fail::Mismatch);
+            } else {
+                let view = InputBuffer::get(o).map_err(|_| Fail::Mismatch)?;
+                t::encode_bytea(out, view.bytes());
+            }
+        }
+        Scalar::Json | Scalar::Jsonb => {
+            let text = ctx.json_dumps(py)?.call1((o,))?;
+            let text = str_of(&text)?;
+            if s == Scalar::Json {
+                t::encode_text(out, &text)?;
+            } else {
+                t::encode_jsonb(out, &text)?;
+            }
+        }
+        Scalar::Uuid => {
+            let raw: [u8; 16] = if o.is_instance(crate::typeref::uuid(py)?)? {
+                o.getattr(intern!(py, "int"))?
+                    .extract::<u128>()?
+                    .to_be_bytes()
+            } else if let Ok(text) = o.cast::<PyString>() {
+                parse_uuid(&text.to_cow()?).ok_or_else(|| invalid("not a UUID's text".into()))?
+            } else {
+                return Err(Fail::Mismatch);
+            };
+            t::encode_uuid(out, &raw);
+        }
+        Scalar::Date => {
+            if !o.is_instance_of::<PyDate>() || o.is_instance_of::<PyDateTime>() {
+                return Err(Fail::Mismatch);
+            }
+            // SAFETY: `o` is a live date.
+            let d = unsafe { vdt::date_of(o.as_ptr()) };
+            let v = if is_date_max(d) {
+                Date::Infinity
+            } else if is_date_min(d) {
+                Date::NegInfinity
+            } else {
+                date_days(o)?
+            };
+            dt::encode_date(out, v)?;
+        }
+        Scalar::Time | Scalar::TimeTz => {
+            let tm = o.cast::<PyTime>().map_err(|_| Fail::Mismatch)?;
+            // SAFETY: `o` is a live time.
+            let (fields, zone) = unsafe { vdt::time_of(o.as_ptr()) };
+            let micros = time_micros(fields);
+            match (s, zone) {
+                (Scalar::Time, None) => dt::encode_time(out, micros)?,
+                (Scalar::Time, Some(_)) => {
+                    return Err(invalid(
+                        "a time column takes naive times: this one has a zone (use timetz)".into(),
+                    ))
+                }
+                (_, Some(_)) => {
+                    let zone = tm.get_tzinfo().ok_or(Fail::Mismatch)?;
+                    let off = utc_offset(o, &zone, ctx)?;
+                    if off % 1_000_000 != 0 {
+                        return Err(invalid("timetz offsets are whole seconds".into()));
+                    }
+                    dt::encode_timetz(
+                        out,
+                        TimeTz {
+                            micros,
+                            offset_west: -((off / 1_000_000) as i32),
+                        },
+                    )?
+                }
+                (_, None) => {
+                    return Err(invalid(
+                        "a timetz column takes times with a zone: this one is naive".into(),
+                    ))
+                }
+            }
+        }
+        Scalar::Timestamp => dt::encode_timestamp(out, timestamp(o, false, ctx)?)?,
+        Scalar::TimestampTz => dt::encode_timestamp(out, timestamp(o, true, ctx)?)?,
+        Scalar::Interval => {
+            if !o.is_instance_of::<PyDelta>() {
+                return Err(Fail::Mismatch);
+            }
+            // SAFETY: `o` is a live timedelta.
+            let d = unsafe { vdt::delta_of(o.as_ptr()) };
+            dt::encode_interval(
+                out,
+                Interval {
+                    micros: i64::from(d.seconds) * 1_000_000 + i64::from(d.microseconds),
+                    days: d.days,
+                    months: 0,
+                },
+            );
+        }
+        Scalar::Inet | Scalar::Cidr => {
+            let text = if o.is_instance_of::<PyString>() || is_from_module(o, "ipaddress") {
+                o.str()?
+            } else {
+                return Err(Fail::Mismatch);
+            };
+            let text = text.to_cow()?;
+            let v = Inet::parse(&text)
+                .ok_or_else(|| invalid(format!("{text:?} is not an IP address or network")))?;
+            encode_inet(out, &v, s == Scalar::Cidr)?;
+        }
+    }
+    Ok(())
+}
+
+/// The 16 bytes of a UUID's text, in the forms `uuid.UUID(str)` takes.
+pub fn parse_uuid(text: &str) -> Option<[u8; 16]> {
+    let t = text.trim();
+    let t = t.strip_prefix("urn:uuid:").unwrap_or(t);
+    let t = t
+        .strip_prefix('{')
+        .and_then(|x| x.strip_suffix('}'))
+        .unwrap_or(t);
+    let hex: Vec<u8> = t.bytes().filter(|&c| c != b'-').collect();
+    if hex.len() != 32 {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (i, pair) in hex.chunks(2).enumerate() {
+        let s = std::str::from_utf8(pair).ok()?;
+        out[i] = u8::from_str_radix(s, 16).ok()?;
+    }
+    Some(out)
+}
