@@ -1,0 +1,204 @@
+"""amber's contenders: `amber.pg.copy_in`, `copy_out` and `fetch` on a psycopg 3 connection, and
+Python objects in `bytea` through `amber.pg.register` and `amber.pg.Store`.
+
+Each contender calls one function of `amber.pg`; one that this build of amber lacks makes the
+contender unavailable (skipped with a note) rather than failing the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from amber.bench.engine.contender import Contender
+from amber.bench.parts.pg import jobs
+from amber.bench.parts.pg.contenders import BYTEA_QUERY, PG
+from amber.bench.parts.pg.jobs import (
+    Session,
+    bytea_job,
+    bytea_table,
+    load_job,
+    pg_contender,
+    query_job,
+    read_job,
+)
+from amber.bench.parts.pg.workloads import (
+    BYTEA,
+    LOAD,
+    LOAD_TABLE,
+    QUERY,
+    READ,
+    READ_QUERY,
+    LoadInput,
+    QueryInput,
+    seed004_query,
+)
+
+
+def _amber_pg(function: str) -> Callable[..., Any]:
+    """`amber.pg.<function>`; AttributeError (the contender is unavailable) if this build has none."""
+    import amber.pg
+
+    found = getattr(amber.pg, function, None)
+    if found is None:
+        raise AttributeError(f"amber.pg has no {function}() in this build")
+    out: Callable[..., Any] = found
+    return out
+
+
+def _copy_in(name: str, pick: Callable[[LoadInput], Any], source: str) -> Contender:
+    copy_in = _amber_pg("copy_in")
+
+    def load(conn: Any, data: Any) -> int:
+        written: int = copy_in(conn, LOAD_TABLE, data)
+        return written
+
+    return pg_contender(
+        name,
+        jobs.psycopg_conn,
+        {LOAD: load_job(load, pick, f"copy_in(conn, table, {source})")},
+        "amber",
+        f"amber.pg.copy_in from {source}",
+    )
+
+
+@PG.contender("amber-copy-in")
+def _amber_copy_in() -> Contender:
+    return _copy_in("amber-copy-in", lambda data: data.rows, "a list of tuples")
+
+
+@PG.contender("amber-copy-in-pandas")
+def _amber_copy_in_pandas() -> Contender:
+    import pandas  # noqa: F401
+
+    return _copy_in("amber-copy-in-pandas", lambda data: data.frame, "a pandas DataFrame")
+
+
+@PG.contender("amber-copy-in-arrow")
+def _amber_copy_in_arrow() -> Contender:
+    import pyarrow  # noqa: F401
+
+    return _copy_in("amber-copy-in-arrow", lambda data: data.arrow, "a pyarrow Table")
+
+
+def _copy_out(name: str, into: str) -> Contender:
+    copy_out = _amber_pg("copy_out")
+
+    def read(conn: Any) -> Any:
+        return copy_out(conn, READ_QUERY, into=into)
+
+    return pg_contender(
+        name,
+        jobs.psycopg_conn,
+        {READ: read_job(read, f'copy_out(conn, query, into="{into}")')},
+        "amber",
+        f'amber.pg.copy_out, into="{into}"',
+    )
+
+
+@PG.contender("amber-copy-out")
+def _amber_copy_out() -> Contender:
+    return _copy_out("amber-copy-out", "rows")
+
+
+@PG.contender("amber-copy-out-arrow")
+def _amber_copy_out_arrow() -> Contender:
+    import pyarrow  # noqa: F401
+
+    return _copy_out("amber-copy-out-arrow", "arrow")
+
+
+@PG.contender("amber-copy-out-columns")
+def _amber_copy_out_columns() -> Contender:
+    return _copy_out("amber-copy-out-columns", "columns")
+
+
+@PG.contender("amber-fetch")
+def _amber_fetch() -> Contender:
+    fetch = _amber_pg("fetch")
+
+    def read(conn: Any) -> Any:
+        return fetch(conn, READ_QUERY, into="rows")
+
+    def query(conn: Any, q: QueryInput) -> Sequence[Any]:
+        sql = seed004_query()
+        res: Sequence[Any] = []
+        for _ in range(q.runs):
+            res = fetch(conn, sql, q.params, into="rows")
+        return res
+
+    return pg_contender(
+        "amber-fetch",
+        jobs.psycopg_conn,
+        {
+            READ: read_job(read, 'fetch(conn, query, into="rows")'),
+            QUERY: query_job(query, 'fetch(conn, query, params, into="rows")'),
+        },
+        "amber",
+        'amber.pg.fetch, into="rows"',
+    )
+
+
+# --- objects in bytea ------------------------------------------------------------------------------
+
+
+@PG.contender("amber-register")
+def _amber_register() -> Contender:
+    register = _amber_pg("register")
+    wrap = _amber_pg("Amber")
+
+    def write(session: Session, table: str, objects: list[Any]) -> None:
+        register(session.conn)
+        bytea_table(session, table)
+        with session.conn.cursor() as cur:
+            cur.executemany(
+                f"INSERT INTO {table} (id, v) VALUES (%s, %s)",
+                [(i, wrap(o)) for i, o in enumerate(objects)],
+            )
+        session.server.execute(f"VACUUM ANALYZE {table}")
+
+    def read(conn: Any, table: str, count: int) -> list[Any]:
+        with conn.cursor(binary=True) as cur:
+            cur.execute(BYTEA_QUERY.format(table=table))
+            return [v for (v,) in cur.fetchall()]
+
+    return pg_contender(
+        "amber-register",
+        jobs.psycopg_conn,
+        {
+            BYTEA: bytea_job(
+                write, read, "register(conn); binary cursor, fetchall: decoded by the loader"
+            )
+        },
+        "amber",
+        "amber.pg.register adapters, Amber(obj) parameters",
+    )
+
+
+def _keys(count: int) -> list[str]:
+    return [f"object:{i:06d}" for i in range(count)]
+
+
+@PG.contender("amber-store")
+def _amber_store() -> Contender:
+    store_class = _amber_pg("Store")
+
+    def write(session: Session, table: str, objects: list[Any]) -> None:
+        store = store_class(session.conn, table)
+        store.put_many(dict(zip(_keys(len(objects)), objects, strict=True)))
+        session.server.execute(f"VACUUM ANALYZE {table}")
+
+    def read(conn: Any, table: str, count: int) -> list[Any]:
+        return list(store_class(conn, table, create=False).get_many(_keys(count)).values())
+
+    return pg_contender(
+        "amber-store",
+        jobs.psycopg_conn,
+        {
+            BYTEA: bytea_job(
+                write, read, "Store(conn, table).get_many(every key): one query, decoded"
+            )
+        },
+        "amber",
+        "amber.pg.Store",
+    )
