@@ -68,17 +68,24 @@ WITH RECURSIVE cols AS (
     FROM base b JOIN pg_catalog.pg_type t ON t.oid = b.typbasetype
     WHERE b.typtype = 'd'
 )
-SELECT attnum, name, declared, oid, typtype FROM base WHERE typtype <> 'd' ORDER BY attnum
+SELECT b.name, b.oid, b.typtype, format_type(b.declared, NULL)
+FROM base b WHERE b.typtype <> 'd' ORDER BY b.attnum
 """
 
 
-def _table_columns(conn: psycopg.Connection[Any], table: sql.Identifier) -> list[tuple[str, int]]:
-    """The table's insertable columns: (name, OID of the type COPY reads for it). Domains are
-    read as their base type and enums as text, as the server's binary input does."""
+def _table_columns(
+    conn: psycopg.Connection[Any], table: sql.Identifier
+) -> dict[str, tuple[int, str]]:
+    """The table's insertable columns in order: name -> (OID of the type COPY reads for it, the
+    declared type's name). Domains are read as their base type and enums as text, as the
+    server's binary input does."""
     with conn.cursor(binary=False) as cur:
         cur.execute(_COLUMNS_QUERY, (table.as_string(conn),))
         rows = cur.fetchall()
-    return [(name, _TEXT_OID if typtype == "e" else oid) for _, name, _, oid, typtype in rows]
+    return {
+        name: (_TEXT_OID if typtype == "e" else oid, declared)
+        for name, oid, typtype, declared in rows
+    }
 
 
 def _dumper(conn: psycopg.Connection[Any], oid: int) -> Any:
@@ -97,17 +104,18 @@ def _loader(conn: psycopg.Connection[Any], oid: int) -> Any:
 
 
 def _write_specs(
-    conn: psycopg.Connection[Any], oids: Sequence[int], names: Sequence[str]
+    conn: psycopg.Connection[Any], columns: Mapping[str, tuple[int, str]], names: Sequence[str]
 ) -> list[tuple[int, Any]]:
     specs: list[tuple[int, Any]] = []
-    for oid, name in zip(oids, names, strict=True):
+    for name in names:
+        oid, declared = columns[name]
         if _native.pg_type(oid) is not None:
             specs.append((oid, None))
             continue
         dumper = _dumper(conn, oid)
         if dumper is None:
             raise _native.EncodeError(
-                f"column {name!r} has type {oid}, which neither amber nor psycopg can write in "
+                f"column {name!r} has type {declared}, which neither amber nor psycopg can write in "
                 "binary: cast it in SQL or register a psycopg binary dumper for it"
             )
         specs.append((oid, dumper))
@@ -227,16 +235,12 @@ def copy_in(
     table_cols = _table_columns(conn, ident)
     if not table_cols:
         raise ValueError(f"table {ident.as_string(conn)} has no columns to COPY into")
-    by_name = dict(table_cols)
-    if columns is None:
-        names = [n for n, _ in table_cols]
-    else:
-        names = list(columns)
-        missing = [n for n in names if n not in by_name]
-        if missing:
-            raise ValueError(f"table {ident.as_string(conn)} has no column {missing[0]!r}")
-    oids = [by_name[n] for n in names]
-    writer = _native.PgCopyWriter(_write_specs(conn, oids, names), names)
+    names = list(table_cols) if columns is None else list(columns)
+    missing = [n for n in names if n not in table_cols]
+    if missing:
+        raise ValueError(f"table {ident.as_string(conn)} has no column {missing[0]!r}")
+    oids = [table_cols[n][0] for n in names]
+    writer = _native.PgCopyWriter(_write_specs(conn, table_cols, names), names)
     stmt = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
         ident, sql.SQL(", ").join(sql.Identifier(n) for n in names)
     )

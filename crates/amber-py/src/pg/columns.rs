@@ -400,6 +400,28 @@ impl Source {
     pub fn kind_name(&self) -> &'static str {
         self.kind.name()
     }
+
+    /// Value `i` of an object column.
+    pub fn object<'py>(&self, py: Python<'py>, i: usize) -> Option<Bound<'py, PyAny>> {
+        let list = self.objects.as_ref()?;
+        list.bind(py).get_item(self.offset + i).ok()
+    }
+
+    /// Value `i` of an Arrow column as text, for error messages.
+    pub fn describe(&self, i: usize) -> String {
+        match self.kind {
+            Kind::Int(..) => self.int(i).to_string(),
+            Kind::Float(_) => self.float(i).to_string(),
+            Kind::Str(_) => match self.str(i) {
+                Ok(s) if s.chars().count() > 80 => {
+                    format!("{:?}...", s.chars().take(77).collect::<String>())
+                }
+                Ok(s) => format!("{s:?}"),
+                Err(_) => "invalid UTF-8".into(),
+            },
+            k => format!("a {} value", k.name()),
+        }
+    }
 }
 
 fn b8(b: &[u8]) -> [u8; 8] {

@@ -54,15 +54,14 @@ fn encode_fail(
     row: u64,
     name: &str,
     oid: u32,
-    value: &Bound<'_, PyAny>,
+    what: String,
     source: &str,
 ) -> PyErr {
     let ty = type_name(oid);
-    let what = short_repr(value);
     let (kind, detail, cause) = match f {
         to_pg::Fail::Mismatch => (
             "type_mismatch",
-            format!("a {source} value cannot be written as {ty}"),
+            format!("cannot write a value of type {source} as {ty}"),
             None,
         ),
         to_pg::Fail::Data(e) => (e.kind.name(), e.message, None),
@@ -77,7 +76,7 @@ fn encode_fail(
         py,
         errors::encode_error(py),
         kind,
-        format!("row {row}, column {name:?} ({ty}): {detail}: {what}"),
+        format!("row {row}, column '{name}' ({ty}): {detail}: {what}"),
         None,
         Some(place(row, name)),
         cause,
@@ -113,7 +112,7 @@ fn decode_fail(
         py,
         errors::decode_error(py),
         kind,
-        format!("row {row}, column {name:?} ({ty}): {detail}"),
+        format!("row {row}, column '{name}' ({ty}): {detail}"),
         offset.map(|o| o as usize),
         Some(place(row, name)),
         cause,
@@ -137,6 +136,31 @@ fn stream_fail(py: Python<'_>, e: PgError) -> PyErr {
     )
 }
 
+/// Write the next field with `encode`. A value that pandas or NumPy mark as
+/// missing (`pd.NA`, `NaT`) and that the type does not take is written as
+/// NULL.
+fn put_field(
+    w: &mut CopyWriter,
+    target: &to_pg::Target,
+    ctx: &mut to_pg::Ctx,
+    missing: impl FnOnce() -> bool,
+    encode: impl FnOnce(&mut Vec<u8>, &to_pg::Target, &mut to_pg::Ctx) -> to_pg::Put,
+) -> Result<(), to_pg::Fail> {
+    let mut fail = None;
+    let r = w.field(|out| {
+        encode(out, target, ctx).map_err(|f| {
+            fail = Some(f);
+            PgError::invalid_value("value")
+        })
+    });
+    match (r, fail) {
+        (Ok(()), _) => Ok(()),
+        (Err(_), Some(to_pg::Fail::Mismatch)) if missing() => w.null().map_err(to_pg::Fail::Data),
+        (Err(_), Some(f)) => Err(f),
+        (Err(e), None) => Err(to_pg::Fail::Data(e)),
+    }
+}
+
 /// Encodes rows or columns into COPY BINARY chunks.
 #[pyclass(module = "amber._native", unsendable)]
 pub struct PgCopyWriter {
@@ -150,10 +174,13 @@ pub struct PgCopyWriter {
 impl PgCopyWriter {
     fn row(&mut self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<()> {
         let index = self.w.rows();
-        let items: Vec<Bound<'_, PyAny>> = if let Ok(t) = row.cast::<PyTuple>() {
-            t.iter().collect()
-        } else if let Ok(l) = row.cast::<PyList>() {
-            l.iter().collect()
+        let mut owned: Vec<Bound<'_, PyAny>> = Vec::new();
+        let tuple = row.cast::<PyTuple>().ok();
+        let list = row.cast::<PyList>().ok();
+        let len = if let Some(t) = tuple {
+            t.len()
+        } else if let Some(l) = list {
+            l.len()
         } else if row.is_instance_of::<pyo3::types::PyString>() || row.is_instance_of::<PyBytes>() {
             return Err(errors::make(
                 py,
@@ -168,16 +195,16 @@ impl PgCopyWriter {
                 None,
             ));
         } else {
-            row.try_iter()?.collect::<PyResult<_>>()?
+            owned = row.try_iter()?.collect::<PyResult<_>>()?;
+            owned.len()
         };
-        if items.len() != self.targets.len() {
+        if len != self.targets.len() {
             return Err(errors::make(
                 py,
                 errors::encode_error(py),
                 "field_count",
                 format!(
-                    "row {index} has {} values; the COPY has {} columns",
-                    items.len(),
+                    "row {index} has {len} values; the COPY has {} columns",
                     self.targets.len()
                 ),
                 None,
@@ -188,34 +215,40 @@ impl PgCopyWriter {
         self.w
             .begin_row(self.targets.len() as u16)
             .map_err(|e| stream_fail(py, e))?;
-        for (c, item) in items.iter().enumerate() {
+        for c in 0..len {
+            let item = &if let Some(t) = tuple {
+                t.get_item(c)?
+            } else if let Some(l) = list {
+                l.get_item(c)?
+            } else {
+                owned
+                    .get(c)
+                    .cloned()
+                    .unwrap_or_else(|| py.None().into_bound(py))
+            };
             let r = if item.is_none() {
                 self.w.null().map_err(to_pg::Fail::Data)
             } else {
-                let (target, ctx) = (&self.targets[c], &mut self.ctx);
-                let mut fail = None;
-                let r = self.w.field(|out| {
-                    to_pg::value(out, target, item, ctx).map_err(|f| {
-                        fail = Some(f);
-                        PgError::invalid_value("value")
-                    })
-                });
-                match (r, fail) {
-                    (Ok(()), _) => Ok(()),
-                    (Err(_), Some(f)) => Err(f),
-                    (Err(e), None) => Err(to_pg::Fail::Data(e)),
-                }
+                put_field(
+                    &mut self.w,
+                    &self.targets[c],
+                    &mut self.ctx,
+                    || to_pg::is_missing(item),
+                    |out, target, ctx| to_pg::value(out, target, item, ctx),
+                )
             };
             if let Err(f) = r {
                 let _ = self.w.discard_row();
+                let source = item.get_type().name()?.to_string();
+                let (name, oid) = (&self.names[c], self.oids[c]);
                 return Err(encode_fail(
                     py,
                     f,
                     index,
-                    &self.names[c],
-                    self.oids[c],
-                    item,
-                    &item.get_type().name()?.to_string(),
+                    name,
+                    oid,
+                    short_repr(item),
+                    &source,
                 ));
             }
         }
@@ -310,34 +343,28 @@ impl PgCopyWriter {
                 let r = if src.is_null(py, i) {
                     self.w.null().map_err(to_pg::Fail::Data)
                 } else {
-                    let (target, ctx) = (&self.targets[c], &mut self.ctx);
-                    let mut fail = None;
-                    let r = self.w.field(|out| {
-                        src.write(py, i, target, out, ctx).map_err(|f| {
-                            fail = Some(f);
-                            PgError::invalid_value("value")
-                        })
-                    });
-                    match (r, fail) {
-                        (Ok(()), _) => Ok(()),
-                        (Err(_), Some(f)) => Err(f),
-                        (Err(e), None) => Err(to_pg::Fail::Data(e)),
-                    }
+                    put_field(
+                        &mut self.w,
+                        &self.targets[c],
+                        &mut self.ctx,
+                        || src.object(py, i).is_some_and(|o| to_pg::is_missing(&o)),
+                        |out, target, ctx| src.write(py, i, target, out, ctx),
+                    )
                 };
                 if let Err(f) = r {
                     let _ = self.w.discard_row();
-                    let value = columns[c].get_item(0)?;
-                    let shown = match columns[c].get_item(4)?.cast::<PyList>() {
-                        Ok(l) => l.get_item(i)?,
-                        Err(_) => value,
+                    let what = match src.object(py, i) {
+                        Some(o) => short_repr(&o),
+                        None => src.describe(i),
                     };
+                    let (name, oid) = (&self.names[c], self.oids[c]);
                     return Err(encode_fail(
                         py,
                         f,
                         base + i as u64,
-                        &self.names[c],
-                        self.oids[c],
-                        &shown,
+                        name,
+                        oid,
+                        what,
                         src.kind_name(),
                     ));
                 }

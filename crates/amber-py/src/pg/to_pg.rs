@@ -113,9 +113,35 @@ fn is_from_module(o: &Bound<'_, PyAny>, module: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// Whether `o` is pandas' or NumPy's marker of a missing value (`pd.NA`,
+/// `pd.NaT`, a NaT datetime64 or timedelta64), written as NULL where the
+/// column's type does not take it.
+pub fn is_missing(o: &Bound<'_, PyAny>) -> bool {
+    let ty = o.get_type();
+    let (Ok(name), Ok(module)) = (ty.name(), ty.module()) else {
+        return false;
+    };
+    let (Ok(name), Ok(module)) = (name.to_cow(), module.to_cow()) else {
+        return false;
+    };
+    match (module.split('.').next(), name.as_ref()) {
+        (Some("pandas"), "NAType" | "NaTType") => true,
+        (Some("numpy"), "datetime64" | "timedelta64") => o
+            .str()
+            .map(|s| s.to_cow().map(|t| t == "NaT").unwrap_or(false))
+            .unwrap_or(false),
+        _ => false,
+    }
+}
+
 /// An integer value: `int` (not `bool`), an object with `__index__`
 /// (NumPy integers), or a float with an integral value.
 fn integer(o: &Bound<'_, PyAny>) -> Result<i128, Fail> {
+    if o.is_exact_instance_of::<PyInt>() {
+        if let Ok(v) = o.extract::<i64>() {
+            return Ok(i128::from(v));
+        }
+    }
     if o.is_instance_of::<PyBool>() || is_numpy_bool(o) {
         return Err(Fail::Mismatch);
     }
@@ -163,6 +189,11 @@ fn fit<T: TryFrom<i128>>(v: i128, ty: &str) -> Result<T, Fail> {
 fn float(o: &Bound<'_, PyAny>) -> Result<f64, Fail> {
     if let Ok(f) = o.cast::<PyFloat>() {
         return Ok(f.value());
+    }
+    if o.is_exact_instance_of::<PyInt>() {
+        if let Ok(v) = o.extract::<i64>() {
+            return Ok(v as f64);
+        }
     }
     if o.is_instance_of::<PyBool>() || is_numpy_bool(o) {
         return Err(Fail::Mismatch);
