@@ -293,6 +293,12 @@ pub fn inet_text(v: &Inet, is_cidr: bool) -> String {
     }
 }
 
+/// Whether the type's Python objects are immutable (json and jsonb give
+/// dicts and lists, which are not), so that one may stand for equal values.
+pub fn immutable(s: Scalar) -> bool {
+    !matches!(s, Scalar::Json | Scalar::Jsonb)
+}
+
 /// One scalar value as a Python object.
 pub fn scalar<'py>(py: Python<'py>, s: Scalar, b: &[u8], ctx: &mut Ctx) -> Got<Bound<'py, PyAny>> {
     Ok(match s {

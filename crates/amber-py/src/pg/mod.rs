@@ -17,6 +17,7 @@ use pyo3::types::{PyBytes, PyList, PyTuple};
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
+use crate::ffi::gc::GcPause;
 
 /// `(oid, adapter)`: a column's type OID and, for types amber does not
 /// know, psycopg's binary dumper or loader for it.
@@ -402,6 +403,31 @@ pub struct PgReader {
     out: Out,
     ctx: from_pg::Ctx,
     rows: u64,
+    /// Per column, the last value read and its object (see [`Last`]).
+    last: Vec<Option<Last>>,
+}
+
+/// The last value of a column whose objects are immutable: when the next
+/// row holds the same bytes (a sorted key, a category, a constant), its
+/// object is shared rather than built again. Only short values are kept.
+struct Last {
+    bytes: Vec<u8>,
+    obj: Option<Py<PyAny>>,
+}
+
+/// Values longer than this are not compared with the previous row's.
+const LAST_MAX: usize = 64;
+
+impl Last {
+    fn for_column(col: &from_pg::Column) -> Option<Last> {
+        match col {
+            from_pg::Column::Native(PgType::Scalar(s)) if from_pg::immutable(*s) => Some(Last {
+                bytes: Vec::with_capacity(LAST_MAX),
+                obj: None,
+            }),
+            _ => None,
+        }
+    }
 }
 
 impl PgReader {
@@ -416,19 +442,44 @@ impl PgReader {
             Out::Rows(list) => {
                 let t = from_pg::new_tuple(py, self.cols.len())?;
                 for (c, (v, at)) in values.enumerate() {
+                    if let (
+                        Some(b),
+                        Some(Last {
+                            bytes,
+                            obj: Some(o),
+                        }),
+                    ) = (v, &self.last[c])
+                    {
+                        if b == bytes.as_slice() {
+                            from_pg::set_item(&t, c, o.bind(py).clone());
+                            continue;
+                        }
+                    }
                     let item = match v {
                         None => from_pg::none(py),
                         Some(b) => {
-                            from_pg::value(py, &self.cols[c], b, &mut self.ctx).map_err(|f| {
-                                decode_fail(
-                                    py,
-                                    f,
-                                    row,
-                                    &self.names[c],
-                                    self.oids[c],
-                                    at.map(|o| o + 4),
-                                )
-                            })?
+                            let o = from_pg::value(py, &self.cols[c], b, &mut self.ctx).map_err(
+                                |f| {
+                                    decode_fail(
+                                        py,
+                                        f,
+                                        row,
+                                        &self.names[c],
+                                        self.oids[c],
+                                        at.map(|o| o + 4),
+                                    )
+                                },
+                            )?;
+                            if let Some(l) = &mut self.last[c] {
+                                if b.len() <= LAST_MAX {
+                                    l.bytes.clear();
+                                    l.bytes.extend_from_slice(b);
+                                    l.obj = Some(o.clone().unbind());
+                                } else {
+                                    l.obj = None;
+                                }
+                            }
+                            o
                         }
                     };
                     from_pg::set_item(&t, c, item);
@@ -462,6 +513,9 @@ impl PgReader {
     /// Feed `data` to the COPY parser and take every complete row.
     fn consume(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
         self.parser.feed(data).map_err(|e| stream_fail(py, e))?;
+        // Only new objects, none of them in a cycle: the cyclic GC has
+        // nothing to find while rows are built (as in `amber.loads`).
+        let _pause = GcPause::new(py);
         loop {
             // The row borrows the parser: copy out what `take_row` needs.
             let mut parser = std::mem::take(&mut self.parser);
@@ -524,7 +578,9 @@ impl PgReader {
                 )))
             }
         };
+        let last = cols.iter().map(Last::for_column).collect();
         Ok(PgReader {
+            last,
             parser: CopyParser::expecting_fields(cols.len() as u16),
             cols,
             oids,
@@ -581,6 +637,7 @@ impl PgReader {
         if (0..res.fields()).any(|c| !res.is_binary(c)) {
             return Err(PyValueError::new_err("the result is not in binary format"));
         }
+        let _pause = GcPause::new(py);
         for r in 0..res.rows() {
             let res = &res;
             self.take_row(py, (0..res.fields()).map(move |c| (res.value(r, c), None)))?;
