@@ -12,7 +12,8 @@ use amber_core::pg::{PgType, Scalar};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
-use super::from_pg::{self, inet_text, timetz_text, Column, Ctx, Fail, Got};
+use super::from_pg::{self, inet_text, timetz_text, Ctx, Got};
+use super::{Column, Fail};
 
 /// Microseconds from 1970-01-01 to 2000-01-01.
 const PG_EPOCH_US: i64 = 946_684_800_000_000;

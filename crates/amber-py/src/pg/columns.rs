@@ -19,7 +19,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use super::to_pg::{self, parse_uuid, Ctx, Fail, Put, Target};
+use super::to_pg::{self, parse_uuid, Ctx, Put};
+use super::{Column, Fail};
 use crate::ffi::buffer::InputBuffer;
 
 /// Microseconds from 1970-01-01 to 2000-01-01.
@@ -298,7 +299,7 @@ impl Source {
         &self,
         py: Python<'_>,
         i: usize,
-        target: &Target,
+        target: &Column,
         out: &mut Vec<u8>,
         ctx: &mut Ctx,
     ) -> Put {
@@ -306,7 +307,7 @@ impl Source {
             let o = list.bind(py).get_item(self.offset + i)?;
             return to_pg::value(out, target, &o, ctx);
         }
-        let Target::Native(PgType::Scalar(s)) = target else {
+        let Column::Native(PgType::Scalar(s)) = target else {
             return Err(Fail::Mismatch);
         };
         let s = *s;

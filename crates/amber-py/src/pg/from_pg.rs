@@ -38,44 +38,12 @@ use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use crate::values::datetime::{self as vdt, Date as PyDate, Delta, Time as PyTime};
 use crate::values::{decimal, uuid};
 
-/// Why a value could not become its Python or Arrow form.
-pub enum Fail {
-    /// Bad bytes or a value out of range: the core's error (offsets within
-    /// the value).
-    Data(PgError),
-    /// Python code raised (a loader, `json.loads`, a constructor).
-    Py(PyErr),
-}
-
-impl From<PgError> for Fail {
-    fn from(e: PgError) -> Self {
-        Fail::Data(e)
-    }
-}
-
-impl From<PyErr> for Fail {
-    fn from(e: PyErr) -> Self {
-        Fail::Py(e)
-    }
-}
-
-impl From<std::convert::Infallible> for Fail {
-    fn from(e: std::convert::Infallible) -> Self {
-        match e {}
-    }
-}
+use super::{Column, Fail};
 
 pub type Got<T> = Result<T, Fail>;
 
 fn out_of_range(what: String) -> Fail {
     Fail::Data(PgError::out_of_range(what))
-}
-
-/// How one column's values are read.
-pub enum Column {
-    Native(PgType),
-    /// A type amber does not know: psycopg's loader for it (`load(bytes)`).
-    Loader(Py<PyAny>),
 }
 
 /// Functions and objects found once per read.
@@ -410,7 +378,7 @@ pub fn value<'py>(
     match col {
         Column::Native(PgType::Scalar(s)) => scalar(py, *s, b, ctx),
         Column::Native(PgType::Array(s)) => array(py, *s, b, ctx),
-        Column::Loader(load) => Ok(load.bind(py).call1((PyBytes::new(py, b),))?),
+        Column::Adapter(load) => Ok(load.bind(py).call1((PyBytes::new(py, b),))?),
     }
 }
 

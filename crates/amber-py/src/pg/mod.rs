@@ -23,6 +23,73 @@ use crate::ffi::gc::GcPause;
 /// know, psycopg's binary dumper or loader for it.
 type ColumnSpec = (u32, Option<Py<PyAny>>);
 
+/// How one column's values are written or read.
+pub enum Column {
+    Native(PgType),
+    /// A type amber does not know: psycopg's binary dumper for it (whose
+    /// `dump(value)` gives the send format) or its loader's `load(bytes)`.
+    Adapter(Py<PyAny>),
+}
+
+/// Each column's way of being written or read, and its OID; `what` names
+/// the adapter a type amber does not know needs ("dumper" or "loader").
+fn columns_of(
+    specs: Vec<ColumnSpec>,
+    names: &[String],
+    what: &str,
+) -> PyResult<(Vec<Column>, Vec<u32>)> {
+    if specs.len() != names.len() || specs.is_empty() || specs.len() > i16::MAX as usize {
+        return Err(PyValueError::new_err(
+            "one name per column, and 1 to 32767 columns",
+        ));
+    }
+    let mut cols = Vec::with_capacity(specs.len());
+    let mut oids = Vec::with_capacity(specs.len());
+    for (oid, adapter) in specs {
+        oids.push(oid);
+        cols.push(match (PgType::from_oid(oid), adapter) {
+            (Some(t), _) => Column::Native(t),
+            (None, Some(a)) => Column::Adapter(a),
+            (None, None) => {
+                return Err(PyValueError::new_err(format!(
+                    "no way to handle type {oid}: pass a {what}"
+                )))
+            }
+        });
+    }
+    Ok((cols, oids))
+}
+
+/// Why a value could not be written or read.
+pub enum Fail {
+    /// (Writing) the value's kind does not go in the column's type.
+    Mismatch,
+    /// The kind is right but the value or its bytes are not: the core's
+    /// error (out of range, malformed, a NUL in text).
+    Data(PgError),
+    /// Python code raised (`json.dumps` or `json.loads`, an adapter,
+    /// `__float__`, a constructor).
+    Py(PyErr),
+}
+
+impl From<PgError> for Fail {
+    fn from(e: PgError) -> Self {
+        Fail::Data(e)
+    }
+}
+
+impl From<PyErr> for Fail {
+    fn from(e: PyErr) -> Self {
+        Fail::Py(e)
+    }
+}
+
+impl From<std::convert::Infallible> for Fail {
+    fn from(e: std::convert::Infallible) -> Self {
+        match e {}
+    }
+}
+
 fn place(row: u64, name: &str) -> String {
     if !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
         format!("$[{row}].{name}")
@@ -51,7 +118,7 @@ fn short_repr(o: &Bound<'_, PyAny>) -> String {
 /// row, the column and the value.
 fn encode_fail(
     py: Python<'_>,
-    f: to_pg::Fail,
+    f: Fail,
     row: u64,
     name: &str,
     oid: u32,
@@ -60,13 +127,13 @@ fn encode_fail(
 ) -> PyErr {
     let ty = type_name(oid);
     let (kind, detail, cause) = match f {
-        to_pg::Fail::Mismatch => (
+        Fail::Mismatch => (
             "type_mismatch",
             format!("cannot write a value of type {source} as {ty}"),
             None,
         ),
-        to_pg::Fail::Data(e) => (e.kind.name(), e.message, None),
-        to_pg::Fail::Py(e) => {
+        Fail::Data(e) => (e.kind.name(), e.message, None),
+        Fail::Py(e) => {
             if errors::passes_through(py, &e) {
                 return e;
             }
@@ -88,7 +155,7 @@ fn encode_fail(
 /// offset (for COPY), the row and the column.
 fn decode_fail(
     py: Python<'_>,
-    f: from_pg::Fail,
+    f: Fail,
     row: u64,
     name: &str,
     oid: u32,
@@ -96,8 +163,10 @@ fn decode_fail(
 ) -> PyErr {
     let ty = type_name(oid);
     let (kind, detail, cause, at) = match f {
-        from_pg::Fail::Data(e) => (e.kind.name(), e.message, None, e.offset),
-        from_pg::Fail::Py(e) => {
+        Fail::Data(e) => (e.kind.name(), e.message, None, e.offset),
+        // Reading never compares a value's kind with a type.
+        Fail::Mismatch => ("type_mismatch", "unexpected value".into(), None, None),
+        Fail::Py(e) => {
             if errors::passes_through(py, &e) {
                 return e;
             }
@@ -142,11 +211,11 @@ fn stream_fail(py: Python<'_>, e: PgError) -> PyErr {
 /// NULL.
 fn put_field(
     w: &mut CopyWriter,
-    target: &to_pg::Target,
+    target: &Column,
     ctx: &mut to_pg::Ctx,
     missing: impl FnOnce() -> bool,
-    encode: impl FnOnce(&mut Vec<u8>, &to_pg::Target, &mut to_pg::Ctx) -> to_pg::Put,
-) -> Result<(), to_pg::Fail> {
+    encode: impl FnOnce(&mut Vec<u8>, &Column, &mut to_pg::Ctx) -> to_pg::Put,
+) -> Result<(), Fail> {
     let mut fail = None;
     let r = w.field(|out| {
         encode(out, target, ctx).map_err(|f| {
@@ -156,9 +225,9 @@ fn put_field(
     });
     match (r, fail) {
         (Ok(()), _) => Ok(()),
-        (Err(_), Some(to_pg::Fail::Mismatch)) if missing() => w.null().map_err(to_pg::Fail::Data),
+        (Err(_), Some(Fail::Mismatch)) if missing() => w.null().map_err(Fail::Data),
         (Err(_), Some(f)) => Err(f),
-        (Err(e), None) => Err(to_pg::Fail::Data(e)),
+        (Err(e), None) => Err(Fail::Data(e)),
     }
 }
 
@@ -166,7 +235,7 @@ fn put_field(
 #[pyclass(module = "amber._native", unsendable)]
 pub struct PgCopyWriter {
     w: CopyWriter,
-    targets: Vec<to_pg::Target>,
+    targets: Vec<Column>,
     oids: Vec<u32>,
     names: Vec<String>,
     ctx: to_pg::Ctx,
@@ -228,7 +297,7 @@ impl PgCopyWriter {
                     .unwrap_or_else(|| py.None().into_bound(py))
             };
             let r = if item.is_none() {
-                self.w.null().map_err(to_pg::Fail::Data)
+                self.w.null().map_err(Fail::Data)
             } else {
                 put_field(
                     &mut self.w,
@@ -267,25 +336,7 @@ impl PgCopyWriter {
 impl PgCopyWriter {
     #[new]
     fn new(columns: Vec<ColumnSpec>, names: Vec<String>) -> PyResult<Self> {
-        if columns.len() != names.len() || columns.is_empty() || columns.len() > i16::MAX as usize {
-            return Err(PyValueError::new_err(
-                "one name per column, and 1 to 32767 columns",
-            ));
-        }
-        let mut targets = Vec::with_capacity(columns.len());
-        let mut oids = Vec::with_capacity(columns.len());
-        for (oid, dumper) in columns {
-            oids.push(oid);
-            targets.push(match (PgType::from_oid(oid), dumper) {
-                (Some(t), _) => to_pg::Target::Native(t),
-                (None, Some(d)) => to_pg::Target::Dumper(d),
-                (None, None) => {
-                    return Err(PyValueError::new_err(format!(
-                        "no way to write type {oid}: pass a dumper"
-                    )))
-                }
-            });
-        }
+        let (targets, oids) = columns_of(columns, &names, "dumper")?;
         Ok(PgCopyWriter {
             w: CopyWriter::with_capacity(1 << 20),
             targets,
@@ -342,7 +393,7 @@ impl PgCopyWriter {
             self.w.begin_row(ncols).map_err(|e| stream_fail(py, e))?;
             for (c, src) in sources.iter().enumerate() {
                 let r = if src.is_null(py, i) {
-                    self.w.null().map_err(to_pg::Fail::Data)
+                    self.w.null().map_err(Fail::Data)
                 } else {
                     put_field(
                         &mut self.w,
@@ -397,7 +448,7 @@ enum Out {
 #[pyclass(module = "amber._native", unsendable)]
 pub struct PgReader {
     parser: CopyParser,
-    cols: Vec<from_pg::Column>,
+    cols: Vec<Column>,
     oids: Vec<u32>,
     names: Vec<String>,
     out: Out,
@@ -419,9 +470,9 @@ struct Last {
 const LAST_MAX: usize = 64;
 
 impl Last {
-    fn for_column(col: &from_pg::Column) -> Option<Last> {
+    fn for_column(col: &Column) -> Option<Last> {
         match col {
-            from_pg::Column::Native(PgType::Scalar(s)) if from_pg::immutable(*s) => Some(Last {
+            Column::Native(PgType::Scalar(s)) if from_pg::immutable(*s) => Some(Last {
                 bytes: Vec::with_capacity(LAST_MAX),
                 obj: None,
             }),
@@ -438,6 +489,11 @@ impl PgReader {
         values: impl Iterator<Item = (Option<&'a [u8]>, Option<u64>)>,
     ) -> PyResult<()> {
         let row = self.rows;
+        let (names, oids) = (&self.names, &self.oids);
+        // A field's offset points at its length word; the value follows it.
+        let fail = |f: Fail, c: usize, at: Option<u64>| {
+            decode_fail(py, f, row, &names[c], oids[c], at.map(|o| o + 4))
+        };
         match &mut self.out {
             Out::Rows(list) => {
                 let t = from_pg::new_tuple(py, self.cols.len())?;
@@ -458,18 +514,8 @@ impl PgReader {
                     let item = match v {
                         None => from_pg::none(py),
                         Some(b) => {
-                            let o = from_pg::value(py, &self.cols[c], b, &mut self.ctx).map_err(
-                                |f| {
-                                    decode_fail(
-                                        py,
-                                        f,
-                                        row,
-                                        &self.names[c],
-                                        self.oids[c],
-                                        at.map(|o| o + 4),
-                                    )
-                                },
-                            )?;
+                            let o = from_pg::value(py, &self.cols[c], b, &mut self.ctx)
+                                .map_err(|f| fail(f, c, at))?;
                             if let Some(l) = &mut self.last[c] {
                                 if b.len() <= LAST_MAX {
                                     l.bytes.clear();
@@ -492,16 +538,7 @@ impl PgReader {
                         None => builders[c].push_null(py),
                         Some(b) => builders[c]
                             .push(py, &self.cols[c], b, &mut self.ctx)
-                            .map_err(|f| {
-                                decode_fail(
-                                    py,
-                                    f,
-                                    row,
-                                    &self.names[c],
-                                    self.oids[c],
-                                    at.map(|o| o + 4),
-                                )
-                            })?,
+                            .map_err(|f| fail(f, c, at))?,
                     }
                 }
             }
@@ -546,25 +583,7 @@ impl PgReader {
         names: Vec<String>,
         into: &str,
     ) -> PyResult<Self> {
-        if columns.len() != names.len() || columns.len() > i16::MAX as usize {
-            return Err(PyValueError::new_err(
-                "one name per column, and at most 32767 columns",
-            ));
-        }
-        let mut cols = Vec::with_capacity(columns.len());
-        let mut oids = Vec::with_capacity(columns.len());
-        for (oid, loader) in columns {
-            oids.push(oid);
-            cols.push(match (PgType::from_oid(oid), loader) {
-                (Some(t), _) => from_pg::Column::Native(t),
-                (None, Some(l)) => from_pg::Column::Loader(l),
-                (None, None) => {
-                    return Err(PyValueError::new_err(format!(
-                        "no way to read type {oid}: pass a loader"
-                    )))
-                }
-            });
-        }
+        let (cols, oids) = columns_of(columns, &names, "loader")?;
         let out = match into {
             "rows" => Out::Rows(PyList::empty(py).unbind()),
             "arrow" | "numpy" => Out::Columns(

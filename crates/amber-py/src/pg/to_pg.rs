@@ -35,37 +35,9 @@ use pyo3::types::{
 use crate::ffi::buffer::InputBuffer;
 use crate::values::datetime as vdt;
 
-/// Why a value could not be written.
-pub enum Fail {
-    /// The value's kind does not go in the column's type.
-    Mismatch,
-    /// The kind is right but the value is not (out of range, a NUL in text).
-    Data(PgError),
-    /// Python code raised (`json.dumps`, a dumper, `__float__`).
-    Py(PyErr),
-}
-
-impl From<PgError> for Fail {
-    fn from(e: PgError) -> Self {
-        Fail::Data(e)
-    }
-}
-
-impl From<PyErr> for Fail {
-    fn from(e: PyErr) -> Self {
-        Fail::Py(e)
-    }
-}
+use super::{Column, Fail};
 
 pub type Put = Result<(), Fail>;
-
-/// How one column's values are written.
-pub enum Target {
-    Native(PgType),
-    /// A type amber does not know: psycopg's binary dumper for it
-    /// (`dump(value)` returns the send format).
-    Dumper(Py<PyAny>),
-}
 
 /// Objects found once per COPY.
 #[derive(Default)]
@@ -453,11 +425,11 @@ fn array(out: &mut Vec<u8>, elem: Scalar, o: &Bound<'_, PyAny>, ctx: &mut Ctx) -
 }
 
 /// Write `o` (not None) as `target` into `out`.
-pub fn value(out: &mut Vec<u8>, target: &Target, o: &Bound<'_, PyAny>, ctx: &mut Ctx) -> Put {
+pub fn value(out: &mut Vec<u8>, target: &Column, o: &Bound<'_, PyAny>, ctx: &mut Ctx) -> Put {
     match target {
-        Target::Native(PgType::Scalar(s)) => scalar(out, *s, o, ctx),
-        Target::Native(PgType::Array(s)) => array(out, *s, o, ctx),
-        Target::Dumper(d) => {
+        Column::Native(PgType::Scalar(s)) => scalar(out, *s, o, ctx),
+        Column::Native(PgType::Array(s)) => array(out, *s, o, ctx),
+        Column::Adapter(d) => {
             let b = d.bind(o.py()).call_method1(intern!(o.py(), "dump"), (o,))?;
             let view = InputBuffer::get(&b)?;
             out.extend_from_slice(view.bytes());
