@@ -29,9 +29,13 @@ def _module_of(obj: Any) -> str:
     return type(obj).__module__.split(".", 1)[0]
 
 
-def _objects(values: Sequence[Any]) -> tuple[Any, ...]:
+class PandasObjects(list):  # type: ignore[type-arg]
+    """An object column of pandas, whose missing values (None, NaN, NaT, pd.NA) are NULL."""
+
+
+def _objects(values: Sequence[Any], pandas: bool = False) -> tuple[Any, ...]:
     vals = values if isinstance(values, list) else list(values)
-    return ("objects", len(vals), 0, None, vals, None, 0)
+    return ("objects", len(vals), 0, None, vals, None, 1 if pandas else 0)
 
 
 def _source(arr: Any, writes_native: bool) -> tuple[Any, ...]:
@@ -138,7 +142,7 @@ class Columns:
             for start in range(lo, hi, max_rows):
                 stop = min(hi, start + max_rows)
                 sources = [
-                    _objects(col[start:stop])
+                    _objects(col[start:stop], isinstance(col, PandasObjects))
                     if isinstance(col, list)
                     else _source(_slice(col, start, stop), nat)
                     for col, nat in zip(self.cols, native, strict=True)
@@ -160,14 +164,6 @@ def _slice(col: Any, start: int, stop: int) -> Any:
     import pyarrow as pa
 
     return pa.concat_arrays(chunks) if chunks else pa.array([], type=col.type)
-
-
-def _missing_to_none(series: Any) -> list[Any]:
-    import pandas as pd
-
-    values = series.tolist()
-    mask = pd.isna(series).tolist()
-    return [None if m else v for v, m in zip(values, mask, strict=True)]
 
 
 def columnar(data: Any) -> Columns | None:
@@ -195,7 +191,7 @@ def columnar(data: Any) -> Columns | None:
             cols: list[Any] = []
             for _, series in data.items():
                 if series.dtype == object:
-                    cols.append(_missing_to_none(series))
+                    cols.append(PandasObjects(series.tolist()))
                 else:
                     cols.append(pa.chunked_array([pa.Array.from_pandas(series)]))
             return Columns([str(c) for c in data.columns], cols, len(data))
@@ -231,7 +227,7 @@ def _from_dict(data: dict[str, Any]) -> Columns:
             import pyarrow as pa
 
             if values.dtype == object:
-                cols.append(_missing_to_none(values))
+                cols.append(PandasObjects(values.tolist()))
             else:
                 cols.append(pa.chunked_array([pa.Array.from_pandas(values)]))
             lengths.add(len(values))

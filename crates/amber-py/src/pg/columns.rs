@@ -5,7 +5,8 @@
 //! validity, data, offsets, unit)`: `kind` names the Arrow layout (below),
 //! `offset` is the array's slice offset, `validity` its bitmap or None,
 //! `unit` the time unit (0 s, 1 ms, 2 µs, 3 ns) or decimal scale. Kind
-//! `objects` carries a list of Python values in `data`.
+//! `objects` carries a list of Python values in `data`, with `unit` 1 when
+//! it is a pandas object column (whose NaN and missing markers are NULL).
 //!
 //! Every buffer's length is checked against the column's length before a
 //! value is read, and each string's offsets against its data.
@@ -17,7 +18,7 @@ use amber_core::pg::types::{numbers as n, text as t};
 use amber_core::pg::{PgError, PgType, Scalar};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use super::to_pg::{self, parse_uuid, Ctx, Put};
 use super::{Column, Fail};
@@ -189,11 +190,12 @@ impl Source {
 
     pub fn is_null(&self, py: Python<'_>, i: usize) -> bool {
         if let Some(list) = &self.objects {
-            return list
-                .bind(py)
-                .get_item(self.offset + i)
-                .map(|o| o.is_none())
-                .unwrap_or(true);
+            let Ok(o) = list.bind(py).get_item(self.offset + i) else {
+                return true;
+            };
+            // `unit` 1 marks a pandas object column: NaN and pandas' missing
+            // markers are NULL there, as pandas means them.
+            return o.is_none() || self.unit == 1 && pandas_missing(&o);
         }
         match &self.validity {
             None => false,
@@ -423,6 +425,21 @@ impl Source {
             k => format!("a {} value", k.name()),
         }
     }
+}
+
+/// Whether a value of a pandas object column is missing: NaN, `pd.NA`,
+/// `NaT`. Exact strings, bytes and ints are not, without a closer look.
+fn pandas_missing(o: &Bound<'_, PyAny>) -> bool {
+    if let Ok(f) = o.cast_exact::<PyFloat>() {
+        return f.value().is_nan();
+    }
+    if o.is_exact_instance_of::<PyString>()
+        || o.is_exact_instance_of::<PyBytes>()
+        || o.is_exact_instance_of::<PyInt>()
+    {
+        return false;
+    }
+    to_pg::is_missing(o)
 }
 
 fn b8(b: &[u8]) -> [u8; 8] {
