@@ -38,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     size = bench.add_mutually_exclusive_group()
     size.add_argument(
-        "--quick", action="store_true", help="short run (about 1-2 minutes): fewer repeats"
+        "--quick",
+        action="store_true",
+        help="short run (about 3.5 minutes on 2 cores): smaller workloads, fewer repeats",
     )
     size.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)  # tests only
     bench.add_argument("--studies", type=_names, help="comma-separated studies (default: all)")
