@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -218,3 +220,20 @@ def test_dumps_and_loads_on_the_smallest_thread_stacks(kib: int, identity: bool)
     code = SMALL_STACK.format(size=kib * 1024, identity=identity)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert (proc.returncode, proc.stdout.strip()) == (0, "ok"), proc.stderr[-2000:]
+
+
+def test_tuples_of_atoms_are_left_to_the_gc_as_cpython_would() -> None:
+    """Decoded tuples that cannot hold a cycle are not tracked by the cyclic GC (CPython stops
+    tracking them at its first collection anyway); any tuple that may is tracked."""
+    atoms = amber.loads(amber.dumps((1, "a", 2.5, b"x", None, (3, "b"))))
+    assert not gc.is_tracked(atoms) and not gc.is_tracked(atoms[5])
+    for holder in ((1, []), (1, {}), (1, {"a": 1}), (Node("n"),)):
+        assert gc.is_tracked(amber.loads(amber.dumps(holder))), holder
+    # A cycle through a decoded tuple is still found and freed.
+    t = amber.loads(amber.dumps(({"k": 1},)))
+    node = Node("n", [t])
+    t[0]["node"] = node
+    alive = weakref.ref(node)
+    del t, node
+    gc.collect()
+    assert alive() is None

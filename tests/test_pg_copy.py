@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import gc
 import ipaddress
 import math
 import threading
@@ -581,3 +582,21 @@ def test_copy_stream_parser_reports_bad_bytes() -> None:
     assert info.value.kind == "truncated"
     with pytest.raises(amber.DecodeError):
         _native.PgReader([(23, None)], ["a"], "rows").feed(b"NOTCOPY" * 4)
+
+
+def test_rows_are_right_when_columns_repeat_then_vary_then_repeat(conn: Any) -> None:
+    """Row values equal to the previous row's share one object; a column whose values keep
+    changing stops being compared. Either way every value read is the one stored, and rows of
+    atoms are left untracked by the cyclic GC (they cannot hold a cycle) while rows holding a
+    list stay tracked."""
+    conn.execute("CREATE TEMP TABLE r (k int8, t text, a int4[])")
+    n = 5000
+    want = [
+        (i, "same" if i < 100 or i >= 3000 else f"v{i}", [i] if i % 7 == 0 else None)
+        for i in range(n)
+    ]
+    copy_in(conn, "r", want)
+    for read in (fetch, copy_out):
+        got = read(conn, "SELECT * FROM r ORDER BY k")
+        assert got == want
+        assert not gc.is_tracked(got[1]) and gc.is_tracked(got[7])

@@ -151,27 +151,9 @@ impl<'py> Build for PyBuilder<'py, '_> {
 
     #[inline(always)]
     fn str(&mut self, s: &str, ascii: bool) -> PyResult<Obj> {
-        // SAFETY: the constructors return a new reference or NULL. A new
-        // compact ASCII str (max char 127) of `s.len()` characters has room
-        // for that many bytes at `PyUnicode_DATA`, and `s` is ASCII when the
-        // walker says so (checked as it read it); no one else has seen it.
-        unsafe {
-            if ascii {
-                let o = self.own(ffi::PyUnicode_New(s.len() as ffi::Py_ssize_t, 127))?;
-                std::ptr::copy_nonoverlapping(
-                    s.as_ptr(),
-                    ffi::PyUnicode_DATA(o.ptr()) as *mut u8,
-                    s.len(),
-                );
-                Ok(o)
-            } else {
-                self.own(ffi::PyUnicode_DecodeUTF8(
-                    s.as_ptr().cast(),
-                    s.len() as ffi::Py_ssize_t,
-                    c"strict".as_ptr(),
-                ))
-            }
-        }
+        // SAFETY: the GIL is held; `s` is ASCII when the walker says so
+        // (checked as it read it).
+        unsafe { self.own(crate::ffi::text::new_str(s, ascii)) }
     }
 
     fn str_surrogates(&mut self, raw: &[u8]) -> PyResult<Obj> {
@@ -258,7 +240,12 @@ impl<'py> Build for PyBuilder<'py, '_> {
     }
 
     #[inline(always)]
-    fn seq_end(&mut self, seq: Obj, _kind: SeqKind) -> PyResult<Obj> {
+    fn seq_end(&mut self, seq: Obj, kind: SeqKind) -> PyResult<Obj> {
+        if kind == SeqKind::Tuple {
+            // SAFETY: `seq` is the exact tuple `seq_begin` made, every slot
+            // filled by `seq_item` (the walker calls it `n` times first).
+            unsafe { crate::ffi::gc::untrack_atoms_tuple(seq.ptr()) };
+        }
         Ok(seq)
     }
 

@@ -12,7 +12,10 @@
 //!   `sys.int_info.bits_per_digit` is 30 (checked at import).
 //! - `buffer`: the buffer protocol (`PyObject_GetBuffer`, released on drop)
 //!   and the bytes of `bytes` and `bytearray` objects in place.
-//! - `gc`: `PyGC_Disable`/`PyGC_Enable`.
+//! - `gc`: `PyGC_Disable`/`PyGC_Enable`, and untracking tuples whose
+//!   items cannot be in a cycle (`PyObject_GC_UnTrack`).
+//!
+//! - `text`: a new compact ASCII `str` filled in place (`PyUnicode_DATA`).
 //!
 //! What keeps each pointer alive: the caller holds the object (an `Obj`, a
 //! `Bound`, or the container it was read from while no Python code runs).
@@ -25,3 +28,4 @@ pub mod dict;
 pub mod gc;
 pub mod long;
 pub mod obj;
+pub mod text;

@@ -115,10 +115,8 @@ fn owned<'py>(py: Python<'py>, p: *mut ffi::PyObject) -> PyResult<Bound<'py, PyA
 }
 
 fn new_str<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyAny>> {
-    // SAFETY: `s` is valid UTF-8 of `len` bytes, borrowed for the call.
-    owned(py, unsafe {
-        ffi::PyUnicode_FromStringAndSize(s.as_ptr() as *const _, s.len() as ffi::Py_ssize_t)
-    })
+    // SAFETY: the GIL is held (`py`); `ascii` is checked here.
+    owned(py, unsafe { crate::ffi::text::new_str(s, s.is_ascii()) })
 }
 
 const PY_MIN_YEAR: i32 = 1;

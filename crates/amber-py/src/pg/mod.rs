@@ -460,14 +460,21 @@ pub struct PgReader {
 
 /// The last value of a column whose objects are immutable: when the next
 /// row holds the same bytes (a sorted key, a category, a constant), its
-/// object is shared rather than built again. Only short values are kept.
+/// object is shared rather than built again. Only short values are kept,
+/// and a column whose first [`LAST_PROBE`] misses came with few hits stops
+/// being compared (its values differ row to row).
 struct Last {
     bytes: Vec<u8>,
     obj: Option<Py<PyAny>>,
+    hits: u32,
+    misses: u32,
 }
 
 /// Values longer than this are not compared with the previous row's.
 const LAST_MAX: usize = 64;
+/// After this many misses, a column with fewer than one hit in eight is
+/// no longer compared.
+const LAST_PROBE: u32 = 1024;
 
 impl Last {
     fn for_column(col: &Column) -> Option<Last> {
@@ -475,6 +482,8 @@ impl Last {
             Column::Native(PgType::Scalar(s)) if from_pg::immutable(*s) => Some(Last {
                 bytes: Vec::with_capacity(LAST_MAX),
                 obj: None,
+                hits: 0,
+                misses: 0,
             }),
             _ => None,
         }
@@ -486,7 +495,7 @@ impl PgReader {
     fn take_row<'a>(
         &mut self,
         py: Python<'_>,
-        values: impl Iterator<Item = (Option<&'a [u8]>, Option<u64>)>,
+        mut values: impl Iterator<Item = (Option<&'a [u8]>, Option<u64>)>,
     ) -> PyResult<()> {
         let row = self.rows;
         let (names, oids) = (&self.names, &self.oids);
@@ -497,16 +506,22 @@ impl PgReader {
         match &mut self.out {
             Out::Rows(list) => {
                 let t = from_pg::new_tuple(py, self.cols.len())?;
-                for (c, (v, at)) in values.enumerate() {
+                let mut filled = 0;
+                let n = self.cols.len();
+                for (c, (v, at)) in values.by_ref().take(n).enumerate() {
+                    filled = c + 1;
                     if let (
                         Some(b),
                         Some(Last {
                             bytes,
                             obj: Some(o),
+                            hits,
+                            ..
                         }),
-                    ) = (v, &self.last[c])
+                    ) = (v, &mut self.last[c])
                     {
                         if b == bytes.as_slice() {
+                            *hits = hits.saturating_add(1);
                             from_pg::set_item(&t, c, o.bind(py).clone());
                             continue;
                         }
@@ -517,7 +532,10 @@ impl PgReader {
                             let o = from_pg::value(py, &self.cols[c], b, &mut self.ctx)
                                 .map_err(|f| fail(f, c, at))?;
                             if let Some(l) = &mut self.last[c] {
-                                if b.len() <= LAST_MAX {
+                                l.misses = l.misses.saturating_add(1);
+                                if l.misses == LAST_PROBE && l.hits < LAST_PROBE / 8 {
+                                    self.last[c] = None;
+                                } else if b.len() <= LAST_MAX {
                                     l.bytes.clear();
                                     l.bytes.extend_from_slice(b);
                                     l.obj = Some(o.clone().unbind());
@@ -530,6 +548,13 @@ impl PgReader {
                     };
                     from_pg::set_item(&t, c, item);
                 }
+                if filled != self.cols.len() || values.next().is_some() {
+                    return Err(PyValueError::new_err(
+                        "a row's field count differs from the reader's",
+                    ));
+                }
+                // SAFETY: `t` is a tuple this loop filled, every slot (counted).
+                unsafe { crate::ffi::gc::untrack_atoms_tuple(t.as_ptr()) };
                 list.bind(py).append(t)?;
             }
             Out::Columns(builders) => {
