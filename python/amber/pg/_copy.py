@@ -300,9 +300,15 @@ def _describe(conn: psycopg.Connection[Any], text: str) -> tuple[list[str], list
         res = pgconn.describe_prepared(b"")
         if res.status != pq.ExecStatus.COMMAND_OK:
             raise pg_errors.error_from_result(res, encoding=encoding)
-        names = [(res.fname(i) or b"").decode(encoding) for i in range(res.nfields)]
-        oids = [res.ftype(i) for i in range(res.nfields)]
-    return names, oids
+    return _fields(res, encoding)
+
+
+def _fields(res: pq.abc.PGresult, encoding: str) -> tuple[list[str], list[int]]:
+    """Column names and type OIDs of a result or a statement's description."""
+    n = res.nfields
+    return [(res.fname(i) or b"").decode(encoding) for i in range(n)], [
+        res.ftype(i) for i in range(n)
+    ]
 
 
 def copy_out(conn: psycopg.Connection[Any], query: Query, into: Into = "rows") -> Any:
@@ -343,14 +349,11 @@ def fetch(
     mode = _check_into(into)
     with conn.cursor(binary=True) as cur:
         cur.execute(cast(Any, query), params)
-        if cur.description is None:
-            raise psycopg.ProgrammingError("the query returned no result to fetch")
-        names = [d.name for d in cur.description]
-        oids = [d.type_code for d in cur.description]
-        reader = _native.PgReader(_read_specs(conn, oids), names, mode)
         res = cur.pgresult
-        if res is None:
+        if res is None or res.status != pq.ExecStatus.TUPLES_OK:
             raise psycopg.ProgrammingError("the query returned no result to fetch")
+        names, oids = _fields(res, conn.info.encoding)
+        reader = _native.PgReader(_read_specs(conn, oids), names, mode)
         if _libpq():
             reader.read_result(cast(Any, res).pgresult_ptr)
         else:
