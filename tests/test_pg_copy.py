@@ -600,3 +600,42 @@ def test_rows_are_right_when_columns_repeat_then_vary_then_repeat(conn: Any) -> 
         got = read(conn, "SELECT * FROM r ORDER BY k")
         assert got == want
         assert not gc.is_tracked(got[1]) and gc.is_tracked(got[7])
+
+
+@pytest.mark.parametrize("string_type", [pa.string(), pa.large_string()])
+def test_arrow_text_is_checked_wherever_the_bad_value_is(conn: Any, string_type: Any) -> None:
+    """Arrow text is checked many values at once; a NUL byte or invalid UTF-8 anywhere (in
+    any block, in a sliced array) still fails naming its row, and multi-byte characters
+    across block boundaries load intact."""
+    conn.execute("CREATE TEMP TABLE s (id int8, t text)")
+    words = ["ascii", "αβγ", "日本語", "naïve", "", "x" * 300]
+    good = [words[i % len(words)] + str(i) for i in range(10_000)]
+    table = pa.table({"id": pa.array(range(10_000), pa.int64()), "t": pa.array(good, string_type)})
+    assert copy_in(conn, "s", table.slice(3, 9_000)) == 9_000
+    got = conn.execute("SELECT t FROM s ORDER BY id").fetchall()
+    assert [r[0] for r in got] == good[3:9_003]
+    conn.execute("TRUNCATE s")
+
+    def with_value(at: int, raw: bytes) -> Any:
+        values = [g.encode() for g in good]
+        values[at] = raw
+        data = b"".join(values)
+        offsets = np.cumsum([0] + [len(v) for v in values])
+        width = np.int32 if string_type == pa.string() else np.int64
+        array = pa.Array.from_buffers(
+            string_type,
+            len(values),
+            [None, pa.py_buffer(offsets.astype(width)), pa.py_buffer(data)],
+        )
+        return pa.table({"id": pa.array(range(10_000), pa.int64()), "t": array})
+
+    for at, raw in (
+        (0, b"a\x00b"),
+        (5_000, b"\xff\xfe"),
+        (9_999, "é".encode()[:1]),
+        (4_096, b"\x00"),
+    ):
+        with pytest.raises(amber.EncodeError) as info:
+            copy_in(conn, "s", with_value(at, raw))
+        assert info.value.path == f"$[{at}].t", (at, raw)
+    assert conn.execute("SELECT count(*) FROM s").fetchone() == (0,)

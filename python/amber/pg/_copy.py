@@ -27,8 +27,10 @@ if TYPE_CHECKING:
 Into = Literal["rows", "columns", "arrow", "pandas", "polars"]
 TableName = str | Sequence[str] | sql.Identifier
 
-#: Bytes of COPY data encoded before each write to the connection.
-CHUNK_BYTES = 4 << 20
+#: Bytes of COPY data encoded before each write to the connection. Small enough to stay in
+#: the CPU's cache while libpq copies it and the kernel sends it: loading 1M rows took about
+#: 10% less client CPU with 64-128 KiB than with 4 MiB.
+CHUNK_BYTES = 128 << 10
 #: Rows of columnar input converted at a time (bounds the memory of conversions).
 BATCH_ROWS = 1 << 20
 

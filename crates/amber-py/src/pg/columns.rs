@@ -16,6 +16,8 @@ use amber_core::pg::types::net::{encode_inet, Inet};
 use amber_core::pg::types::numeric::{encode_numeric_value, Numeric};
 use amber_core::pg::types::{numbers as n, text as t};
 use amber_core::pg::{PgError, PgType, Scalar};
+use std::cell::Cell;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -117,7 +119,13 @@ pub struct Source {
     data: Option<InputBuffer>,
     offsets: Option<InputBuffer>,
     objects: Option<Py<PyList>>,
+    /// For a string column, the block of rows last checked at once (see
+    /// [`Source::clean_text`]) and whether it was clean.
+    checked: Cell<(usize, usize, bool)>,
 }
+
+/// Rows of a string column checked for UTF-8 and NUL bytes at once.
+const TEXT_BLOCK: usize = 4096;
 
 fn buffer(o: &Bound<'_, PyAny>) -> PyResult<Option<InputBuffer>> {
     if o.is_none() {
@@ -155,6 +163,7 @@ impl Source {
             data: None,
             offsets: None,
             objects: None,
+            checked: Cell::new((0, 0, false)),
         };
         if kind == Kind::Objects {
             let list = desc.get_item(4)?.cast_into::<PyList>()?;
@@ -182,6 +191,59 @@ impl Source {
         }
         src.data = Some(data);
         Ok(src)
+    }
+
+    /// Whether value `i` of a string column is known to be valid UTF-8
+    /// without NUL bytes: its block of [`TEXT_BLOCK`] rows is checked in one
+    /// pass (cheaper than value by value); false sends the value through the
+    /// checks that say what is wrong.
+    fn clean_text(&self, i: usize) -> bool {
+        let (from, to, clean) = self.checked.get();
+        if (from..to).contains(&i) {
+            return clean;
+        }
+        let to = i.saturating_add(TEXT_BLOCK).min(self.len);
+        let clean = self.text_is_clean(self.offset + i, self.offset + to);
+        self.checked.set((i, to, clean));
+        clean
+    }
+
+    /// Whether values `a..b` (absolute indexes) span valid UTF-8 without
+    /// NUL, with their offsets in order, in bounds and on character
+    /// boundaries.
+    fn text_is_clean(&self, a: usize, b: usize) -> bool {
+        let data = self.data();
+        let (Some(first), Some(last)) = (self.offset_at(a), self.offset_at(b)) else {
+            return false;
+        };
+        if first > last || last > data.len() {
+            return false;
+        }
+        if !t::is_clean_text(&data[first..last]) {
+            return false;
+        }
+        let mut prev = first;
+        (a + 1..b).all(|k| match self.offset_at(k) {
+            // In order, and not inside a multi-byte character (a
+            // continuation byte is 0b10xx_xxxx).
+            Some(o) if o >= prev && o <= last => {
+                prev = o;
+                o == last || data[o] & 0xC0 != 0x80
+            }
+            _ => false,
+        })
+    }
+
+    /// Offset `k` of a string or binary column, if it is not negative.
+    fn offset_at(&self, k: usize) -> Option<usize> {
+        let offs = self.offsets.as_ref().map_or(&[][..], |o| o.bytes());
+        let v = match self.kind {
+            Kind::Str(4) | Kind::Bin(4) => i64::from(i32::from_le_bytes(
+                offs.get(4 * k..4 * k + 4)?.try_into().ok()?,
+            )),
+            _ => i64::from_le_bytes(offs.get(8 * k..8 * k + 8)?.try_into().ok()?),
+        };
+        usize::try_from(v).ok()
     }
 
     pub fn len(&self) -> usize {
@@ -320,6 +382,12 @@ impl Source {
             }
             (Kind::Int(..), _) => int_to(out, s, self.int(i))?,
             (Kind::Float(_), _) => float_to(out, s, self.float(i))?,
+            (Kind::Str(_), Scalar::Text | Scalar::Varchar | Scalar::Bpchar)
+                if self.clean_text(i) =>
+            {
+                // Checked for UTF-8 and NUL bytes with its block.
+                out.extend_from_slice(self.bytes(i)?);
+            }
             (Kind::Str(_), _) => str_to(out, s, self.str(i)?)?,
             (Kind::Bin(_), Scalar::Bytea) => t::encode_bytea(out, self.bytes(i)?),
             (Kind::FixedBinary16, Scalar::Uuid) => {

@@ -38,6 +38,13 @@ pub fn encode_text(out: &mut Vec<u8>, s: &str) -> Res<()> {
     Ok(())
 }
 
+/// Whether `b` is valid UTF-8 without NUL bytes, as text values must be:
+/// a fast check for many values at once (a SIMD validator), whose failure
+/// sends the caller to [`decode_text`] value by value to say what is wrong.
+pub fn is_clean_text(b: &[u8]) -> bool {
+    simdutf8::basic::from_utf8(b).is_ok() && !b.contains(&0)
+}
+
 /// text, varchar, bpchar and json: valid UTF-8 without NUL bytes.
 pub fn decode_text(b: &[u8]) -> Res<&str> {
     let s = std::str::from_utf8(b).map_err(|e| {
