@@ -29,13 +29,27 @@ def _module_of(obj: Any) -> str:
     return type(obj).__module__.split(".", 1)[0]
 
 
-class PandasObjects(list):  # type: ignore[type-arg]
-    """An object column of pandas, whose missing values (None, NaN, NaT, pd.NA) are NULL."""
+class Objects:
+    """A column of Python values (a list, kept as it is). In a pandas object column, missing
+    values (None, NaN, NaT, pd.NA) are NULL."""
+
+    __slots__ = ("pandas", "values")
+
+    def __init__(self, values: list[Any], pandas: bool = False) -> None:
+        self.values = values
+        self.pandas = pandas
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def source(self, start: int = 0, stop: int | None = None) -> tuple[Any, ...]:
+        """The encoder's description of rows start..stop (the list itself, not a copy)."""
+        stop = len(self.values) if stop is None else stop
+        return ("objects", stop - start, start, None, self.values, None, 1 if self.pandas else 0)
 
 
-def _objects(values: Sequence[Any], pandas: bool = False) -> tuple[Any, ...]:
-    vals = values if isinstance(values, list) else list(values)
-    return ("objects", len(vals), 0, None, vals, None, 1 if pandas else 0)
+def _objects(values: Sequence[Any]) -> tuple[Any, ...]:
+    return Objects(values if isinstance(values, list) else list(values)).source()
 
 
 def _source(arr: Any, writes_native: bool) -> tuple[Any, ...]:
@@ -112,7 +126,7 @@ class Batch:
 
 
 class Columns:
-    """Named columns of equal length, each a pyarrow ChunkedArray or a list of Python values."""
+    """Named columns of equal length, each a pyarrow ChunkedArray or `Objects`."""
 
     def __init__(self, names: list[str], cols: list[Any], length: int) -> None:
         self.names = names
@@ -131,7 +145,7 @@ class Columns:
         with each column described for the encoder (Arrow slices are views, not copies)."""
         cuts = {0, self.length}
         for col in self.cols:
-            if not isinstance(col, list):
+            if not isinstance(col, Objects):
                 at = 0
                 for chunk in col.chunks:
                     at += len(chunk)
@@ -142,8 +156,8 @@ class Columns:
             for start in range(lo, hi, max_rows):
                 stop = min(hi, start + max_rows)
                 sources = [
-                    _objects(col[start:stop], isinstance(col, PandasObjects))
-                    if isinstance(col, list)
+                    col.source(start, stop)
+                    if isinstance(col, Objects)
                     else _source(_slice(col, start, stop), nat)
                     for col, nat in zip(self.cols, native, strict=True)
                 ]
@@ -191,7 +205,7 @@ def columnar(data: Any) -> Columns | None:
             cols: list[Any] = []
             for _, series in data.items():
                 if series.dtype == object:
-                    cols.append(PandasObjects(series.tolist()))
+                    cols.append(Objects(series.tolist(), pandas=True))
                 else:
                     cols.append(pa.chunked_array([pa.Array.from_pandas(series)]))
             return Columns([str(c) for c in data.columns], cols, len(data))
@@ -227,14 +241,14 @@ def _from_dict(data: dict[str, Any]) -> Columns:
             import pyarrow as pa
 
             if values.dtype == object:
-                cols.append(PandasObjects(values.tolist()))
+                cols.append(Objects(values.tolist(), pandas=True))
             else:
                 cols.append(pa.chunked_array([pa.Array.from_pandas(values)]))
             lengths.add(len(values))
         else:
-            vals = list(values)
+            vals = values if type(values) is list else list(values)
             lengths.add(len(vals))
-            cols.append(vals)
+            cols.append(Objects(vals))
     if len(lengths) > 1:
         raise ValueError(f"columns of different lengths: {sorted(lengths)}")
     return Columns(names, cols, lengths.pop() if lengths else 0)
