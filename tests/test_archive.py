@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -797,3 +798,23 @@ def test_import_amber_loads_no_archive_module() -> None:
         "assert amber.Archive.__name__ == 'Archive' and 'amber.archive' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_replacing_an_archive_leaves_only_the_new_file(tmp_path: Path) -> None:
+    """Writing over an archive swaps it in one rename and frees the old file afterwards on a
+    thread of its own; readers of the old file keep their views; nothing else is left."""
+    path = tmp_path / "r.amber"
+    with amber.Archive(path, "w") as a:
+        a["x"] = np.arange(100_000)
+    with amber.Archive(path) as old:
+        view = old["x"]
+    for round_ in range(3):
+        with amber.Archive(path, "w") as a:
+            a["x"] = np.arange(round_, 100_000 + round_)
+    for t in threading.enumerate():
+        if t.name.startswith("amber-"):
+            t.join()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.amber"]
+    with amber.Archive(path) as a:
+        assert a["x"][0] == 2
+    assert view[0] == 0 and view[-1] == 99_999

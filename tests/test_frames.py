@@ -357,3 +357,38 @@ def test_hand_made_tables_are_checked() -> None:
         with pytest.raises(amber.DecodeError) as ei:
             amber.loads(frame(body))
         assert ei.value.kind == kind, (body, ei.value)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pd.DataFrame({"f": [1.5, np.nan, 3.0], "i": [1, 2, 3], "b": [True, False, True]}),
+        pd.DataFrame({"f": np.arange(4.0, dtype="float32"), "u": np.arange(4, dtype="uint8")}),
+        pd.DataFrame({5: np.arange(4.0), 7: np.arange(4, dtype="int32")}),
+        pd.DataFrame({"f": [np.nan] * 3}, index=pd.RangeIndex(10, 16, 2, name="r")),
+        pd.DataFrame({"x": [1.0, 2.0]}, index=pd.Index([0.5, np.nan], name="fi")),
+        pd.DataFrame({"x": np.ones((3,), "float16"), "y": np.zeros(3, "int16")}),
+        pd.DataFrame({"a": np.arange(6.0), "b": np.arange(6)}).iloc[::2],
+        pd.DataFrame(np.arange(12.0).reshape(3, 4), columns=list("abcd")),
+        pd.DataFrame({"e": np.array([], "float64")}),
+        pd.DataFrame(index=pd.RangeIndex(3)),
+    ],
+)
+def test_plain_number_frames_make_the_table_pyarrow_makes(frame: Any) -> None:
+    """Frames of NumPy numbers skip pyarrow's NaN scan where a column has no NaN; the table
+    (columns, nulls, schema and pandas metadata) is the one `Table.from_pandas` makes."""
+    from amber import _frames
+
+    want = pa.Table.from_pandas(frame, preserve_index=True)
+    got = _frames._plain_numbers_table(pa, frame)
+    assert got is not None
+    assert got.equals(want, check_metadata=True)
+    assert [c.null_count for c in got.columns] == [c.null_count for c in want.columns]
+    pd.testing.assert_frame_equal(amber.loads(amber.dumps(frame)), frame)
+
+
+def test_column_labels_of_mixed_types_come_back_as_they_were() -> None:
+    frame = pd.DataFrame({"a": [1.0], 7: [2], (1, "t"): ["x"], None: [True]})
+    back = amber.loads(amber.dumps(frame))
+    assert list(back.columns) == ["a", 7, (1, "t"), None]
+    assert_frame_equal(back, frame)

@@ -6,7 +6,8 @@ not keep; the decoder calls `from_arrow` with both. pyarrow is imported here, wh
 such value is met, never by `import amber`.
 
 What Arrow does not carry is kept in the extras dict: a pandas object's `attrs`, its
-`flags.allows_duplicate_labels`, the frequency of a DatetimeIndex or TimedeltaIndex, which
+`flags.allows_duplicate_labels`, the frequency of a DatetimeIndex or TimedeltaIndex, column
+labels of mixed types (Arrow's are str; pandas metadata restores only all-int labels), which
 columns and index levels of str values had dtype object (pandas 3 reads them back as `str`),
 and a Series' name (any value the codec encodes; Arrow column names are str).
 """
@@ -102,6 +103,14 @@ def _from_pandas_frame(pa: Any, df: Any, extras: dict[str, Any]) -> Any:
     freq = getattr(df.index, "freq", None)
     if freq is not None:
         extras["index_freq"] = freq.freqstr
+    if not isinstance(df.columns, pd.MultiIndex) and df.columns.inferred_type.startswith("mixed"):
+        # Arrow names columns with str; pandas metadata restores all-str or all-int labels,
+        # not a mix (pyarrow warns and makes them str): the labels themselves are kept.
+        extras["column_labels"] = list(df.columns)
+        names = [str(c) for c in df.columns]
+        if len(set(names)) != len(names):
+            names = [str(i) for i in range(len(names))]
+        df = df.set_axis(names, axis=1)
     objects = [i for i, dtype in enumerate(df.dtypes) if _is_object(dtype)]
     if objects:
         extras["object_columns"] = objects
@@ -113,7 +122,41 @@ def _from_pandas_frame(pa: Any, df: Any, extras: dict[str, Any]) -> Any:
         raise ValueError(
             f"DataFrame columns must be unique to travel as Arrow: {list(df.columns)!r}"
         )
-    return pa.Table.from_pandas(df, preserve_index=True)
+    plain = _plain_numbers_table(pa, df)
+    return plain if plain is not None else pa.Table.from_pandas(df, preserve_index=True)
+
+
+def _plain_numbers_table(pa: Any, df: Any) -> Any:
+    """`pa.Table.from_pandas(df, preserve_index=True)` for a frame of NumPy numbers and bools
+    with a flat numeric index, or None for any other frame. Built column by column, so that a
+    float column without NaN skips pyarrow's scan for NaN (which it turns into nulls): the same
+    table, schema and pandas metadata included, at a fraction of the cost (the scan is most of
+    it: about 14 ms per 40 MB of floats)."""
+    import numpy as np
+    import pandas as pd
+
+    index = df.index
+    if isinstance(index, pd.MultiIndex) or not _plain_number_dtype(index.dtype):
+        return None
+    if not all(_plain_number_dtype(dtype) for dtype in df.dtypes):
+        return None
+    schema = pa.Schema.from_pandas(df, preserve_index=True)
+    values = [df.iloc[:, i].to_numpy() for i in range(df.shape[1])]
+    values.append(np.asarray(index))
+    if len(values) != len(schema):
+        return None
+    arrays = []
+    for v, field in zip(values, schema, strict=True):
+        # min() is NaN when any value is: one pass, no temporary array.
+        nan = v.dtype.kind == "f" and v.size > 0 and bool(np.isnan(v.min()))
+        arrays.append(pa.array(v, type=field.type, from_pandas=nan))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _plain_number_dtype(dtype: Any) -> bool:
+    import numpy as np
+
+    return isinstance(dtype, np.dtype) and dtype.kind in "biuf"
 
 
 def _is_object(dtype: Any) -> bool:
@@ -188,6 +231,11 @@ def _to_pandas_frame(table: Any, extras: dict[str, Any]) -> Any:
     freq = extras.get("index_freq")
     if freq is not None:
         df.index.freq = freq
+    labels = extras.get("column_labels")
+    if labels is not None:
+        if not isinstance(labels, list) or len(labels) != df.shape[1]:
+            raise ValueError("column_labels must be a list with one label per column")
+        df.columns = pd.Index(labels, dtype=object)
     if "attrs" in extras:
         df.attrs = extras["attrs"]
     if extras.get("allows_duplicate_labels") is False:

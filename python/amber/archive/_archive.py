@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import threading
 from collections.abc import Iterator, MutableMapping
 from typing import IO, Any, Literal, TypeVar
 
@@ -390,7 +391,7 @@ class Archive(MutableMapping[str, Any]):
             os.unlink(self._tmp)
         else:
             assert self._tmp is not None
-            os.replace(self._tmp, self._path)
+            _replace(self._tmp, self._path)
         if self._durable:
             _fsync_dir(self._path)
 
@@ -441,7 +442,7 @@ def _rewrite(path: str, durable: bool) -> None:
                 f.flush()
                 if durable:
                     os.fsync(f.fileno())
-            os.replace(tmp, path)
+            _replace(tmp, path)
         except BaseException:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(tmp)
@@ -450,6 +451,33 @@ def _rewrite(path: str, durable: bool) -> None:
         source.close()
     if durable:
         _fsync_dir(path)
+
+
+def _replace(tmp: str, path: str) -> None:
+    """Put the file `tmp` in place of `path` in one rename, and free the old file's blocks on
+    a thread of their own: with an extra link kept to it, the rename only swaps names, and the
+    file system's work of releasing a large file (tens of milliseconds per 100 MB on ext4)
+    happens while the caller goes on. Without hard links, the rename does it all."""
+    old = tmp + ".old"
+    try:
+        os.link(path, old)
+    except OSError:  # no old file, or no hard links here
+        old = ""
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        if old:
+            with contextlib.suppress(OSError):
+                os.unlink(old)
+        raise
+    if old:
+        # Not a daemon: the interpreter waits for it at exit, so the link never outlives it.
+        threading.Thread(target=_unlink_quietly, args=(old,), name="amber-free-old").start()
+
+
+def _unlink_quietly(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
 
 
 def _fsync_dir(path: str) -> None:

@@ -161,11 +161,11 @@ impl Digest {
         self.len += piece.len() as u64;
     }
 
-    /// [`update`](Self::update) with `alongside` run at the same time: BLAKE3
-    /// (the slow half) runs on a second thread while this one computes the
-    /// CRC-32 and then runs `alongside` (the writer's copy of the piece to
-    /// its file). Small pieces are done in turn, where a thread would cost
-    /// more than it saves.
+    /// [`update`](Self::update) with `alongside` run at the same time: both
+    /// hashes run on a second thread while this one runs `alongside` (the
+    /// writer's copy of the piece to its file, which costs about as much as
+    /// the two hashes). Small pieces are done in turn, where a thread would
+    /// cost more than it saves.
     pub fn update_alongside<T: Send>(
         &mut self,
         piece: &[u8],
@@ -175,12 +175,12 @@ impl Digest {
             self.update(piece);
             return alongside();
         }
-        let blake = &mut self.blake;
+        let (crc, blake) = (&mut self.crc, &mut self.blake);
         let out = std::thread::scope(|s| {
             s.spawn(|| {
+                crc.update(piece);
                 blake.update(piece);
             });
-            self.crc.update(piece);
             alongside()
         });
         self.len += piece.len() as u64;

@@ -11,6 +11,7 @@ import gc
 import itertools
 import math
 import statistics
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -125,6 +126,16 @@ def sample_in_turn(
         for s in [*series[k:], *series[:k]]:
             if len(s.samples) < s.repeats:
                 s.samples.append(run_loop(s.fn, s.arg, s.loops) / s.loops)
+                settle()
+
+
+def settle() -> None:
+    """Wait, untimed, for work a sample left running on amber's background threads (an
+    archive frees the file it replaced on one), so that it lands in no other series' time."""
+    me = threading.current_thread()
+    for t in threading.enumerate():
+        if t is not me and t.name.startswith("amber-"):
+            t.join()
 
 
 def timed(fn: Callable[[Any], Any], arg: Any) -> tuple[Any, int]:
