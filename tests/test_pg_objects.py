@@ -183,3 +183,46 @@ def test_concurrent_stores_on_their_own_connections(pg_server: Any) -> None:
         for n in range(4):
             for i in range(100):
                 assert store[f"w{n}-{i}"] == {"n": n, "i": i, "payload": list(range(i))}
+
+
+def test_fetch_and_copy_out_decode_amber_bytea_where_register_put_the_loader(conn: Any) -> None:
+    """After `register(conn)`, `fetch` and `copy_out` read bytea as the connection's cursors
+    do (amber frames, decoded in Rust as the result is read); without it, as bytes."""
+    from amber.pg import copy_out, fetch
+
+    conn.execute("create temp table t (id int, v bytea, raw bytea)")
+    values = [VALUE, [1, "x"], None, {"n": {"deep": (1, 2)}}]
+    with conn.cursor() as cur:
+        cur.executemany(
+            "insert into t values (%s, %b, %b)",
+            [(i, None if v is None else amber.dumps(v), None) for i, v in enumerate(values)],
+        )
+    plain = fetch(conn, "select v from t order by id")
+    assert plain[0][0] == amber.dumps(VALUE) and plain[2] == (None,)
+    register(conn)
+    for read in (fetch, copy_out):
+        rows = read(conn, "select id, v, raw from t order by id")
+        assert [r[0] for r in rows] == [0, 1, 2, 3]
+        for (_, got, raw), want in zip(rows, values, strict=True):
+            assert raw is None
+            if want is None:
+                assert got is None
+            else:
+                assert_exact(got, want)
+        assert rows[0][1] is not rows[1][1]
+    conn.execute("insert into t values (9, '\\x8004950000'::bytea)")
+    with pytest.raises(amber.DecodeError) as ei:
+        fetch(conn, "select v from t order by id")
+    assert ei.value.path == "$[4].v" and "row 4, column 'v'" in str(ei.value)
+    assert isinstance(ei.value.__cause__, amber.DecodeError)
+
+
+def test_store_get_many_decodes_in_rust_and_keeps_order(conn: Any) -> None:
+    store = Store(conn, "objs")
+    store.put_many({f"k{i}": {"i": i, "v": [i] * (i % 4)} for i in range(2_000)})
+    got = store.get_many([f"k{i}" for i in range(1_999, -1, -7)] + ["missing"])
+    assert list(got) == [f"k{i}" for i in range(1_999, -1, -7)]
+    assert all(got[f"k{i}"] == {"i": i, "v": [i] * (i % 4)} for i in range(1_999, -1, -7))
+    with pytest.raises(amber.EncodeError):
+        store.get_many(["nul\x00key"])
+    assert store.get_many([]) == {} and store.get_many(["k1", "k1"]) == {"k1": {"i": 1, "v": [1]}}

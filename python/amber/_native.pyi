@@ -35,6 +35,7 @@ __all__ = [
     "npy_header",
     "npy_parse_header",
     "pg_bind_libpq",
+    "pg_send",
     "pg_type",
     "zip_data_offset",
     "zip_find_end",
@@ -280,3 +281,4 @@ class PgReader:
 
 def pg_bind_libpq(path: str) -> bool: ...
 def pg_type(oid: int) -> tuple[str, bool] | None: ...
+def pg_send(oid: int, value: Any) -> bytes: ...

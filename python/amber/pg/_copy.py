@@ -20,9 +20,11 @@ from psycopg import pq, sql
 
 from amber import _native
 from amber.pg import _arrow
+from amber.pg._adapt import BYTEA_OID, AmberLoader
 
 if TYPE_CHECKING:
     from psycopg.abc import Query
+    from psycopg.adapt import Dumper
 
 Into = Literal["rows", "columns", "arrow", "pandas", "polars"]
 TableName = str | Sequence[str] | sql.Identifier
@@ -124,8 +126,25 @@ def _write_specs(
     return specs
 
 
-def _read_specs(conn: psycopg.Connection[Any], oids: Sequence[int]) -> list[tuple[int, Any]]:
-    return [(oid, None if _native.pg_type(oid) is not None else _loader(conn, oid)) for oid in oids]
+def _read_specs(
+    conn: psycopg.Connection[Any], oids: Sequence[int], amber: bool | None = None
+) -> list[tuple[int, Any]]:
+    """How to read each column: natively (None), by psycopg's loader, or, for `bytea`, as amber
+    frames: when `amber` says so, or (`amber=None`) when `register` put amber's loader on
+    `conn`, so these reads give what the connection's cursors give."""
+    if amber is None:
+        amber = issubclass(
+            conn.adapters.get_loader(BYTEA_OID, pq.Format.BINARY) or bytes, AmberLoader
+        )
+    specs: list[tuple[int, Any]] = []
+    for oid in oids:
+        if oid == BYTEA_OID and amber:
+            specs.append((oid, "amber"))
+        elif _native.pg_type(oid) is not None:
+            specs.append((oid, None))
+        else:
+            specs.append((oid, _loader(conn, oid)))
+    return specs
 
 
 # --- libpq -----------------------------------------------------------------------------------
@@ -348,14 +367,29 @@ def fetch(
     `params` are psycopg's (`%s` or `%(name)s` placeholders). `into` as for `copy_out`. Types
     amber does not know are loaded by psycopg's loaders for them.
     """
+    return _fetch(conn, query, params, into, None)
+
+
+def _fetch(
+    conn: psycopg.Connection[Any],
+    query: Query,
+    params: Sequence[Any] | Mapping[str, Any] | None,
+    into: Into,
+    amber: bool | None,
+    dumpers: Mapping[type, type[Dumper]] | None = None,
+) -> Any:
+    """`fetch`, with `bytea` read as amber frames when `amber` is true (see `_read_specs`),
+    and `dumpers` registered on its own cursor for the parameters."""
     mode = _check_into(into)
     with conn.cursor(binary=True) as cur:
+        for cls, dumper in (dumpers or {}).items():
+            cur.adapters.register_dumper(cls, dumper)
         cur.execute(cast(Any, query), params)
         res = cur.pgresult
         if res is None or res.status != pq.ExecStatus.TUPLES_OK:
             raise psycopg.ProgrammingError("the query returned no result to fetch")
         names, oids = _fields(res, conn.info.encoding)
-        reader = _native.PgReader(_read_specs(conn, oids), names, mode)
+        reader = _native.PgReader(_read_specs(conn, oids, amber), names, mode)
         if _libpq():
             reader.read_result(cast(Any, res).pgresult_ptr)
         else:

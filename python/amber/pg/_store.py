@@ -7,11 +7,36 @@ from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from psycopg import sql
+from psycopg.abc import Buffer
+from psycopg.adapt import Dumper
+from psycopg.postgres import types as pg_types
+from psycopg.pq import Format
 
+from amber import _native
 from amber.codec import dumps, loads
+from amber.pg._copy import _fetch
 
 # put_many sends its rows in batches of this many (one pipeline of INSERTs each).
 BATCH = 1000
+
+TEXT_ARRAY_OID: int = pg_types["text"].array_oid
+
+
+class _Keys:
+    """A text[] parameter already in its binary send format."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+class _KeysDumper(Dumper):
+    format = Format.BINARY
+    oid = TEXT_ARRAY_OID
+
+    def dump(self, obj: _Keys) -> Buffer:
+        return obj.data
 
 
 def _table_name(table: str | tuple[str, ...]) -> sql.Composable:
@@ -94,9 +119,12 @@ class Store(MutableMapping[str, Any]):
             self._check_key(k)
         if not wanted:
             return {}
-        rows = self._run("select key, value from {t} where key = any(%s)", (wanted,)).fetchall()
-        found = {k: v for k, v in rows}
-        return {k: loads(found[k]) for k in wanted if k in found}
+        query = sql.SQL("select key, value from {t} where key = any(%b)").format(t=self._table)
+        # The keys go as one binary text[] encoded in Rust, and the values are decoded in Rust
+        # as the result is read: no Python call per key or row.
+        param = _Keys(_native.pg_send(TEXT_ARRAY_OID, wanted))
+        found = dict(_fetch(self.conn, query, (param,), "rows", True, {_Keys: _KeysDumper}))
+        return {k: found[k] for k in wanted if k in found}
 
     def put_many(self, items: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None:
         """Store many values in batches; all of them or, if any fails, none."""

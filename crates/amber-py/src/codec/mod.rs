@@ -81,10 +81,33 @@ pub fn loads<'py>(
         buffers,
         zero_copy,
     };
-    let mut builder = decode::PyBuilder::new(py, &opts);
+    decode_with(py, input.bytes(), &opts, max_depth)
+}
+
+/// Decode one in-band amber frame from bytes Rust holds (a value in a
+/// PostgreSQL result), with the default depth limit: every value is built
+/// anew, none refers to `bytes`. They are copied into a `bytes` object
+/// first, which arrays and tables are made from.
+pub fn loads_slice<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let input = PyBytes::new(py, bytes);
+    let opts = decode::Options {
+        input: input.clone().into_any(),
+        buffers: None,
+        zero_copy: false,
+    };
+    decode_with(py, input.as_bytes(), &opts, DEFAULT_MAX_DEPTH)
+}
+
+fn decode_with<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    opts: &decode::Options<'py>,
+    max_depth: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let mut builder = decode::PyBuilder::new(py, opts);
     let result = {
         let _gc = GcPause::new(py);
-        amber_core::decode(input.bytes(), &mut builder, Limits { max_depth })
+        amber_core::decode(bytes, &mut builder, Limits { max_depth })
     };
     match result {
         // SAFETY: the builder's value is a new reference, handed over here.

@@ -377,6 +377,7 @@ pub fn value<'py>(
         Column::Native(PgType::Scalar(s)) => scalar(py, *s, b, ctx),
         Column::Native(PgType::Array(s)) => array(py, *s, b, ctx),
         Column::Adapter(load) => Ok(load.bind(py).call1((PyBytes::new(py, b),))?),
+        Column::Amber => Ok(crate::codec::loads_slice(py, b)?),
     }
 }
 

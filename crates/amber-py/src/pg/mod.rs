@@ -10,7 +10,7 @@ mod from_pg;
 mod libpq;
 mod to_pg;
 
-use amber_core::pg::{CopyParser, CopyWriter, PgError, PgType};
+use amber_core::pg::{CopyParser, CopyWriter, PgError, PgType, Scalar};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
@@ -20,7 +20,8 @@ use crate::ffi::buffer::InputBuffer;
 use crate::ffi::gc::GcPause;
 
 /// `(oid, adapter)`: a column's type OID and, for types amber does not
-/// know, psycopg's binary dumper or loader for it.
+/// know, psycopg's binary dumper or loader for it; for reading, the str
+/// `"amber"` marks a `bytea` column holding amber frames.
 type ColumnSpec = (u32, Option<Py<PyAny>>);
 
 /// How one column's values are written or read.
@@ -29,11 +30,15 @@ pub enum Column {
     /// A type amber does not know: psycopg's binary dumper for it (whose
     /// `dump(value)` gives the send format) or its loader's `load(bytes)`.
     Adapter(Py<PyAny>),
+    /// (Reading) amber frames in a `bytea` column, decoded as `amber.loads`
+    /// would, straight from the result.
+    Amber,
 }
 
 /// Each column's way of being written or read, and its OID; `what` names
 /// the adapter a type amber does not know needs ("dumper" or "loader").
 fn columns_of(
+    py: Python<'_>,
     specs: Vec<ColumnSpec>,
     names: &[String],
     what: &str,
@@ -47,7 +52,12 @@ fn columns_of(
     let mut oids = Vec::with_capacity(specs.len());
     for (oid, adapter) in specs {
         oids.push(oid);
+        let amber = what == "loader"
+            && adapter
+                .as_ref()
+                .is_some_and(|a| a.bind(py).extract::<&str>().is_ok_and(|s| s == "amber"));
         cols.push(match (PgType::from_oid(oid), adapter) {
+            (Some(PgType::Scalar(Scalar::Bytea)), _) if amber => Column::Amber,
             (Some(t), _) => Column::Native(t),
             (None, Some(a)) => Column::Adapter(a),
             (None, None) => {
@@ -335,8 +345,8 @@ impl PgCopyWriter {
 #[pymethods]
 impl PgCopyWriter {
     #[new]
-    fn new(columns: Vec<ColumnSpec>, names: Vec<String>) -> PyResult<Self> {
-        let (targets, oids) = columns_of(columns, &names, "dumper")?;
+    fn new(py: Python<'_>, columns: Vec<ColumnSpec>, names: Vec<String>) -> PyResult<Self> {
+        let (targets, oids) = columns_of(py, columns, &names, "dumper")?;
         Ok(PgCopyWriter {
             w: CopyWriter::with_capacity(1 << 20),
             targets,
@@ -608,7 +618,7 @@ impl PgReader {
         names: Vec<String>,
         into: &str,
     ) -> PyResult<Self> {
-        let (cols, oids) = columns_of(columns, &names, "loader")?;
+        let (cols, oids) = columns_of(py, columns, &names, "loader")?;
         let out = match into {
             "rows" => Out::Rows(PyList::empty(py).unbind()),
             "arrow" | "numpy" => Out::Columns(
@@ -744,10 +754,44 @@ fn pg_type(oid: u32) -> Option<(String, bool)> {
     PgType::from_oid(oid).map(|t| (t.name(), t.element().is_some()))
 }
 
+/// The binary send format of `value` as type `oid` (one amber writes
+/// itself, see `pg_type`): what a binary query parameter of that type
+/// carries. A value that does not fit raises `amber.EncodeError`.
+#[pyfunction]
+fn pg_send<'py>(
+    py: Python<'py>,
+    oid: u32,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let t = PgType::from_oid(oid)
+        .ok_or_else(|| PyValueError::new_err(format!("amber does not write type {oid}")))?;
+    let mut out = Vec::new();
+    let ty = type_name(oid);
+    let r = to_pg::value(
+        &mut out,
+        &Column::Native(t),
+        value,
+        &mut to_pg::Ctx::default(),
+    );
+    let (kind, detail, cause) = match r {
+        Ok(()) => return Ok(PyBytes::new(py, &out)),
+        Err(Fail::Mismatch) => (
+            "type_mismatch",
+            format!("cannot send a {} as {ty}", value.get_type().name()?),
+            None,
+        ),
+        Err(Fail::Data(e)) => (e.kind.name(), format!("{ty}: {}", e.message), None),
+        Err(Fail::Py(e)) if errors::passes_through(py, &e) => return Err(e),
+        Err(Fail::Py(e)) => ("raised", errors::described(py, &e), Some(e)),
+    };
+    Err(errors::make(py, errors::encode_error(py), kind, detail, None, None, cause))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PgCopyWriter>()?;
     m.add_class::<PgReader>()?;
     m.add_function(wrap_pyfunction!(pg_bind_libpq, m)?)?;
     m.add_function(wrap_pyfunction!(pg_type, m)?)?;
+    m.add_function(wrap_pyfunction!(pg_send, m)?)?;
     Ok(())
 }

@@ -435,6 +435,8 @@ pub fn value(out: &mut Vec<u8>, target: &Column, o: &Bound<'_, PyAny>, ctx: &mut
             out.extend_from_slice(view.bytes());
             Ok(())
         }
+        // Only readers have amber columns (`columns_of`).
+        Column::Amber => Err(Fail::Mismatch),
     }
 }
 
