@@ -127,12 +127,20 @@ def _amber_fetch() -> Contender:
             res = fetch(conn, sql, q.params, into="rows")
         return res
 
+    def objects(conn: Any, table: str, count: int) -> list[Any]:
+        return [v for (v,) in fetch(conn, BYTEA_QUERY.format(table=table))]
+
     return pg_contender(
         "amber-fetch",
         jobs.psycopg_conn,
         {
             READ: read_job(read, 'fetch(conn, query, into="rows")'),
             QUERY: query_job(query, 'fetch(conn, query, params, into="rows")'),
+            BYTEA: bytea_job(
+                _registered_write,
+                objects,
+                "register(conn); fetch(conn, query): decoded in Rust as the result is read",
+            ),
         },
         "amber",
         'amber.pg.fetch, into="rows"',
@@ -142,20 +150,22 @@ def _amber_fetch() -> Contender:
 # --- objects in bytea ------------------------------------------------------------------------------
 
 
+def _registered_write(session: Session, table: str, objects: list[Any]) -> None:
+    """`register(conn)`, then the objects inserted as `Amber(obj)` parameters."""
+    wrap = _amber_pg("Amber")
+    _amber_pg("register")(session.conn)
+    bytea_table(session, table)
+    with session.conn.cursor() as cur:
+        cur.executemany(
+            f"INSERT INTO {table} (id, v) VALUES (%s, %s)",
+            [(i, wrap(o)) for i, o in enumerate(objects)],
+        )
+    session.server.execute(f"VACUUM ANALYZE {table}")
+
+
 @PG.contender("amber-register")
 def _amber_register() -> Contender:
-    register = _amber_pg("register")
-    wrap = _amber_pg("Amber")
-
-    def write(session: Session, table: str, objects: list[Any]) -> None:
-        register(session.conn)
-        bytea_table(session, table)
-        with session.conn.cursor() as cur:
-            cur.executemany(
-                f"INSERT INTO {table} (id, v) VALUES (%s, %s)",
-                [(i, wrap(o)) for i, o in enumerate(objects)],
-            )
-        session.server.execute(f"VACUUM ANALYZE {table}")
+    write = _registered_write
 
     def read(conn: Any, table: str, count: int) -> list[Any]:
         with conn.cursor(binary=True) as cur:
