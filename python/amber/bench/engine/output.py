@@ -103,7 +103,9 @@ def policy_line(mode: str, policy: TimingPolicy) -> str:
         f"until it lasts at least {fmt_time(policy.target_ns)} (single calls slower than that get "
         f"fewer samples if the series would exceed {fmt_time(policy.budget_ns)}); "
         "`time.perf_counter_ns`; the samples of a workload's series taken in turn, one of each "
-        "per round; GC left on, `gc.collect()` before each round."
+        "per round; GC left on, `gc.collect()` before each round; work a sample leaves on "
+        "amber's background threads (freeing a replaced archive file) finished untimed before "
+        "the next sample."
     )
 
 
