@@ -38,10 +38,10 @@ impl Drop for GcPause {
 /// be part of a cycle: items of a type the GC does not know (int, float,
 /// str, bytes, datetime, ...) or tuples it has stopped tracking. This is the
 /// rule CPython's own collector applies to tuples it meets
-/// (`_PyTuple_MaybeUntrack`); doing it as a tuple is made spares every later
-/// collection a walk over rows that cannot hold a cycle. A tuple never
-/// changes, so it stays right; a dict or any other container item keeps the
-/// tuple tracked, since it may later come to hold the tuple itself.
+/// (`_PyTuple_MaybeUntrack`); doing it when the tuple is made spares every
+/// later collection a walk over rows that cannot hold a cycle. A tuple never
+/// changes, so the answer stays right; a dict or any other container item
+/// keeps the tuple tracked, since it may later come to hold the tuple.
 ///
 /// # Safety
 /// `t` must be a live, exact tuple whose slots are all filled, with the GIL

@@ -14,7 +14,6 @@
 //!   and the bytes of `bytes` and `bytearray` objects in place.
 //! - `gc`: `PyGC_Disable`/`PyGC_Enable`, and untracking tuples whose
 //!   items cannot be in a cycle (`PyObject_GC_UnTrack`).
-//!
 //! - `text`: a new compact ASCII `str` filled in place (`PyUnicode_DATA`).
 //!
 //! What keeps each pointer alive: the caller holds the object (an `Obj`, a

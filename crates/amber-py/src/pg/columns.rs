@@ -11,13 +11,13 @@
 //! Every buffer's length is checked against the column's length before a
 //! value is read, and each string's offsets against its data.
 
+use std::cell::Cell;
+
 use amber_core::pg::types::datetime::{self as dt, Date, Interval, Timestamp};
 use amber_core::pg::types::net::{encode_inet, Inet};
 use amber_core::pg::types::numeric::{encode_numeric_value, Numeric};
 use amber_core::pg::types::{numbers as n, text as t};
 use amber_core::pg::{PgError, PgType, Scalar};
-use std::cell::Cell;
-
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};

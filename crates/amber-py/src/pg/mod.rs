@@ -784,7 +784,15 @@ fn pg_send<'py>(
         Err(Fail::Py(e)) if errors::passes_through(py, &e) => return Err(e),
         Err(Fail::Py(e)) => ("raised", errors::described(py, &e), Some(e)),
     };
-    Err(errors::make(py, errors::encode_error(py), kind, detail, None, None, cause))
+    Err(errors::make(
+        py,
+        errors::encode_error(py),
+        kind,
+        detail,
+        None,
+        None,
+        cause,
+    ))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
