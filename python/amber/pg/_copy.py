@@ -327,9 +327,8 @@ def _describe(conn: psycopg.Connection[Any], text: str) -> tuple[list[str], list
 def _fields(res: pq.abc.PGresult, encoding: str) -> tuple[list[str], list[int]]:
     """Column names and type OIDs of a result or a statement's description."""
     n = res.nfields
-    return [(res.fname(i) or b"").decode(encoding) for i in range(n)], [
-        res.ftype(i) for i in range(n)
-    ]
+    names = [(res.fname(i) or b"").decode(encoding) for i in range(n)]
+    return names, [res.ftype(i) for i in range(n)]
 
 
 def copy_out(conn: psycopg.Connection[Any], query: Query, into: Into = "rows") -> Any:
