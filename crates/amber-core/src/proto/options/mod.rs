@@ -1,0 +1,563 @@
+//! Option interpretation, the way protoc does it: each option statement is
+//! encoded as protobuf bytes of the options message (`FieldOptions`, ...)
+//! using the field types that descriptor.proto and custom extensions
+//! declare, then merged into the element's options struct. Fields the struct
+//! knows (`packed`, `features.field_presence`, ...) land in their place;
+//! custom options stay as unknown-field bytes, in source order, as in
+//! protoc's output. Aggregate values `{ ... }` are text format, encoded with
+//! their fields in number order (as a serialized message has them).
+
+use std::collections::{HashMap, HashSet};
+
+mod apply;
+mod canonical;
+mod scalar;
+
+use apply::apply;
+
+use crate::proto::ast::*;
+use crate::proto::compile::Pool;
+use crate::proto::descriptor::*;
+use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
+use crate::proto::symbols::{field_at, message_at, SymKind};
+use crate::proto::wire::{self, WireReader};
+
+pub(crate) fn oerr(msg: impl Into<String>, pos: Pos) -> ProtoError {
+    ProtoError::new(ProtoErrorKind::Option, msg, pos)
+}
+
+pub(crate) struct Interp<'a> {
+    pub(crate) pool: &'a Pool,
+    visible: HashSet<usize>,
+    depth: usize,
+    /// Extensions by (extendee full name, number): file and path.
+    exts: HashMap<(String, i32), (usize, Vec<i32>)>,
+}
+
+/// A field as the interpreter needs it.
+pub(crate) struct FieldInfo<'a> {
+    pub(crate) f: &'a FieldDescriptorProto,
+    /// Index of the file that declares it.
+    pub(crate) file: usize,
+    /// Its path in that file.
+    pub(crate) path: Vec<i32>,
+}
+
+impl<'a> Interp<'a> {
+    fn message(&self, full: &str) -> Option<(&'a DescriptorProto, usize)> {
+        self.message_path(full).map(|(m, f, _)| (m, f))
+    }
+
+    fn message_path(&self, full: &str) -> Option<(&'a DescriptorProto, usize, &'a [i32])> {
+        let sym = self.pool.symbols.get(full.trim_start_matches('.'))?;
+        if sym.kind != SymKind::Message {
+            return None;
+        }
+        let m = message_at(&self.pool.files[sym.file].file, &sym.path)?;
+        Some((m, sym.file, &sym.path))
+    }
+
+    /// Whether message `msg` uses the MessageSet wire format.
+    fn is_message_set(&self, msg: &str) -> bool {
+        let Some((m, file, path)) = self.message_path(msg) else {
+            return false;
+        };
+        if let Some(v) = m.options.as_ref().and_then(|o| o.message_set_wire_format) {
+            return v;
+        }
+        self.pool.files[file].options.iter().any(|o| {
+            o.kind == OptKind::Message
+                && o.target == path
+                && o.name.len() == 1
+                && o.name[0].name == "message_set_wire_format"
+                && matches!(&o.value, OptValue::Scalar(Scalar { lit: Lit::Ident(v), .. }) if v == "true")
+        })
+    }
+
+    pub(crate) fn extension_by_number(&self, msg: &str, num: i32) -> Option<FieldInfo<'a>> {
+        let (file, path) = self
+            .exts
+            .get(&(msg.trim_start_matches('.').to_string(), num))?;
+        let f = field_at(&self.pool.files[*file].file, path)?;
+        Some(FieldInfo {
+            f,
+            file: *file,
+            path: path.clone(),
+        })
+    }
+
+    pub(crate) fn field_where(
+        &self,
+        msg: &str,
+        pred: impl Fn(&FieldDescriptorProto) -> bool,
+    ) -> Option<FieldInfo<'a>> {
+        let (m, file, path) = self.message_path(msg)?;
+        let i = m.field.iter().position(pred)?;
+        let mut path = path.to_vec();
+        path.extend_from_slice(&[2, i as i32]);
+        Some(FieldInfo {
+            f: &m.field[i],
+            file,
+            path,
+        })
+    }
+
+    fn field_by_name(&self, msg: &str, name: &str) -> Option<FieldInfo<'a>> {
+        self.field_where(msg, |f| f.name.as_deref() == Some(name))
+    }
+
+    /// Whether protoc leaves this option out of descriptor sets: its field
+    /// has `retention = RETENTION_SOURCE` (looked up in the statements when
+    /// the field's own options are not interpreted yet).
+    fn is_source_retained(&self, fi: &FieldInfo<'_>) -> bool {
+        if fi.f.options.as_ref().and_then(|o| o.retention) == Some(2) {
+            return true;
+        }
+        self.pool.files[fi.file].options.iter().any(|o| {
+            o.kind == OptKind::Field
+                && o.target == fi.path
+                && o.name.len() == 1
+                && o.name[0].name == "retention"
+                && matches!(&o.value, OptValue::Scalar(Scalar { lit: Lit::Ident(v), .. }) if v == "RETENTION_SOURCE")
+        })
+    }
+
+    /// A text-format field name: the field name, or a group's type name.
+    fn text_field(&self, msg: &str, name: &str) -> Option<FieldInfo<'a>> {
+        if let Some(f) = self.field_by_name(msg, name) {
+            return Some(f);
+        }
+        self.field_where(msg, |f| {
+            f.r#type == Some(field_type::GROUP)
+                && f.type_name.as_deref().and_then(|t| t.rsplit('.').next()) == Some(name)
+        })
+    }
+
+    fn extension(
+        &self,
+        msg: &str,
+        name: &str,
+        scope: &str,
+        pos: Pos,
+    ) -> Result<FieldInfo<'a>, ProtoError> {
+        let (full, sym) = self
+            .pool
+            .symbols
+            .lookup(name, scope, &self.visible, false)
+            .map_err(|_| oerr(format!("Option \"({name})\" unknown. Ensure that your proto definition file imports the proto which defines the option."), pos))?;
+        let f = if sym.kind == SymKind::Extension {
+            field_at(&self.pool.files[sym.file].file, &sym.path)
+        } else {
+            None
+        };
+        let Some(f) = f else {
+            return Err(oerr(
+                format!("Option \"({full})\" is not a field or extension."),
+                pos,
+            ));
+        };
+        if f.extendee.as_deref().map(|e| e.trim_start_matches('.')) != Some(msg) {
+            return Err(oerr(
+                format!(
+                    "Option \"({full})\" is an extension of \"{}\", not of \"{msg}\".",
+                    f.extendee.as_deref().unwrap_or("").trim_start_matches('.')
+                ),
+                pos,
+            ));
+        }
+        Ok(FieldInfo {
+            f,
+            file: sym.file,
+            path: sym.path.clone(),
+        })
+    }
+
+    /// Encode one option statement as bytes of the options message.
+    fn option(
+        &mut self,
+        o: &PendingOption,
+        seen: &mut HashSet<String>,
+    ) -> Result<Option<Vec<u8>>, ProtoError> {
+        let mut msg = o.kind.message_name().to_string();
+        let mut chain: Vec<FieldInfo<'a>> = Vec::new();
+        let mut key = format!("{:?}{:?}", o.kind, o.target);
+        for (i, part) in o.name.iter().enumerate() {
+            let fi = if part.is_ext {
+                self.extension(&msg, &part.name, &o.scope, part.pos)?
+            } else {
+                self.field_by_name(&msg, &part.name).ok_or_else(|| {
+                    oerr(
+                        format!("Option \"{}\" unknown.", display_name(&o.name[..=i])),
+                        part.pos,
+                    )
+                })?
+            };
+            key.push('.');
+            key.push_str(fi.f.name.as_deref().unwrap_or(""));
+            if i + 1 < o.name.len() {
+                let t = fi.f.r#type.unwrap_or(0);
+                if t != field_type::MESSAGE && t != field_type::GROUP {
+                    return Err(oerr(
+                        format!(
+                            "Option \"{}\" is an atomic type, not a message.",
+                            display_name(&o.name[..=i])
+                        ),
+                        part.pos,
+                    ));
+                }
+                if fi.f.label == Some(label::REPEATED) {
+                    return Err(oerr(
+                        format!("Option field \"{}\" is a repeated message. Repeated message options must be initialized using an aggregate value.", display_name(&o.name[..=i])),
+                        part.pos,
+                    ));
+                }
+                msg =
+                    fi.f.type_name
+                        .clone()
+                        .unwrap_or_default()
+                        .trim_start_matches('.')
+                        .to_string();
+            }
+            chain.push(fi);
+        }
+        let Some(last) = chain.last() else {
+            return Err(oerr("Empty option name.", Pos::default()));
+        };
+        let pos = o.name.last().map(|p| p.pos).unwrap_or_default();
+        if last.f.label != Some(label::REPEATED) && !seen.insert(key) {
+            return Err(oerr(
+                format!("Option \"{}\" was already set.", display_name(&o.name)),
+                pos,
+            ));
+        }
+        if chain.iter().any(|fi| self.is_source_retained(fi)) {
+            // protoc leaves source-retention options out of descriptor sets.
+            return Ok(None);
+        }
+        let mut bytes = Vec::new();
+        match &o.value {
+            OptValue::Scalar(s) => {
+                let t = last.f.r#type.unwrap_or(0);
+                if t == field_type::MESSAGE || t == field_type::GROUP {
+                    let n = display_name(&o.name);
+                    return Err(oerr(format!("Option \"{n}\" is a message. To set the entire message, use syntax like \"{n} = {{ <proto text format> }}\". To set fields within it, use syntax like \"{n}.foo = value\"."), s.pos));
+                }
+                self.scalar(last, s, false, &mut bytes)?;
+            }
+            OptValue::Aggregate(fields) => {
+                let t = last.f.r#type.unwrap_or(0);
+                if t != field_type::MESSAGE && t != field_type::GROUP {
+                    return Err(oerr(
+                        format!(
+                            "Option \"{}\" is not a message; an aggregate value cannot set it.",
+                            display_name(&o.name)
+                        ),
+                        pos,
+                    ));
+                }
+                let inner =
+                    self.text(last.f.type_name.as_deref().unwrap_or(""), fields, &o.scope)?;
+                put_message(last.f, &inner, &mut bytes);
+            }
+        }
+        for fi in chain.iter().rev().skip(1) {
+            let mut outer = Vec::new();
+            put_message(fi.f, &bytes, &mut outer);
+            bytes = outer;
+        }
+        Ok(Some(bytes))
+    }
+
+    /// Encode a text-format message of type `msg`.
+    fn text(
+        &mut self,
+        msg: &str,
+        fields: &[TextField],
+        scope: &str,
+    ) -> Result<Vec<u8>, ProtoError> {
+        self.depth += 1;
+        if self.depth > crate::proto::parser::MAX_NESTING {
+            return Err(ProtoError::new(
+                ProtoErrorKind::TooDeep,
+                "Option value nested too deeply.",
+                Pos::default(),
+            ));
+        }
+        let msg = msg.trim_start_matches('.');
+        let mut entries: Vec<(i32, Vec<u8>)> = Vec::new();
+        for tf in fields {
+            let fi = match &tf.name {
+                TextName::Field(n) => self.text_field(msg, n).ok_or_else(|| {
+                    oerr(
+                        format!("Message type \"{msg}\" has no field named \"{n}\"."),
+                        tf.pos,
+                    )
+                })?,
+                TextName::Ext(n) => self.extension(msg, n, scope, tf.pos)?,
+                TextName::Any(prefix, tname) => {
+                    let TextValue::Message(m) = &tf.value else {
+                        return Err(oerr("An expanded Any needs a message value.", tf.pos));
+                    };
+                    if msg != "google.protobuf.Any" || self.message(tname).is_none() {
+                        return Err(oerr(
+                            format!("Could not expand \"{prefix}/{tname}\" in \"{msg}\"."),
+                            tf.pos,
+                        ));
+                    }
+                    let inner = self.text(tname, m, scope)?;
+                    let mut url = Vec::new();
+                    wire::put_len(&mut url, 1, format!("{prefix}/{tname}").as_bytes());
+                    let mut value = Vec::new();
+                    wire::put_len(&mut value, 2, &inner);
+                    entries.push((1, url));
+                    entries.push((2, value));
+                    continue;
+                }
+            };
+            let num = fi.f.number.unwrap_or(0);
+            let repeated = fi.f.label == Some(label::REPEATED);
+            let stripped = self.is_source_retained(&fi);
+            let items: Vec<&TextValue> = match &tf.value {
+                TextValue::List(v) => {
+                    if !repeated {
+                        return Err(oerr(
+                            format!(
+                                "Field \"{}\" is not repeated.",
+                                fi.f.name.as_deref().unwrap_or("")
+                            ),
+                            tf.pos,
+                        ));
+                    }
+                    v.iter().collect()
+                }
+                v => vec![v],
+            };
+            let packed = repeated && self.is_packed(&fi);
+            let mut buf = Vec::new();
+            for it in items {
+                match it {
+                    TextValue::Scalar(s) => self.scalar(&fi, s, packed, &mut buf)?,
+                    TextValue::Message(m) => {
+                        let t = fi.f.r#type.unwrap_or(0);
+                        if t != field_type::MESSAGE && t != field_type::GROUP {
+                            return Err(oerr(
+                                format!(
+                                    "Field \"{}\" is not a message.",
+                                    fi.f.name.as_deref().unwrap_or("")
+                                ),
+                                tf.pos,
+                            ));
+                        }
+                        let inner = self.text(fi.f.type_name.as_deref().unwrap_or(""), m, scope)?;
+                        if matches!(tf.name, TextName::Ext(_)) && self.is_message_set(msg) {
+                            // MessageSet items: group 1 { type_id = 2; message = 3; }.
+                            wire::put_tag(&mut buf, 1, wire::SGROUP);
+                            wire::put_varint(&mut buf, 2, num as u64);
+                            wire::put_len(&mut buf, 3, &inner);
+                            wire::put_tag(&mut buf, 1, wire::EGROUP);
+                        } else {
+                            put_message(fi.f, &inner, &mut buf);
+                        }
+                    }
+                    TextValue::List(_) => {
+                        return Err(oerr("Nested lists are not allowed.", tf.pos))
+                    }
+                }
+            }
+            if packed {
+                let mut p = Vec::new();
+                wire::put_len(&mut p, num as u32, &buf);
+                buf = p;
+            }
+            if !stripped {
+                entries.push((num, buf));
+            }
+        }
+        // A serialized message has its fields in number order.
+        entries.sort_by_key(|e| e.0);
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < entries.len() {
+            // Packed values of one field written in several statements join.
+            let num = entries[i].0;
+            let mut j = i;
+            while j < entries.len() && entries[j].0 == num {
+                j += 1;
+            }
+            let group = &entries[i..j];
+            let fi_packed = group.len() > 1 && group.iter().all(|e| is_len_tag(&e.1, num));
+            if fi_packed && self.field_is_packed_num(msg, num) {
+                let mut payload = Vec::new();
+                for e in group {
+                    let mut r = WireReader::new(&e.1);
+                    let _ = r.tag();
+                    if let Ok((s, en)) = r.len_prefixed() {
+                        payload.extend_from_slice(&e.1[s..en]);
+                    }
+                }
+                wire::put_len(&mut out, num as u32, &payload);
+            } else {
+                for e in group {
+                    out.extend_from_slice(&e.1);
+                }
+            }
+            i = j;
+        }
+        self.depth -= 1;
+        Ok(out)
+    }
+
+    fn field_is_packed_num(&self, msg: &str, num: i32) -> bool {
+        self.field_where(msg, |f| f.number == Some(num))
+            .is_some_and(|fi| fi.f.label == Some(label::REPEATED) && self.is_packed(&fi))
+    }
+
+    /// Whether a repeated field is written packed by a serializer.
+    pub(crate) fn is_packed(&self, fi: &FieldInfo<'_>) -> bool {
+        use field_type::*;
+        let t = fi.f.r#type.unwrap_or(0);
+        if matches!(t, STRING | BYTES | MESSAGE | GROUP) || t == 0 {
+            return false;
+        }
+        let opts = fi.f.options.as_ref();
+        if let Some(p) = opts.and_then(|o| o.packed) {
+            return p;
+        }
+        let pf = &self.pool.files[fi.file];
+        if pf.proto3 {
+            return true;
+        }
+        if pf.editions {
+            let field_enc = opts
+                .and_then(|o| o.features.as_ref())
+                .and_then(|f| f.repeated_field_encoding);
+            let file_enc = pf
+                .file
+                .options
+                .as_ref()
+                .and_then(|o| o.features.as_ref())
+                .and_then(|f| f.repeated_field_encoding);
+            return field_enc.or(file_enc) != Some(2);
+        }
+        false
+    }
+}
+
+fn is_len_tag(b: &[u8], num: i32) -> bool {
+    let mut r = WireReader::new(b);
+    matches!(r.tag(), Ok((n, wire::LEN)) if n as i32 == num)
+}
+
+pub(crate) fn put_message(f: &FieldDescriptorProto, inner: &[u8], out: &mut Vec<u8>) {
+    let num = f.number.unwrap_or(0) as u32;
+    if f.r#type == Some(field_type::GROUP) {
+        wire::put_tag(out, num, wire::SGROUP);
+        out.extend_from_slice(inner);
+        wire::put_tag(out, num, wire::EGROUP);
+    } else {
+        wire::put_len(out, num, inner);
+    }
+}
+
+fn display_name(parts: &[NamePart]) -> String {
+    parts
+        .iter()
+        .map(|p| {
+            if p.is_ext {
+                format!("({})", p.name)
+            } else {
+                p.name.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// Interpret every option statement of file `fi` into its options structs.
+pub fn interpret_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
+    // Per options message (target and kind, in order of first statement):
+    // the statements' bytes, joined, then put in protoc's order.
+    let mut results: Vec<(Vec<i32>, OptKind, Vec<u8>, Pos)> = Vec::new();
+    {
+        let mut it = Interp {
+            pool,
+            visible: pool.visible(fi),
+            depth: 0,
+            exts: all_extensions(pool),
+        };
+        let mut seen = HashSet::new();
+        // File options resolve from the package, which may come after them.
+        let file_scope = format!(
+            "{}.dummy",
+            pool.files[fi].file.package.as_deref().unwrap_or("")
+        );
+        for o in &pool.files[fi].options {
+            let bytes = if o.kind == OptKind::File {
+                let mut o = o.clone();
+                o.scope = file_scope.clone();
+                it.option(&o, &mut seen)?
+            } else {
+                it.option(o, &mut seen)?
+            };
+            let pos = o.name.first().map(|p| p.pos).unwrap_or_default();
+            if let Some(bytes) = bytes {
+                match results
+                    .iter_mut()
+                    .find(|r| r.0 == o.target && r.1 == o.kind)
+                {
+                    Some(r) => r.2.extend_from_slice(&bytes),
+                    None => results.push((o.target.clone(), o.kind, bytes, pos)),
+                }
+            }
+        }
+        for r in results.iter_mut() {
+            r.2 = it
+                .canonical(r.1.message_name(), &r.2, 0)
+                .map_err(|e| oerr(format!("Option value could not be encoded: {e}"), r.3))?;
+        }
+    }
+    let f = &mut pool.files[fi].file;
+    for (target, kind, bytes, pos) in results {
+        apply(f, &target, kind, &bytes)
+            .map_err(|e| oerr(format!("Option value could not be applied: {e}"), pos))?
+            .then_some(())
+            .ok_or_else(|| oerr("Option target not found.", pos))?;
+    }
+    Ok(())
+}
+
+/// Every extension of the pool by (extendee, number).
+fn all_extensions(pool: &Pool) -> HashMap<(String, i32), (usize, Vec<i32>)> {
+    let mut out = HashMap::new();
+    for (fi, pf) in pool.files.iter().enumerate() {
+        let f = &pf.file;
+        let mut add = |x: &FieldDescriptorProto, path: Vec<i32>| {
+            if let (Some(e), Some(n)) = (x.extendee.as_deref(), x.number) {
+                out.entry((e.trim_start_matches('.').to_string(), n))
+                    .or_insert((fi, path));
+            }
+        };
+        for (i, x) in f.extension.iter().enumerate() {
+            add(x, vec![7, i as i32]);
+        }
+        let mut stack: Vec<(Vec<i32>, &DescriptorProto)> = f
+            .message_type
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (vec![4, i as i32], m))
+            .collect();
+        while let Some((p, m)) = stack.pop() {
+            for (i, x) in m.extension.iter().enumerate() {
+                let mut q = p.clone();
+                q.extend_from_slice(&[6, i as i32]);
+                add(x, q);
+            }
+            for (i, n) in m.nested_type.iter().enumerate() {
+                let mut q = p.clone();
+                q.extend_from_slice(&[3, i as i32]);
+                stack.push((q, n));
+            }
+        }
+    }
+    out
+}
