@@ -103,7 +103,9 @@ struct Loading<'a> {
     loader: &'a mut dyn Loader,
     files: Vec<ParsedFile>,
     by_name: HashMap<String, usize>,
-    stack: Vec<String>,
+    /// Files being loaded, each with the position of the import it is
+    /// following.
+    stack: Vec<(String, Pos)>,
 }
 
 impl Loading<'_> {
@@ -124,13 +126,16 @@ impl Loading<'_> {
             Some((f, pos)) => ProtoError::new(kind, msg, pos).in_file(f),
             None => ProtoError::new(kind, msg, Pos::default()).in_file(name),
         };
-        if let Some(k) = self.stack.iter().position(|n| n == name) {
-            let mut cycle: Vec<&str> = self.stack[k..].iter().map(String::as_str).collect();
+        if let Some(k) = self.stack.iter().position(|(n, _)| n == name) {
+            let mut cycle: Vec<&str> = self.stack[k..].iter().map(|(n, _)| n.as_str()).collect();
             cycle.push(name);
-            return Err(at(
+            // Reported where the cycle starts, as protoc does.
+            return Err(ProtoError::new(
                 ProtoErrorKind::ImportCycle,
                 format!("File recursively imports itself: {}", cycle.join(" -> ")),
-            ));
+                self.stack[k].1,
+            )
+            .in_file(name));
         }
         let text = match self.text(name) {
             Ok(Some(t)) => t,
@@ -148,7 +153,7 @@ impl Loading<'_> {
             }
         };
         let pf = parse(name, &text)?;
-        self.stack.push(name.to_string());
+        self.stack.push((name.to_string(), Pos::default()));
         let imports: Vec<(String, Pos)> = pf
             .file
             .dependency
@@ -172,6 +177,9 @@ impl Loading<'_> {
                     *pos,
                 )
                 .in_file(name));
+            }
+            if let Some(top) = self.stack.last_mut() {
+                top.1 = *pos;
             }
             self.load(dep, Some((name, *pos)))?;
         }

@@ -114,6 +114,9 @@ fn resolve_parts(ctx: &Ctx<'_>, f: &mut FileDescriptorProto) -> Result<(), Proto
     for (i, m) in f.message_type.iter_mut().enumerate() {
         message(ctx, m, &[4, i as i32], &pkg)?;
     }
+    for (i, e) in f.enum_type.iter().enumerate() {
+        check_enum(ctx, e, &[5, i as i32])?;
+    }
     for (i, x) in f.extension.iter_mut().enumerate() {
         field(ctx, x, &[7, i as i32], &pkg)?;
     }

@@ -49,8 +49,10 @@ impl Parser {
             }
             if self.peek().tok == Tok::Eof {
                 return Err(syntax(
-                    "Reached end of input in message definition (missing '}').",
-                    open,
+                    format!(
+                    "Reached end of input in message definition (missing '}}' opened at {}:{}).", open.line, open.col
+                    ),
+                    self.pos(),
                 ));
             }
             let pos = self.pos();
@@ -299,8 +301,11 @@ impl Parser {
             }
             if self.peek().tok == Tok::Eof {
                 return Err(syntax(
-                    "Reached end of input in oneof definition (missing '}').",
-                    open,
+                    format!(
+                        "Reached end of input in oneof definition (missing '}}' opened at {}:{}).",
+                        open.line, open.col
+                    ),
+                    self.pos(),
                 ));
             }
             if self.is_word("option") {
@@ -346,8 +351,11 @@ impl Parser {
             }
             if self.peek().tok == Tok::Eof {
                 return Err(syntax(
-                    "Reached end of input in extend definition (missing '}').",
-                    open,
+                    format!(
+                        "Reached end of input in extend definition (missing '}}' opened at {}:{}).",
+                        open.line, open.col
+                    ),
+                    self.pos(),
                 ));
             }
             let idx = exts.len() as i32;

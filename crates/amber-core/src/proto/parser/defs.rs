@@ -24,8 +24,11 @@ impl Parser {
             }
             if self.peek().tok == Tok::Eof {
                 return Err(syntax(
-                    "Reached end of input in enum definition (missing '}').",
-                    open,
+                    format!(
+                        "Reached end of input in enum definition (missing '}}' opened at {}:{}).",
+                        open.line, open.col
+                    ),
+                    self.pos(),
                 ));
             }
             if self.is_word("option") && *self.peek_at(1) != Tok::Sym(b'=') {
@@ -93,8 +96,10 @@ impl Parser {
             }
             if self.peek().tok == Tok::Eof {
                 return Err(syntax(
-                    "Reached end of input in service definition (missing '}').",
-                    open,
+                    format!(
+                    "Reached end of input in service definition (missing '}}' opened at {}:{}).", open.line, open.col
+                    ),
+                    self.pos(),
                 ));
             }
             if self.eat_word("option") {
