@@ -20,32 +20,75 @@ fn err_of(file: &str) -> amber_core::proto::ProtoError {
 
 /// (file, kind, the whole rendered error)
 const CASES: &[(&str, ProtoErrorKind, &str)] = &[
+    ("19000.proto", ProtoErrorKind::Number, "19000.proto:2:32: Field numbers 19000 through 19999 are reserved for the protocol buffer library implementation."),
+    ("agg_field_twice.proto", ProtoErrorKind::Option, "agg_field_twice.proto:9:105: Non-repeated field \"d\" is specified multiple times."),
+    ("agg_unknown_field.proto", ProtoErrorKind::Option, "agg_unknown_field.proto:5:29: Message type \"V\" has no field named \"j\"."),
     ("bad_default.proto", ProtoErrorKind::Invalid, "bad_default.proto:3:35: Expected integer for field default value."),
     ("bad_range.proto", ProtoErrorKind::Number, "bad_range.proto:3:14: Extension range end number must be greater than start number."),
     ("bad_syntax.proto", ProtoErrorKind::Syntax, "bad_syntax.proto:1:10: Unrecognized syntax identifier \"proto4\". This parser only recognizes \"proto2\" and \"proto3\"."),
     ("cycle_a.proto", ProtoErrorKind::ImportCycle, "cycle_a.proto:2:1: File recursively imports itself: cycle_a.proto -> cycle_b.proto -> cycle_a.proto"),
+    ("default_proto3.proto", ProtoErrorKind::Invalid, "default_proto3.proto:2:36: Explicit default values are not allowed in proto3."),
+    ("dup_enum_value_scope.proto", ProtoErrorKind::Duplicate, "dup_enum_value_scope.proto:3:11: \"A\" is already defined. Note that enum values use C++ scoping rules, meaning that enum values are siblings of their type, not children of it."),
+    ("dup_ext_number.proto", ProtoErrorKind::Number, "dup_ext_number.proto:3:53: Extension number 1 has already been used in \"M\" by extension \"a\"."),
     ("dup_field_name.proto", ProtoErrorKind::Duplicate, "dup_field_name.proto:4:10: \"a\" is already defined in \"A\"."),
     ("dup_message.proto", ProtoErrorKind::Duplicate, "dup_message.proto:4:9: \"A\" is already defined in \"e\"."),
+    ("dup_package.proto", ProtoErrorKind::Syntax, "dup_package.proto:3:1: Multiple package definitions."),
+    ("editions_implicit_default.proto", ProtoErrorKind::Invalid, "editions_implicit_default.proto:3:26: Implicit presence fields can't specify defaults."),
+    ("editions_label.proto", ProtoErrorKind::Invalid, "editions_label.proto:2:13: Label \"optional\" is not supported in editions. Use the field_presence feature instead."),
     ("enum_alias.proto", ProtoErrorKind::Number, "enum_alias.proto:4:7: \"B\" uses the same enum value as \"A\". If this is intended, set 'option allow_alias = true;' to the enum definition."),
+    ("enum_default_bad.proto", ProtoErrorKind::Undefined, "enum_default_bad.proto:3:41: Enum type \"E\" has no value named \"B\"."),
+    ("enum_empty.proto", ProtoErrorKind::Invalid, "enum_empty.proto:2:6: Enums must contain at least one value (\"E\")."),
+    ("enum_range_bad.proto", ProtoErrorKind::Number, "enum_range_bad.proto:2:6: Reserved range end number must be greater than start number."),
+    ("enum_value_reserved.proto", ProtoErrorKind::Number, "enum_value_reserved.proto:2:17: Enum value \"B\" uses reserved number 3."),
+    ("ext_overlap.proto", ProtoErrorKind::Number, "ext_overlap.proto:2:9: Extension range 5 to 20 overlaps with extension range 1 to 10."),
+    ("extend_enum.proto", ProtoErrorKind::Undefined, "extend_enum.proto:3:8: \"E\" is not a message type."),
     ("extension_number.proto", ProtoErrorKind::Number, "extension_number.proto:6:22: \"A\" does not declare 300 as an extension number."),
+    ("features_proto3.proto", ProtoErrorKind::Option, "features_proto3.proto:2:8: Features are only valid under editions."),
+    ("field_in_ext_range.proto", ProtoErrorKind::Number, "field_in_ext_range.proto:2:52: Extension range 1 to 10 includes field \"a\" (5)."),
+    ("field_name_conflicts_nested.proto", ProtoErrorKind::Duplicate, "field_name_conflicts_nested.proto:2:45: \"Foo\" is already defined in \"M\"."),
+    ("float_field_number.proto", ProtoErrorKind::Syntax, "float_field_number.proto:2:32: Expected a field number, found a number."),
     ("group_in_proto3.proto", ProtoErrorKind::Syntax, "group_in_proto3.proto:3:3: Group syntax is no longer supported in this syntax; use a nested message instead."),
+    ("group_lower.proto", ProtoErrorKind::Syntax, "group_lower.proto:2:28: Group names must start with a capital letter."),
     ("huge_integer.proto", ProtoErrorKind::Syntax, "huge_integer.proto:3:13: Integer out of range."),
     ("import_missing.proto", ProtoErrorKind::ImportNotFound, "import_missing.proto:3:1: Import \"does/not/exist.proto\" was not found."),
+    ("import_twice.proto", ProtoErrorKind::Duplicate, "import_twice.proto:3:1: Import \"google/protobuf/any.proto\" was listed twice."),
+    ("json_conflict.proto", ProtoErrorKind::Duplicate, "json_conflict.proto:2:38: The JSON name of field \"fooBar\" (\"fooBar\") conflicts with the JSON name of field \"foo_bar\"."),
+    ("keywords_as_names.proto", ProtoErrorKind::Syntax, "keywords_as_names.proto:5:30: Expected a message type, found \")\"."),
+    ("map_entry_conflict.proto", ProtoErrorKind::Duplicate, "map_entry_conflict.proto:2:48: \"FooEntry\" is already defined in \"M\"."),
+    ("map_in_oneof.proto", ProtoErrorKind::Syntax, "map_in_oneof.proto:2:23: Map fields are not allowed in oneofs."),
     ("map_key.proto", ProtoErrorKind::Invalid, "map_key.proto:3:3: Key in map fields cannot be float/double, bytes or message types."),
+    ("map_repeated.proto", ProtoErrorKind::Syntax, "map_repeated.proto:2:13: Field labels (required/optional/repeated) are not allowed on map fields."),
+    ("missing_rbracket.proto", ProtoErrorKind::Syntax, "missing_rbracket.proto:2:52: Expected \",\", found \";\"."),
     ("missing_semicolon.proto", ProtoErrorKind::Syntax, "missing_semicolon.proto:4:1: Expected \";\", found \"}\"."),
+    ("msg_default.proto", ProtoErrorKind::Invalid, "msg_default.proto:2:41: Messages can't have default values."),
+    ("neg_ext_range.proto", ProtoErrorKind::Number, "neg_ext_range.proto:2:24: Extension numbers must be positive integers."),
+    ("not_a_type.proto", ProtoErrorKind::Undefined, "not_a_type.proto:2:44: \"a\" is not defined."),
     ("not_imported.proto", ProtoErrorKind::Undefined, "not_imported.proto:4:3: \"e.Deep\" seems to be defined in \"deep.proto\", which is not imported by \"not_imported.proto\". To use it here, please add the necessary import."),
     ("number_conflict.proto", ProtoErrorKind::Number, "number_conflict.proto:4:22: Field number 1 has already been used in \"A\" by field \"a\"."),
     ("number_too_big.proto", ProtoErrorKind::Number, "number_too_big.proto:3:13: Field numbers cannot be greater than 536870911."),
+    ("octal_bad.proto", ProtoErrorKind::Syntax, "octal_bad.proto:2:32: Numbers starting with leading zero must be in octal."),
+    ("oneof_label.proto", ProtoErrorKind::Syntax, "oneof_label.proto:2:23: Fields in oneofs must not have labels (required / optional / repeated)."),
+    ("opt_enum_name.proto", ProtoErrorKind::Option, "opt_enum_name.proto:2:23: Enum type \"google.protobuf.FileOptions.OptimizeMode\" has no value named \"FAST\" for option \"optimize_for\"."),
+    ("opt_int_range.proto", ProtoErrorKind::Option, "opt_int_range.proto:4:27: Value out of range for int32 option \"mo\"."),
+    ("opt_wrong_extendee.proto", ProtoErrorKind::Option, "opt_wrong_extendee.proto:4:20: Option \"(fo)\" is an extension of \"google.protobuf.FieldOptions\", not of \"google.protobuf.MessageOptions\"."),
     ("option_set_twice.proto", ProtoErrorKind::Option, "option_set_twice.proto:3:8: Option \"java_package\" was already set."),
     ("option_type.proto", ProtoErrorKind::Option, "option_type.proto:3:38: Value must be \"true\" or \"false\" for boolean option \"deprecated\"."),
+    ("packed_string.proto", ProtoErrorKind::Invalid, "packed_string.proto:2:29: [packed = true] can only be specified for repeated primitive fields."),
     ("proto3_enum_zero.proto", ProtoErrorKind::Number, "proto3_enum_zero.proto:3:9: The first enum value must be zero for open enums."),
+    ("proto3_ext.proto", ProtoErrorKind::Invalid, "proto3_ext.proto:3:8: Extensions in proto3 are only allowed for defining options."),
     ("proto3_required.proto", ProtoErrorKind::Invalid, "proto3_required.proto:3:3: Required fields are not allowed in proto3."),
     ("reserved_name.proto", ProtoErrorKind::Number, "reserved_name.proto:4:9: Field name \"a\" is reserved."),
     ("reserved_number.proto", ProtoErrorKind::Number, "reserved_number.proto:4:13: Field \"a\" uses reserved number 3."),
+    ("reserved_overlap.proto", ProtoErrorKind::Number, "reserved_overlap.proto:2:9: Reserved range 5 to 5 overlaps with reserved range 1 to 10."),
+    ("rpc_enum.proto", ProtoErrorKind::Undefined, "rpc_enum.proto:3:19: \"E\" is not a message type."),
+    ("scoping_partial.proto", ProtoErrorKind::Undefined, "scoping_partial.proto:12:12: \"Inner.Inner2\" is resolved to \"a.b.Outer.Inner.Inner2\", which is not defined. The innermost scope is searched first in name resolution. Consider using a leading '.' (i.e., \".Inner.Inner2\") to start from the outermost scope."),
+    ("string_as_int_opt.proto", ProtoErrorKind::Option, "string_as_int_opt.proto:2:30: Value must be \"true\" or \"false\" for boolean option \"java_multiple_files\"."),
     ("unclosed_message.proto", ProtoErrorKind::Syntax, "unclosed_message.proto:4:1: Reached end of input in message definition (missing '}' opened at 2:11)."),
     ("undefined_type.proto", ProtoErrorKind::Undefined, "undefined_type.proto:4:3: \"Missing\" is not defined."),
     ("unknown_option.proto", ProtoErrorKind::Option, "unknown_option.proto:3:16: Option \"no_such_option\" unknown."),
     ("unterminated_string.proto", ProtoErrorKind::Syntax, "unterminated_string.proto:2:23: String literals cannot cross line boundaries."),
+    ("weird_token.proto", ProtoErrorKind::Syntax, "weird_token.proto:2:34: Expected \";\", found \"@\"."),
+    ("zero_field.proto", ProtoErrorKind::Number, "zero_field.proto:2:32: Field numbers must be positive integers."),
 ];
 
 #[test]
@@ -62,4 +105,26 @@ fn each_error_file() {
         }
     }
     assert!(bad.is_empty(), "\n{}", bad.join("\n"));
+}
+
+/// Every file in errors/ is either listed above or only imported by one
+/// that is.
+#[test]
+fn every_error_file_is_listed() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/proto/errors");
+    let mut missing = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let n = e.unwrap().file_name().into_string().unwrap();
+        let helper = ["middle.proto", "deep.proto", "cycle_b.proto"];
+        if !helper.contains(&n.as_str()) && !CASES.iter().any(|c| c.0 == n) {
+            let e = err_of(&n);
+            missing.push(format!(
+                "    (\"{n}\", ProtoErrorKind::{:?}, {:?}),",
+                e.kind,
+                e.to_string()
+            ));
+        }
+    }
+    missing.sort();
+    assert!(missing.is_empty(), "\n{}", missing.join("\n"));
 }

@@ -95,10 +95,31 @@ fn first_diff(a: &str, b: &str) -> String {
     String::new()
 }
 
+/// CASES plus every `cases/*.proto` but the `dep_*` files they import.
+fn all_cases() -> Vec<(String, String, String)> {
+    let mut out: Vec<(String, String, String)> = CASES
+        .iter()
+        .map(|(d, r, n)| (d.to_string(), r.to_string(), n.to_string()))
+        .collect();
+    let mut small: Vec<String> = std::fs::read_dir(data().join("cases"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".proto") && !n.starts_with("dep_"))
+        .collect();
+    small.sort();
+    for n in small {
+        let stem = n.trim_end_matches(".proto").to_string();
+        out.push(("cases".into(), n, format!("case_{stem}")));
+    }
+    out
+}
+
 #[test]
 fn every_file_matches_protoc() {
     let mut failures = Vec::new();
-    for (dir, root, name) in CASES {
+    let cases = all_cases();
+    assert!(cases.len() > 30);
+    for (dir, root, name) in &cases {
         let (gbytes, gset) = golden(name);
         let set = ours(dir, root);
         if let Ok(d) = std::env::var("AMBER_PROTO_DUMP") {
@@ -119,8 +140,8 @@ fn every_file_matches_protoc() {
 
 #[test]
 fn golden_sets_round_trip() {
-    for (_, _, name) in CASES {
-        let (bytes, set) = golden(name);
+    for (_, _, name) in all_cases() {
+        let (bytes, set) = golden(&name);
         assert_eq!(set.encode(), bytes, "{name}");
         assert_eq!(FileDescriptorSet::decode(&set.encode()).unwrap(), set);
     }
@@ -154,4 +175,31 @@ fn files_from_memory() {
         set.file[1].message_type[0].field[0].type_name.as_deref(),
         Some(".B")
     );
+}
+
+/// Developer aid, not part of the suite: compile every `.proto` in the
+/// folder `$AMBER_PROTO_DIFF` and write `<name>.ours.pb` or `<name>.ours.err`
+/// next to it, for comparison with protoc.
+#[test]
+#[ignore]
+fn write_outputs_for_comparison() {
+    let Ok(dir) = std::env::var("AMBER_PROTO_DIFF") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|x| x.to_str()) != Some("proto") {
+            continue;
+        }
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        let stem = name.trim_end_matches(".proto");
+        let mut loader = DirLoader {
+            include: vec![dir.clone()],
+        };
+        match compile(&[&name], &mut loader, true) {
+            Ok(set) => std::fs::write(dir.join(format!("{stem}.ours.pb")), set.encode()).unwrap(),
+            Err(e) => std::fs::write(dir.join(format!("{stem}.ours.err")), e.to_string()).unwrap(),
+        }
+    }
 }

@@ -12,7 +12,7 @@ use crate::proto::descriptor::FileDescriptorSet;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
 use crate::proto::parser::parse;
 use crate::proto::symbols::Symbols;
-use crate::proto::{options, resolve, wkt};
+use crate::proto::{checks, options, resolve, wkt};
 
 /// Gives the text of a file by its import path (`foo/bar.proto`), or
 /// `Ok(None)` when it has no such file.
@@ -249,7 +249,7 @@ fn compile_inner(
     }
     for (i, name) in names.iter().enumerate() {
         options::interpret_file(&mut pool, i).map_err(|e| e.in_file(name))?;
-        resolve::check_after_options(&pool, i).map_err(|e| e.in_file(name))?;
+        checks::check_after_options(&pool, i).map_err(|e| e.in_file(name))?;
     }
     // Emit: each root's imports first (depth-first, in import order).
     let mut order = Vec::new();

@@ -18,6 +18,7 @@
 //!   [`WireError`] (byte offset).
 
 pub mod ast;
+pub mod checks;
 pub mod compile;
 pub mod descriptor;
 pub mod error;

@@ -12,7 +12,7 @@ use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
 use crate::proto::names::{c_escape, format_double, format_float, json_name};
 use crate::proto::parser::MAX_FIELD_NUMBER;
-use crate::proto::symbols::{enum_at, message_at, pos_of, Sym, SymKind, Symbols};
+use crate::proto::symbols::{pos_of, Sym, SymKind, Symbols};
 
 fn err(kind: ProtoErrorKind, msg: impl Into<String>, pos: Pos) -> ProtoError {
     ProtoError::new(kind, msg, pos)
@@ -76,7 +76,12 @@ impl Ctx<'_> {
                         "\"{h}\" seems to be defined in \"{file}\", which is not imported by \"{}\". To use it here, please add the necessary import.",
                         self.this_file
                     ),
-                    None => format!("\"{name}\" is not defined."),
+                    None => match e.resolved_to {
+                        Some(r) => format!(
+                            "\"{name}\" is resolved to \"{r}\", which is not defined. The innermost scope is searched first in name resolution. Consider using a leading '.' (i.e., \".{name}\") to start from the outermost scope."
+                        ),
+                        None => format!("\"{name}\" is not defined."),
+                    },
                 };
                 Err(err(ProtoErrorKind::Undefined, msg, pos))
             }
@@ -527,75 +532,4 @@ fn default_value(
         }
         _ => Err(bad("Messages can't have default values.")),
     }
-}
-
-/// Checks that need interpreted options or other files: enum aliases, and
-/// extension numbers against the extendee's extension ranges.
-pub fn check_after_options(pool: &Pool, fi: usize) -> Result<(), ProtoError> {
-    let pf = &pool.files[fi];
-    let f = &pf.file;
-    let mut enums: Vec<(Vec<i32>, &EnumDescriptorProto)> = Vec::new();
-    let mut exts: Vec<(Vec<i32>, &FieldDescriptorProto)> = Vec::new();
-    for (i, e) in f.enum_type.iter().enumerate() {
-        enums.push((vec![5, i as i32], e));
-    }
-    for (i, x) in f.extension.iter().enumerate() {
-        exts.push((vec![7, i as i32], x));
-    }
-    let mut stack: Vec<(Vec<i32>, &DescriptorProto)> = f
-        .message_type
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (vec![4, i as i32], m))
-        .collect();
-    while let Some((p, m)) = stack.pop() {
-        for (i, e) in m.enum_type.iter().enumerate() {
-            enums.push((pp(&p, &[4, i as i32]), e));
-        }
-        for (i, x) in m.extension.iter().enumerate() {
-            exts.push((pp(&p, &[6, i as i32]), x));
-        }
-        for (i, n) in m.nested_type.iter().enumerate() {
-            stack.push((pp(&p, &[3, i as i32]), n));
-        }
-    }
-    for (p, e) in enums {
-        if e.options.as_ref().and_then(|o| o.allow_alias) == Some(true) {
-            continue;
-        }
-        let mut seen: HashMap<i32, &str> = HashMap::new();
-        for (i, v) in e.value.iter().enumerate() {
-            let name = v.name.as_deref().unwrap_or("");
-            if let Some(first) = seen.insert(v.number.unwrap_or(0), name) {
-                return Err(err(
-                    ProtoErrorKind::Number,
-                    format!("\"{}\" uses the same enum value as \"{first}\". If this is intended, set 'option allow_alias = true;' to the enum definition.", name),
-                    pos_of(pf, &pp(&p, &[2, i as i32, 2])),
-                ));
-            }
-        }
-    }
-    for (p, x) in exts {
-        let extendee = x.extendee.as_deref().unwrap_or("").trim_start_matches('.');
-        let Some(sym) = pool.symbols.get(extendee) else {
-            continue;
-        };
-        let Some(m) = message_at(&pool.files[sym.file].file, &sym.path) else {
-            continue;
-        };
-        let n = x.number.unwrap_or(0);
-        if !m
-            .extension_range
-            .iter()
-            .any(|r| r.start.unwrap_or(0) <= n && n < r.end.unwrap_or(0))
-        {
-            return Err(err(
-                ProtoErrorKind::Number,
-                format!("\"{extendee}\" does not declare {n} as an extension number."),
-                pos_of(pf, &pp(&p, &[3])),
-            ));
-        }
-    }
-    let _ = enum_at;
-    Ok(())
 }

@@ -273,7 +273,10 @@ impl Symbols {
         if let Some(abs) = name.strip_prefix('.') {
             return match find(abs) {
                 Some(s) => Ok((abs.to_string(), s)),
-                None => Err(LookupError { hidden }),
+                None => Err(LookupError {
+                    hidden,
+                    resolved_to: None,
+                }),
             };
         }
         let first = name.split('.').next().unwrap_or(name);
@@ -284,7 +287,10 @@ impl Symbols {
                 None => {
                     return match find(name) {
                         Some(s) => Ok((name.to_string(), s)),
-                        None => Err(LookupError { hidden }),
+                        None => Err(LookupError {
+                            hidden,
+                            resolved_to: None,
+                        }),
                     }
                 }
             }
@@ -295,7 +301,10 @@ impl Symbols {
                         let full = join(&scope, name);
                         return match find(&full) {
                             Some(s) => Ok((full, s)),
-                            None => Err(LookupError { hidden }),
+                            None => Err(LookupError {
+                                hidden,
+                                resolved_to: Some(full),
+                            }),
                         };
                     }
                 } else if !types_only || s.kind.is_type() {
@@ -312,6 +321,9 @@ impl Symbols {
 pub struct LookupError {
     /// A symbol of that name in a file the current one does not import.
     pub hidden: Option<String>,
+    /// For a dotted name whose first part was found in an inner scope: the
+    /// full name it was taken to mean (which does not exist).
+    pub resolved_to: Option<String>,
 }
 
 fn sym(kind: SymKind, file: usize, path: &[i32]) -> Sym {

@@ -28,6 +28,8 @@ pub(crate) fn oerr(msg: impl Into<String>, pos: Pos) -> ProtoError {
 
 pub(crate) struct Interp<'a> {
     pub(crate) pool: &'a Pool,
+    /// The file is an editions file (`features` allowed).
+    editions: bool,
     visible: HashSet<usize>,
     depth: usize,
     /// Extensions by (extendee full name, number): file and path.
@@ -173,14 +175,14 @@ impl<'a> Interp<'a> {
     }
 
     /// Encode one option statement as bytes of the options message.
-    fn option(
-        &mut self,
-        o: &PendingOption,
-        seen: &mut HashSet<String>,
-    ) -> Result<Option<Vec<u8>>, ProtoError> {
+    fn option(&mut self, o: &PendingOption, so_far: &[u8]) -> Result<Option<Vec<u8>>, ProtoError> {
+        if !self.editions {
+            if let Some(first) = o.name.first().filter(|p| !p.is_ext && p.name == "features") {
+                return Err(oerr("Features are only valid under editions.", first.pos));
+            }
+        }
         let mut msg = o.kind.message_name().to_string();
         let mut chain: Vec<FieldInfo<'a>> = Vec::new();
-        let mut key = format!("{:?}{:?}", o.kind, o.target);
         for (i, part) in o.name.iter().enumerate() {
             let fi = if part.is_ext {
                 self.extension(&msg, &part.name, &o.scope, part.pos)?
@@ -192,8 +194,6 @@ impl<'a> Interp<'a> {
                     )
                 })?
             };
-            key.push('.');
-            key.push_str(fi.f.name.as_deref().unwrap_or(""));
             if i + 1 < o.name.len() {
                 let t = fi.f.r#type.unwrap_or(0);
                 if t != field_type::MESSAGE && t != field_type::GROUP {
@@ -224,11 +224,19 @@ impl<'a> Interp<'a> {
             return Err(oerr("Empty option name.", Pos::default()));
         };
         let pos = o.name.last().map(|p| p.pos).unwrap_or_default();
-        if last.f.label != Some(label::REPEATED) && !seen.insert(key) {
-            return Err(oerr(
-                format!("Option \"{}\" was already set.", display_name(&o.name)),
-                pos,
-            ));
+        // Setting a singular field that the statements before already set
+        // is an error, as in protoc (which looks in the bytes so far too).
+        if last.f.label != Some(label::REPEATED) {
+            let nums: Vec<u32> = chain
+                .iter()
+                .map(|fi| fi.f.number.unwrap_or(0) as u32)
+                .collect();
+            if is_set(so_far, &nums) {
+                return Err(oerr(
+                    format!("Option \"{}\" was already set.", display_name(&o.name)),
+                    pos,
+                ));
+            }
         }
         if chain.iter().any(|fi| self.is_source_retained(fi)) {
             // protoc leaves source-retention options out of descriptor sets.
@@ -285,6 +293,7 @@ impl<'a> Interp<'a> {
         }
         let msg = msg.trim_start_matches('.');
         let mut entries: Vec<(i32, Vec<u8>)> = Vec::new();
+        let mut set_once = HashSet::new();
         for tf in fields {
             let fi = match &tf.name {
                 TextName::Field(n) => self.text_field(msg, n).ok_or_else(|| {
@@ -316,6 +325,15 @@ impl<'a> Interp<'a> {
             };
             let num = fi.f.number.unwrap_or(0);
             let repeated = fi.f.label == Some(label::REPEATED);
+            if !repeated && !set_once.insert(num) {
+                return Err(oerr(
+                    format!(
+                        "Non-repeated field \"{}\" is specified multiple times.",
+                        fi.f.name.as_deref().unwrap_or("")
+                    ),
+                    tf.pos,
+                ));
+            }
             let stripped = self.is_source_retained(&fi);
             let items: Vec<&TextValue> = match &tf.value {
                 TextValue::List(v) => {
@@ -443,6 +461,45 @@ impl<'a> Interp<'a> {
     }
 }
 
+/// Whether the field path `nums` (numbers from the outside in) is set in
+/// `bytes`: any occurrence of the last number inside occurrences of the
+/// ones before it.
+fn is_set(bytes: &[u8], nums: &[u32]) -> bool {
+    let Some((&first, rest)) = nums.split_first() else {
+        return false;
+    };
+    let mut r = WireReader::new(bytes);
+    while !r.at_end() {
+        let Ok((n, wt)) = r.tag() else { return false };
+        let body = r.pos();
+        if r.skip(n, wt, 0).is_err() {
+            return false;
+        }
+        if n != first {
+            continue;
+        }
+        if rest.is_empty() {
+            return true;
+        }
+        let inner: &[u8] = match wt {
+            wire::LEN => {
+                let mut sub = r.sub(body, r.pos());
+                match sub.len_prefixed() {
+                    Ok((s, e)) => &bytes[s..e],
+                    Err(_) => return false,
+                }
+            }
+            // The group's fields (its end tag does not match the inner numbers).
+            wire::SGROUP => &bytes[body..r.pos()],
+            _ => continue,
+        };
+        if is_set(inner, rest) {
+            return true;
+        }
+    }
+    false
+}
+
 fn is_len_tag(b: &[u8], num: i32) -> bool {
     let mut r = WireReader::new(b);
     matches!(r.tag(), Ok((n, wire::LEN)) if n as i32 == num)
@@ -481,31 +538,32 @@ pub fn interpret_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
     {
         let mut it = Interp {
             pool,
+            editions: pool.files[fi].editions,
             visible: pool.visible(fi),
             depth: 0,
             exts: all_extensions(pool),
         };
-        let mut seen = HashSet::new();
         // File options resolve from the package, which may come after them.
         let file_scope = format!(
             "{}.dummy",
             pool.files[fi].file.package.as_deref().unwrap_or("")
         );
         for o in &pool.files[fi].options {
+            let slot = results
+                .iter()
+                .position(|r| r.0 == o.target && r.1 == o.kind);
+            let so_far: &[u8] = slot.map_or(&[], |i| &results[i].2);
             let bytes = if o.kind == OptKind::File {
                 let mut o = o.clone();
                 o.scope = file_scope.clone();
-                it.option(&o, &mut seen)?
+                it.option(&o, so_far)?
             } else {
-                it.option(o, &mut seen)?
+                it.option(o, so_far)?
             };
             let pos = o.name.first().map(|p| p.pos).unwrap_or_default();
             if let Some(bytes) = bytes {
-                match results
-                    .iter_mut()
-                    .find(|r| r.0 == o.target && r.1 == o.kind)
-                {
-                    Some(r) => r.2.extend_from_slice(&bytes),
+                match slot {
+                    Some(i) => results[i].2.extend_from_slice(&bytes),
                     None => results.push((o.target.clone(), o.kind, bytes, pos)),
                 }
             }

@@ -398,6 +398,15 @@ impl Parser {
             ));
         }
         let is_map = self.is_word("map") && *self.peek_at(1) == Tok::Sym(b'<');
+        if is_map && ctx == FieldCtx::Oneof {
+            return Err(syntax("Map fields are not allowed in oneofs.", self.pos()));
+        }
+        if is_map && ctx == FieldCtx::Extend {
+            return Err(syntax(
+                "Map fields are not allowed to be extensions.",
+                self.pos(),
+            ));
+        }
         let ed = self.out.editions;
         match label.as_deref() {
             Some("required") if self.out.proto3 => {

@@ -120,8 +120,8 @@ impl Parser {
                     self.expect_word("returns")?;
                 }
                 self.expect_sym(b'(')?;
-                let stream = self.is_word("stream")
-                    && matches!(self.peek_at(1), Tok::Ident(_) | Tok::Sym(b'.'));
+                // As in protoc, `stream` here is always the keyword.
+                let stream = self.is_word("stream");
                 if stream {
                     self.advance();
                 }

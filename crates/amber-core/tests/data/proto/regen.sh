@@ -22,3 +22,8 @@ done
 for f in unittest_import unittest_custom_options unittest_proto3_optional unittest_proto3 unittest_delimited; do
   gen conformance "google/protobuf/$f.proto"
 done
+# Small cases, one golden each (cases/dep_*.proto are only imported).
+for p in cases/*.proto; do
+  case "$(basename "$p")" in dep_*) continue ;; esac
+  "$PY" -m grpc_tools.protoc -Icases --include_imports --descriptor_set_out="golden/case_$(basename "$p" .proto).pb" "$(basename "$p")"
+done
