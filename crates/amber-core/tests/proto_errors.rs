@@ -24,6 +24,7 @@ const CASES: &[(&str, ProtoErrorKind, &str)] = &[
     ("agg_field_twice.proto", ProtoErrorKind::Option, "agg_field_twice.proto:9:105: Non-repeated field \"d\" is specified multiple times."),
     ("agg_unknown_field.proto", ProtoErrorKind::Option, "agg_unknown_field.proto:5:29: Message type \"V\" has no field named \"j\"."),
     ("bad_default.proto", ProtoErrorKind::Invalid, "bad_default.proto:3:35: Expected integer for field default value."),
+    ("bad_import.proto", ProtoErrorKind::ImportNotFound, "bad_import.proto:2:1: Import \"../x.proto\" is not a valid path: empty, \".\" and \"..\" parts are not allowed"),
     ("bad_range.proto", ProtoErrorKind::Number, "bad_range.proto:3:14: Extension range end number must be greater than start number."),
     ("bad_syntax.proto", ProtoErrorKind::Syntax, "bad_syntax.proto:1:10: Unrecognized syntax identifier \"proto4\". This parser only recognizes \"proto2\" and \"proto3\"."),
     ("cycle_a.proto", ProtoErrorKind::ImportCycle, "cycle_a.proto:2:1: File recursively imports itself: cycle_a.proto -> cycle_b.proto -> cycle_a.proto"),
@@ -43,6 +44,9 @@ const CASES: &[(&str, ProtoErrorKind, &str)] = &[
     ("ext_overlap.proto", ProtoErrorKind::Number, "ext_overlap.proto:2:9: Extension range 5 to 20 overlaps with extension range 1 to 10."),
     ("extend_enum.proto", ProtoErrorKind::Undefined, "extend_enum.proto:3:8: \"E\" is not a message type."),
     ("extension_number.proto", ProtoErrorKind::Number, "extension_number.proto:6:22: \"A\" does not declare 300 as an extension number."),
+    ("feature_target.proto", ProtoErrorKind::Option, "feature_target.proto:2:29: Option features.message_encoding cannot be set on an entity of type `message`."),
+    ("feature_target2.proto", ProtoErrorKind::Option, "feature_target2.proto:2:39: Option features.field_presence cannot be set on an entity of type `oneof`."),
+    ("feature_target3.proto", ProtoErrorKind::Option, "feature_target3.proto:2:63: Option features.enum_type cannot be set on an entity of type `enum entry`."),
     ("features_proto3.proto", ProtoErrorKind::Option, "features_proto3.proto:2:8: Features are only valid under editions."),
     ("field_in_ext_range.proto", ProtoErrorKind::Number, "field_in_ext_range.proto:2:52: Extension range 1 to 10 includes field \"a\" (5)."),
     ("field_name_conflicts_nested.proto", ProtoErrorKind::Duplicate, "field_name_conflicts_nested.proto:2:45: \"Foo\" is already defined in \"M\"."),
@@ -127,4 +131,15 @@ fn every_error_file_is_listed() {
     }
     missing.sort();
     assert!(missing.is_empty(), "\n{}", missing.join("\n"));
+}
+
+#[test]
+fn missing_root_has_no_position() {
+    let mut loader = |_: &str| -> Option<Vec<u8>> { None };
+    let e = compile(&["nope.proto"], &mut loader, true).unwrap_err();
+    assert_eq!(e.kind, ProtoErrorKind::ImportNotFound);
+    assert_eq!(
+        e.to_string(),
+        "nope.proto: Import \"nope.proto\" was not found."
+    );
 }

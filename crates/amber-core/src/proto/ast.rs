@@ -116,6 +116,36 @@ pub enum OptKind {
 }
 
 impl OptKind {
+    /// The `FieldOptions.OptionTargetType` of this kind of element.
+    pub fn target_type(self) -> i32 {
+        match self {
+            OptKind::File => 1,
+            OptKind::ExtensionRange => 2,
+            OptKind::Message => 3,
+            OptKind::Field => 4,
+            OptKind::Oneof => 5,
+            OptKind::Enum => 6,
+            OptKind::EnumValue => 7,
+            OptKind::Service => 8,
+            OptKind::Method => 9,
+        }
+    }
+
+    /// The element's kind in words, as protoc names it in errors.
+    pub fn entity_name(self) -> &'static str {
+        match self {
+            OptKind::File => "file",
+            OptKind::ExtensionRange => "extension range",
+            OptKind::Message => "message",
+            OptKind::Field => "field",
+            OptKind::Oneof => "oneof",
+            OptKind::Enum => "enum",
+            OptKind::EnumValue => "enum entry",
+            OptKind::Service => "service",
+            OptKind::Method => "method",
+        }
+    }
+
     /// The options message's full name.
     pub fn message_name(self) -> &'static str {
         match self {

@@ -137,6 +137,12 @@ impl Loading<'_> {
             )
             .in_file(name));
         }
+        if let Some(why) = bad_path(name) {
+            return Err(at(
+                ProtoErrorKind::ImportNotFound,
+                format!("Import \"{name}\" is not a valid path: {why}"),
+            ));
+        }
         let text = match self.text(name) {
             Ok(Some(t)) => t,
             Ok(None) => {
@@ -189,6 +195,28 @@ impl Loading<'_> {
         self.by_name.insert(name.to_string(), i);
         Ok(i)
     }
+}
+
+/// Why an import path is refused, as protoc refuses it: file names are
+/// relative, `/`-separated paths without `.` or `..` parts (so a loader that
+/// reads from disk never leaves its directories).
+fn bad_path(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        return Some("it is empty");
+    }
+    if name.starts_with('/') {
+        return Some("it is absolute");
+    }
+    if name.contains('\\') || name.contains('\0') {
+        return Some("backslashes and NUL are not allowed");
+    }
+    if name
+        .split('/')
+        .any(|p| p.is_empty() || p == "." || p == "..")
+    {
+        return Some("empty, \".\" and \"..\" parts are not allowed");
+    }
+    None
 }
 
 /// The name under which the bundled descriptor.proto is loaded for option

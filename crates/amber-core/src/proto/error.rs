@@ -50,7 +50,8 @@ impl ProtoErrorKind {
 }
 
 /// A problem in `.proto` text, with the file and the 1-based line and
-/// column where it was found (0 when not known).
+/// column where it was found (0 when not known; then `Display` shows
+/// `file: message`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProtoError {
     /// What kind of problem.
@@ -91,6 +92,10 @@ impl ProtoError {
 
 impl fmt::Display for ProtoError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            // No position (a root file that is missing, say).
+            return write!(f, "{}: {}", self.file, self.message);
+        }
         write!(
             f,
             "{}:{}:{}: {}",

@@ -17,6 +17,8 @@
 //! - [`error`]: [`ProtoError`] (`file:line:col: message`) and
 //!   [`WireError`] (byte offset).
 
+#![warn(missing_docs)]
+
 pub mod ast;
 pub mod checks;
 pub mod compile;

@@ -224,6 +224,25 @@ impl<'a> Interp<'a> {
             return Err(oerr("Empty option name.", Pos::default()));
         };
         let pos = o.name.last().map(|p| p.pos).unwrap_or_default();
+        // A feature may only be set where its `targets` allow.
+        if chain.len() >= 2 && !o.name[0].is_ext && o.name[0].name == "features" {
+            let targets = &last
+                .f
+                .options
+                .as_ref()
+                .map(|x| x.targets.clone())
+                .unwrap_or_default();
+            if !targets.is_empty() && !targets.contains(&o.kind.target_type()) {
+                return Err(oerr(
+                    format!(
+                        "Option {} cannot be set on an entity of type `{}`.",
+                        display_name(&o.name),
+                        o.kind.entity_name()
+                    ),
+                    pos,
+                ));
+            }
+        }
         // Setting a singular field that the statements before already set
         // is an error, as in protoc (which looks in the bytes so far too).
         if last.f.label != Some(label::REPEATED) {
