@@ -91,6 +91,7 @@ const CASES: &[(&str, ProtoErrorKind, &str)] = &[
     ("undefined_type.proto", ProtoErrorKind::Undefined, "undefined_type.proto:4:3: \"Missing\" is not defined."),
     ("unknown_option.proto", ProtoErrorKind::Option, "unknown_option.proto:3:16: Option \"no_such_option\" unknown."),
     ("unterminated_string.proto", ProtoErrorKind::Syntax, "unterminated_string.proto:2:23: String literals cannot cross line boundaries."),
+    ("unverified_lazy_ext.proto", ProtoErrorKind::Invalid, "unverified_lazy_ext.proto:4:21: Extensions cannot be marked as unverified_lazy."),
     ("weird_token.proto", ProtoErrorKind::Syntax, "weird_token.proto:2:34: Expected \";\", found \"@\"."),
     ("zero_field.proto", ProtoErrorKind::Number, "zero_field.proto:2:32: Field numbers must be positive integers."),
 ];

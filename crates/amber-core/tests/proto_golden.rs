@@ -203,3 +203,28 @@ fn write_outputs_for_comparison() {
         }
     }
 }
+
+/// Developer aid, not part of the suite: compile each file named in
+/// `$AMBER_PROTO_LIST` (one a line, relative to `$AMBER_PROTO_ROOT`) and
+/// write `<i>.ours.pb` or `<i>.ours.err` into `$AMBER_PROTO_OUT`.
+#[test]
+#[ignore]
+fn write_list_outputs() {
+    let (Ok(root), Ok(list), Ok(out)) = (
+        std::env::var("AMBER_PROTO_ROOT"),
+        std::env::var("AMBER_PROTO_LIST"),
+        std::env::var("AMBER_PROTO_OUT"),
+    ) else {
+        return;
+    };
+    let out = PathBuf::from(out);
+    for (i, name) in std::fs::read_to_string(list).unwrap().lines().enumerate() {
+        let mut loader = DirLoader {
+            include: vec![PathBuf::from(&root)],
+        };
+        match compile(&[name], &mut loader, true) {
+            Ok(set) => std::fs::write(out.join(format!("{i}.ours.pb")), set.encode()).unwrap(),
+            Err(e) => std::fs::write(out.join(format!("{i}.ours.err")), e.to_string()).unwrap(),
+        }
+    }
+}

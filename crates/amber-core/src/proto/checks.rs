@@ -178,6 +178,15 @@ fn fields(pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {
                 &p,
             ));
         }
+        if x.extendee.is_some() && x.options.as_ref().and_then(|o| o.unverified_lazy) == Some(true)
+        {
+            return Err(err(
+                ProtoErrorKind::Invalid,
+                "Extensions cannot be marked as unverified_lazy.",
+                pf,
+                &pp(&p, &[6]),
+            ));
+        }
         if pf.editions && x.default_value.is_some() && presence(pf, x) == 2 {
             return Err(err(
                 ProtoErrorKind::Invalid,

@@ -19,7 +19,7 @@ done
 for f in test_messages_proto2 test_messages_proto3 test_messages_edition2023; do
   gen conformance "$f.proto"
 done
-for f in unittest_import unittest_custom_options unittest_proto3_optional unittest_proto3 unittest_delimited; do
+for f in unittest_import unittest_custom_options unittest_retention unittest_mset unittest_legacy_features unittest_well_known_types unittest_preserve_unknown_enum map_proto2_unittest unittest_arena unittest_proto3_optional unittest_proto3 unittest_delimited; do
   gen conformance "google/protobuf/$f.proto"
 done
 # Small cases, one golden each (cases/dep_*.proto are only imported).
