@@ -69,7 +69,7 @@ pub fn check_after_options(pool: &Pool, fi: usize) -> Result<(), ProtoError> {
     if pf.proto3 || pf.editions {
         json_names(pf, &all)?;
     }
-    Ok(())
+    crate::proto::naming::check(pf)
 }
 
 fn enum_aliases(pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {

@@ -26,6 +26,7 @@ pub mod descriptor;
 pub mod error;
 pub mod lexer;
 pub mod names;
+pub mod naming;
 pub mod options;
 pub mod parser;
 pub mod resolve;

@@ -257,9 +257,19 @@ impl<'a> Interp<'a> {
                 ));
             }
         }
-        if chain.iter().any(|fi| self.is_source_retained(fi)) {
-            // protoc leaves source-retention options out of descriptor sets.
-            return Ok(None);
+        if let Some(k) = chain.iter().position(|fi| self.is_source_retained(fi)) {
+            // protoc leaves source-retention options out of descriptor sets;
+            // the messages that held them stay, empty.
+            if k == 0 {
+                return Ok(None);
+            }
+            let mut bytes = Vec::new();
+            for fi in chain[..k].iter().rev() {
+                let mut outer = Vec::new();
+                put_message(fi.f, &bytes, &mut outer);
+                bytes = outer;
+            }
+            return Ok(Some(bytes));
         }
         let mut bytes = Vec::new();
         match &o.value {

@@ -291,7 +291,7 @@ impl Parser {
                         return Err(syntax("Expected identifier.", ppos));
                     }
                     self.end_statement()?;
-                    self.out.locs.insert(vec![2], ppos);
+                    self.out.locs.insert(vec![2], pos);
                     self.package = p.clone();
                     self.out.file.package = Some(p);
                 }
