@@ -73,8 +73,41 @@ pub fn check_after_options(pool: &Pool, fi: usize) -> Result<(), ProtoError> {
 }
 
 fn enum_aliases(pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {
+    let file_type = pf
+        .file
+        .options
+        .as_ref()
+        .and_then(|o| o.features.as_ref())
+        .and_then(|f| f.enum_type);
     for (p, e) in &all.enums {
+        // Open enums (proto3's, and editions' unless CLOSED) start at zero.
+        if pf.editions {
+            let own = e
+                .options
+                .as_ref()
+                .and_then(|o| o.features.as_ref())
+                .and_then(|f| f.enum_type);
+            let open = own.or(file_type).unwrap_or(1) == 1;
+            if open && e.value.first().is_some_and(|v| v.number != Some(0)) {
+                return Err(err(
+                    ProtoErrorKind::Number,
+                    "The first enum value must be zero for open enums.",
+                    pf,
+                    &pp(p, &[2, 0, 2]),
+                ));
+            }
+        }
         if e.options.as_ref().and_then(|o| o.allow_alias) == Some(true) {
+            let mut nums: Vec<i32> = e.value.iter().filter_map(|v| v.number).collect();
+            nums.sort_unstable();
+            if nums.windows(2).all(|w| w[0] != w[1]) {
+                return Err(err(
+                    ProtoErrorKind::Invalid,
+                    format!("\"{}\" declares support for enum aliases but no enum values share field numbers. Please remove the unnecessary 'option allow_alias = true;' declaration.", e.name.as_deref().unwrap_or("")),
+                    pf,
+                    p,
+                ));
+            }
             continue;
         }
         let mut seen: HashMap<i32, &str> = HashMap::new();
@@ -229,6 +262,56 @@ fn json_names(pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {
                     format!("The JSON name of field \"{name}\" (\"{json}\") conflicts with the JSON name of field \"{first}\"."),
                     pf,
                     &pp(p, &[2, i as i32]),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Extension declarations (`extensions 4 to 9 [declaration = {...}]`) of
+/// the range at `path`: names and message types fully qualified, numbers
+/// inside the range. (Declarations have source retention: the option
+/// interpreter calls this before it drops them.)
+pub(crate) fn check_declarations(
+    pf: &ParsedFile,
+    path: &[i32],
+    opts: &ExtensionRangeOptions,
+) -> Result<(), ProtoError> {
+    let n = path.len();
+    let range = crate::proto::symbols::message_at(&pf.file, &path[..n.saturating_sub(2)])
+        .and_then(|m| m.extension_range.get(path[n - 1] as usize));
+    for d in &opts.declaration {
+        let qualified = |s: &str| s.starts_with('.');
+        if let Some(name) = d.full_name.as_deref().filter(|x| !qualified(x)) {
+            return Err(err(
+                ProtoErrorKind::Invalid,
+                format!(
+                    "\"{name}\" must have a leading dot to indicate the fully-qualified scope."
+                ),
+                pf,
+                path,
+            ));
+        }
+        if let Some(t) = d.r#type.as_deref() {
+            if field_type::from_keyword(t).is_none() && !qualified(t) {
+                return Err(err(
+                    ProtoErrorKind::Invalid,
+                    format!(
+                        "\"{t}\" must have a leading dot to indicate the fully-qualified scope."
+                    ),
+                    pf,
+                    path,
+                ));
+            }
+        }
+        if let (Some(num), Some(r)) = (d.number, range) {
+            if num < r.start.unwrap_or(0) || num >= r.end.unwrap_or(0) {
+                return Err(err(
+                    ProtoErrorKind::Number,
+                    format!("Extension declaration number {num} is not in the extension range."),
+                    pf,
+                    path,
                 ));
             }
         }

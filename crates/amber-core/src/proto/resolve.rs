@@ -55,7 +55,10 @@ impl Ctx<'_> {
         want: &[SymKind],
         what: &str,
     ) -> Result<(String, Sym), ProtoError> {
-        match self.symbols.lookup(name, from, &self.visible, true) {
+        // Field types skip non-type names on the way out (protoc's
+        // LOOKUP_TYPES); extendees and method types take the first match.
+        let types_only = want.contains(&SymKind::Enum);
+        match self.symbols.lookup(name, from, &self.visible, types_only) {
             Ok((full, sym)) => {
                 if want.contains(&sym.kind) {
                     Ok((full, sym.clone()))

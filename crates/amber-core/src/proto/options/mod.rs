@@ -20,7 +20,7 @@ use crate::proto::compile::Pool;
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
 use crate::proto::symbols::{field_at, message_at, SymKind};
-use crate::proto::wire::{self, WireReader};
+use crate::proto::wire::{self, Message, WireReader};
 
 pub(crate) fn oerr(msg: impl Into<String>, pos: Pos) -> ProtoError {
     ProtoError::new(ProtoErrorKind::Option, msg, pos)
@@ -30,6 +30,9 @@ pub(crate) struct Interp<'a> {
     pub(crate) pool: &'a Pool,
     /// The file is an editions file (`features` allowed).
     editions: bool,
+    /// Index of the file whose options are interpreted.
+    file: usize,
+
     visible: HashSet<usize>,
     depth: usize,
     /// Extensions by (extendee full name, number): file and path.
@@ -257,20 +260,6 @@ impl<'a> Interp<'a> {
                 ));
             }
         }
-        if let Some(k) = chain.iter().position(|fi| self.is_source_retained(fi)) {
-            // protoc leaves source-retention options out of descriptor sets;
-            // the messages that held them stay, empty.
-            if k == 0 {
-                return Ok(None);
-            }
-            let mut bytes = Vec::new();
-            for fi in chain[..k].iter().rev() {
-                let mut outer = Vec::new();
-                put_message(fi.f, &bytes, &mut outer);
-                bytes = outer;
-            }
-            return Ok(Some(bytes));
-        }
         let mut bytes = Vec::new();
         match &o.value {
             OptValue::Scalar(s) => {
@@ -279,7 +268,7 @@ impl<'a> Interp<'a> {
                     let n = display_name(&o.name);
                     return Err(oerr(format!("Option \"{n}\" is a message. To set the entire message, use syntax like \"{n} = {{ <proto text format> }}\". To set fields within it, use syntax like \"{n}.foo = value\"."), s.pos));
                 }
-                self.scalar(last, s, false, &mut bytes)?;
+                self.scalar(last, s, false, false, &mut bytes)?;
             }
             OptValue::Aggregate(fields) => {
                 let t = last.f.r#type.unwrap_or(0);
@@ -301,6 +290,31 @@ impl<'a> Interp<'a> {
             let mut outer = Vec::new();
             put_message(fi.f, &bytes, &mut outer);
             bytes = outer;
+        }
+        // protoc leaves source-retention options out of descriptor sets; the
+        // messages that held them stay, empty. (The value was checked above.)
+        if let Some(k) = chain.iter().position(|fi| self.is_source_retained(fi)) {
+            if k == 0 {
+                if o.kind == OptKind::ExtensionRange {
+                    // Check the declarations before dropping them.
+                    let opts = ExtensionRangeOptions::decode(&bytes).map_err(|e| {
+                        oerr(format!("Option value could not be read back: {e}"), pos)
+                    })?;
+                    crate::proto::checks::check_declarations(
+                        &self.pool.files[self.file],
+                        &o.target,
+                        &opts,
+                    )?;
+                }
+                return Ok(None);
+            }
+            let mut kept = Vec::new();
+            for fi in chain[..k].iter().rev() {
+                let mut outer = Vec::new();
+                put_message(fi.f, &kept, &mut outer);
+                kept = outer;
+            }
+            return Ok(Some(kept));
         }
         Ok(Some(bytes))
     }
@@ -383,7 +397,7 @@ impl<'a> Interp<'a> {
             let mut buf = Vec::new();
             for it in items {
                 match it {
-                    TextValue::Scalar(s) => self.scalar(&fi, s, packed, &mut buf)?,
+                    TextValue::Scalar(s) => self.scalar(&fi, s, packed, true, &mut buf)?,
                     TextValue::Message(m) => {
                         let t = fi.f.r#type.unwrap_or(0);
                         if t != field_type::MESSAGE && t != field_type::GROUP {
@@ -568,6 +582,8 @@ pub fn interpret_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
         let mut it = Interp {
             pool,
             editions: pool.files[fi].editions,
+            file: fi,
+
             visible: pool.visible(fi),
             depth: 0,
             exts: all_extensions(pool),

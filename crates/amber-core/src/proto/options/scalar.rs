@@ -16,6 +16,7 @@ impl Interp<'_> {
         fi: &FieldInfo<'_>,
         s: &Scalar,
         packed: bool,
+        text: bool,
         out: &mut Vec<u8>,
     ) -> Result<(), ProtoError> {
         use field_type::*;
@@ -56,12 +57,16 @@ impl Interp<'_> {
                     SINT32 => varint::zigzag(int(i32::MIN as i128, i32::MAX as i128, "sint32")? as i64),
                     SINT64 => varint::zigzag(int(i64::MIN as i128, i64::MAX as i128, "sint64")? as i64),
                     BOOL => match (&s.lit, s.neg) {
-                        (Lit::Ident(b), false) if b == "true" || b == "True" || b == "t" => 1,
-                        (Lit::Ident(b), false) if b == "false" || b == "False" || b == "f" => 0,
-                        (Lit::Int(v @ (0 | 1)), false) => *v,
+                        // Text format also takes True, t, 1 (and the falses);
+                        // an option statement only the identifiers.
+                        (Lit::Ident(b), false) if b == "true" => 1,
+                        (Lit::Ident(b), false) if b == "false" => 0,
+                        (Lit::Ident(b), false) if text && (b == "True" || b == "t") => 1,
+                        (Lit::Ident(b), false) if text && (b == "False" || b == "f") => 0,
+                        (Lit::Int(v @ (0 | 1)), false) if text => *v,
                         _ => return Err(oerr(format!("Value must be \"true\" or \"false\" for boolean option \"{name}\"."), s.pos)),
                     },
-                    _ => self.enum_value(f, s)? as i64 as u64,
+                    _ => self.enum_value(f, s, text)? as i64 as u64,
                 };
                 tag(out, wire::VARINT);
                 varint::write(out, v);
@@ -135,6 +140,7 @@ impl Interp<'_> {
         &self,
         f: &FieldDescriptorProto,
         s: &Scalar,
+        text: bool,
     ) -> Result<i32, ProtoError> {
         let tn = f.type_name.as_deref().unwrap_or("").trim_start_matches('.');
         let e = self
@@ -160,7 +166,8 @@ impl Interp<'_> {
                         s.pos,
                     )
                 }),
-            (Lit::Int(v), neg) => {
+            // Numbers name enum values in text format only.
+            (Lit::Int(v), neg) if text => {
                 let v = if neg { -(*v as i128) } else { *v as i128 };
                 i32::try_from(v).map_err(|_| oerr("Enum value out of range.", s.pos))
             }

@@ -31,10 +31,10 @@ impl Parser {
                     self.pos(),
                 ));
             }
-            if self.is_word("option") && *self.peek_at(1) != Tok::Sym(b'=') {
+            if self.is_word("option") {
                 self.advance();
                 self.option_statement(path, OptKind::Enum, &full)?;
-            } else if self.is_word("reserved") && *self.peek_at(1) != Tok::Sym(b'=') {
+            } else if self.is_word("reserved") {
                 self.advance();
                 if matches!(self.peek().tok, Tok::Str(_) | Tok::Ident(_)) {
                     self.reserved_names(&mut e.reserved_name)?;
