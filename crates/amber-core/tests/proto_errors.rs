@@ -61,6 +61,7 @@ const CASES: &[(&str, ProtoErrorKind, &str)] = &[
     ("group_in_proto3.proto", ProtoErrorKind::Syntax, "group_in_proto3.proto:3:3: Group syntax is no longer supported in this syntax; use a nested message instead."),
     ("group_lower.proto", ProtoErrorKind::Syntax, "group_lower.proto:2:28: Group names must start with a capital letter."),
     ("huge_integer.proto", ProtoErrorKind::Syntax, "huge_integer.proto:3:13: Integer out of range."),
+    ("import_after_option_import.proto", ProtoErrorKind::Syntax, "import_after_option_import.proto:3:8: imports should precede any option imports to ensure proto files can roundtrip."),
     ("import_missing.proto", ProtoErrorKind::ImportNotFound, "import_missing.proto:3:1: Import \"does/not/exist.proto\" was not found."),
     ("import_twice.proto", ProtoErrorKind::Duplicate, "import_twice.proto:3:1: Import \"google/protobuf/any.proto\" was listed twice."),
     ("json_conflict.proto", ProtoErrorKind::Duplicate, "json_conflict.proto:2:38: The JSON name of field \"fooBar\" (\"fooBar\") conflicts with the JSON name of field \"foo_bar\"."),
@@ -100,6 +101,7 @@ const CASES: &[(&str, ProtoErrorKind, &str)] = &[
     ("opt_enum_name.proto", ProtoErrorKind::Option, "opt_enum_name.proto:2:23: Enum type \"google.protobuf.FileOptions.OptimizeMode\" has no value named \"FAST\" for option \"optimize_for\"."),
     ("opt_int_range.proto", ProtoErrorKind::Option, "opt_int_range.proto:4:27: Value out of range for int32 option \"mo\"."),
     ("opt_wrong_extendee.proto", ProtoErrorKind::Option, "opt_wrong_extendee.proto:4:20: Option \"(fo)\" is an extension of \"google.protobuf.FieldOptions\", not of \"google.protobuf.MessageOptions\"."),
+    ("option_import_type.proto", ProtoErrorKind::Undefined, "option_import_type.proto:3:13: \"o.OptType\" seems to be defined in \"dep_opt.proto\", which is not imported by \"option_import_type.proto\". To use it here, please add the necessary import."),
     ("option_set_twice.proto", ProtoErrorKind::Option, "option_set_twice.proto:3:8: Option \"java_package\" was already set."),
     ("option_type.proto", ProtoErrorKind::Option, "option_type.proto:3:38: Value must be \"true\" or \"false\" for boolean option \"deprecated\"."),
     ("packed_string.proto", ProtoErrorKind::Invalid, "packed_string.proto:2:29: [packed = true] can only be specified for repeated primitive fields."),
@@ -145,7 +147,12 @@ fn every_error_file_is_listed() {
     let mut missing = Vec::new();
     for e in std::fs::read_dir(&dir).unwrap() {
         let n = e.unwrap().file_name().into_string().unwrap();
-        let helper = ["middle.proto", "deep.proto", "cycle_b.proto"];
+        let helper = [
+            "middle.proto",
+            "deep.proto",
+            "cycle_b.proto",
+            "dep_opt.proto",
+        ];
         if !helper.contains(&n.as_str()) && !CASES.iter().any(|c| c.0 == n) {
             let e = err_of(&n);
             missing.push(format!(

@@ -71,9 +71,25 @@ impl Pool {
     /// Indexes of the files `fi` may use names from: itself, its imports,
     /// and what those re-export with `import public`, transitively.
     pub fn visible(&self, fi: usize) -> HashSet<usize> {
+        self.visible_from(fi, false)
+    }
+
+    /// What option names of `fi` may use: [`Pool::visible`] plus the
+    /// `import option` files (and what they re-export).
+    pub fn visible_for_options(&self, fi: usize) -> HashSet<usize> {
+        self.visible_from(fi, true)
+    }
+
+    fn visible_from(&self, fi: usize, with_option_imports: bool) -> HashSet<usize> {
         let mut out = HashSet::new();
         out.insert(fi);
-        let mut stack: Vec<usize> = self.deps(fi);
+        let f = &self.files[fi].file;
+        let mut stack: Vec<usize> = f
+            .dependency
+            .iter()
+            .chain(f.option_dependency.iter().filter(|_| with_option_imports))
+            .filter_map(|n| self.by_name.get(n).copied())
+            .collect();
         while let Some(d) = stack.pop() {
             if out.insert(d) {
                 let f = &self.files[d].file;

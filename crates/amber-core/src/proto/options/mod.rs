@@ -584,7 +584,7 @@ pub fn interpret_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
             editions: pool.files[fi].editions,
             file: fi,
 
-            visible: pool.visible(fi),
+            visible: pool.visible_for_options(fi),
             depth: 0,
             exts: all_extensions(pool),
         };

@@ -383,7 +383,13 @@ impl Parser {
             self.advance();
             option_import = true;
         }
-        let (name, _) = self.utf8_string("a string naming the file to import")?;
+        let (name, npos) = self.utf8_string("a string naming the file to import")?;
+        if !option_import && !self.out.file.option_dependency.is_empty() {
+            return Err(syntax(
+                "imports should precede any option imports to ensure proto files can roundtrip.",
+                npos,
+            ));
+        }
         self.end_statement()?;
         if option_import {
             self.out.file.option_dependency.push(name);
