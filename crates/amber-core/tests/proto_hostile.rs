@@ -124,7 +124,7 @@ fn compiler_survives_mutations() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     for p in &files {
         let src = std::fs::read(p).unwrap();
-        for _ in 0..30 {
+        for _ in 0..12 {
             let t = mutate(&mut rng, &src);
             let _ = compile_text(&t);
         }

@@ -11,22 +11,27 @@ use crate::proto::descriptor::*;
 use crate::proto::error::{ProtoError, ProtoErrorKind};
 use crate::proto::symbols::{message_at, pos_of};
 
-fn pp(path: &[i32], more: &[i32]) -> Vec<i32> {
+pub(crate) fn pp(path: &[i32], more: &[i32]) -> Vec<i32> {
     let mut p = path.to_vec();
     p.extend_from_slice(more);
     p
 }
 
-fn err(kind: ProtoErrorKind, msg: impl Into<String>, pf: &ParsedFile, path: &[i32]) -> ProtoError {
+pub(crate) fn err(
+    kind: ProtoErrorKind,
+    msg: impl Into<String>,
+    pf: &ParsedFile,
+    path: &[i32],
+) -> ProtoError {
     ProtoError::new(kind, msg, pos_of(pf, path))
 }
 
 /// Every element of a file, with its path.
 #[derive(Default)]
-struct Parts<'a> {
-    messages: Vec<(Vec<i32>, &'a DescriptorProto)>,
-    enums: Vec<(Vec<i32>, &'a EnumDescriptorProto)>,
-    exts: Vec<(Vec<i32>, &'a FieldDescriptorProto)>,
+pub(crate) struct Parts<'a> {
+    pub(crate) messages: Vec<(Vec<i32>, &'a DescriptorProto)>,
+    pub(crate) enums: Vec<(Vec<i32>, &'a EnumDescriptorProto)>,
+    pub(crate) exts: Vec<(Vec<i32>, &'a FieldDescriptorProto)>,
 }
 
 fn parts(f: &FileDescriptorProto) -> Parts<'_> {
@@ -65,7 +70,8 @@ pub fn check_after_options(pool: &Pool, fi: usize) -> Result<(), ProtoError> {
     let all = parts(&pf.file);
     enum_aliases(pf, &all)?;
     extension_numbers(pool, fi, &all)?;
-    fields(pf, &all)?;
+    crate::proto::rules::fields(pool, pf, &all)?;
+    crate::proto::rules::enum_value_names(pf, &all)?;
     if pf.proto3 || pf.editions {
         json_names(pf, &all)?;
     }
@@ -175,7 +181,7 @@ fn extension_numbers(pool: &Pool, fi: usize, all: &Parts<'_>) -> Result<(), Prot
 }
 
 /// The effective `field_presence` of a field in an editions file.
-fn presence(pf: &ParsedFile, x: &FieldDescriptorProto) -> i32 {
+pub(crate) fn presence(pf: &ParsedFile, x: &FieldDescriptorProto) -> i32 {
     let field = x
         .options
         .as_ref()
@@ -188,48 +194,6 @@ fn presence(pf: &ParsedFile, x: &FieldDescriptorProto) -> i32 {
         .and_then(|o| o.features.as_ref())
         .and_then(|f| f.field_presence);
     field.or(file).unwrap_or(1)
-}
-
-fn fields(pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {
-    let mut fields: Vec<(Vec<i32>, &FieldDescriptorProto)> = all.exts.clone();
-    for (p, m) in &all.messages {
-        for (i, x) in m.field.iter().enumerate() {
-            fields.push((pp(p, &[2, i as i32]), x));
-        }
-    }
-    fields.sort_by(|a, b| a.0.cmp(&b.0));
-    for (p, x) in fields {
-        use field_type::*;
-        if x.options.as_ref().and_then(|o| o.packed) == Some(true)
-            && (x.label != Some(label::REPEATED)
-                || matches!(x.r#type, Some(STRING | BYTES | MESSAGE | GROUP)))
-        {
-            return Err(err(
-                ProtoErrorKind::Invalid,
-                "[packed = true] can only be specified for repeated primitive fields.",
-                pf,
-                &p,
-            ));
-        }
-        if x.extendee.is_some() && x.options.as_ref().and_then(|o| o.unverified_lazy) == Some(true)
-        {
-            return Err(err(
-                ProtoErrorKind::Invalid,
-                "Extensions cannot be marked as unverified_lazy.",
-                pf,
-                &pp(&p, &[6]),
-            ));
-        }
-        if pf.editions && x.default_value.is_some() && presence(pf, x) == 2 {
-            return Err(err(
-                ProtoErrorKind::Invalid,
-                "Implicit presence fields can't specify defaults.",
-                pf,
-                &pp(&p, &[7]),
-            ));
-        }
-    }
-    Ok(())
 }
 
 fn json_names(pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {

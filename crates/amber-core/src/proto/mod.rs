@@ -30,6 +30,7 @@ pub mod naming;
 pub mod options;
 pub mod parser;
 pub mod resolve;
+pub mod rules;
 pub mod symbols;
 pub mod wire;
 pub mod wkt;

@@ -115,3 +115,32 @@ pub(super) fn apply(f: &mut FileDescriptorProto, t: &[i32], kind: OptKind, b: &[
         },
     }
 }
+
+/// In editions, a map field's features also apply to its entry's key and
+/// value fields (protoc copies them there).
+pub(super) fn copy_map_features(m: &mut DescriptorProto) {
+    for n in m.nested_type.iter_mut() {
+        copy_map_features(n);
+    }
+    let copies: Vec<(String, FeatureSet)> = m
+        .field
+        .iter()
+        .filter(|f| f.label == Some(label::REPEATED))
+        .filter_map(|f| {
+            let fs = f.options.as_ref()?.features.clone()?;
+            let short = f.type_name.as_deref()?.rsplit('.').next()?.to_string();
+            Some((short, fs))
+        })
+        .collect();
+    for (short, fs) in copies {
+        let entry = m.nested_type.iter_mut().find(|n| {
+            n.name.as_deref() == Some(short.as_str())
+                && n.options.as_ref().and_then(|o| o.map_entry) == Some(true)
+        });
+        if let Some(entry) = entry {
+            for f in entry.field.iter_mut() {
+                f.options.get_or_insert_with(FieldOptions::default).features = Some(fs.clone());
+            }
+        }
+    }
+}

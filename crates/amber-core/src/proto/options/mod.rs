@@ -79,6 +79,69 @@ impl<'a> Interp<'a> {
         })
     }
 
+    /// A feature must exist in the file's edition and be set to a known
+    /// value.
+    fn check_feature(
+        &self,
+        o: &PendingOption,
+        chain: &[FieldInfo<'_>],
+        msg: &str,
+        pos: Pos,
+    ) -> Result<(), ProtoError> {
+        let Some(leaf) = chain.last() else {
+            return Ok(());
+        };
+        let name = format!("{msg}.{}", leaf.f.name.as_deref().unwrap_or(""));
+        let edition = self.pool.files[self.file].file.edition.unwrap_or(0);
+        let support = leaf
+            .f
+            .options
+            .as_ref()
+            .and_then(|x| x.feature_support.as_ref());
+        if let Some(intro) = support.and_then(|s| s.edition_introduced) {
+            if intro > edition {
+                return Err(oerr(
+                    format!(
+                        "{name} wasn't introduced until edition {} and can't be used in edition {}",
+                        edition_name(intro),
+                        edition_name(edition)
+                    ),
+                    pos,
+                ));
+            }
+        }
+        if let Some(removed) = support.and_then(|s| s.edition_removed) {
+            if removed <= edition {
+                return Err(oerr(
+                    format!(
+                        "{name} has been removed in edition {} and can't be used in edition {}",
+                        edition_name(removed),
+                        edition_name(edition)
+                    ),
+                    pos,
+                ));
+            }
+        }
+        if leaf.f.r#type == Some(field_type::ENUM) {
+            if let OptValue::Scalar(s) = &o.value {
+                if let Ok(0) = self.enum_value(leaf.f, s, false) {
+                    let shown = match &s.lit {
+                        Lit::Ident(i) => i.clone(),
+                        _ => "0".into(),
+                    };
+                    return Err(oerr(
+                        format!(
+                            "Feature field `{}` must resolve to a known value, found {shown}",
+                            leaf.f.name.as_deref().unwrap_or("")
+                        ),
+                        pos,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn extension_by_number(&self, msg: &str, num: i32) -> Option<FieldInfo<'a>> {
         let (file, path) = self
             .exts
@@ -227,6 +290,9 @@ impl<'a> Interp<'a> {
             return Err(oerr("Empty option name.", Pos::default()));
         };
         let pos = o.name.last().map(|p| p.pos).unwrap_or_default();
+        if chain.len() >= 2 && !o.name[0].is_ext && o.name[0].name == "features" {
+            self.check_feature(o, &chain, &msg, pos)?;
+        }
         // A feature may only be set where its `targets` allow.
         if chain.len() >= 2 && !o.name[0].is_ext && o.name[0].name == "features" {
             let targets = &last
@@ -543,6 +609,18 @@ fn is_set(bytes: &[u8], nums: &[u32]) -> bool {
     false
 }
 
+/// `2023` for EDITION_2023 and so on; the number for unknown editions.
+fn edition_name(e: i32) -> String {
+    match e {
+        edition::PROTO2 => "PROTO2".into(),
+        edition::PROTO3 => "PROTO3".into(),
+        edition::E2023 => "2023".into(),
+        edition::E2024 => "2024".into(),
+        1002 => "2026".into(),
+        n => n.to_string(),
+    }
+}
+
 fn is_len_tag(b: &[u8], num: i32) -> bool {
     let mut r = WireReader::new(b);
     matches!(r.tag(), Ok((n, wire::LEN)) if n as i32 == num)
@@ -625,6 +703,11 @@ pub fn interpret_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
             .map_err(|e| oerr(format!("Option value could not be applied: {e}"), pos))?
             .then_some(())
             .ok_or_else(|| oerr("Option target not found.", pos))?;
+    }
+    if pool.files[fi].editions {
+        for m in pool.files[fi].file.message_type.iter_mut() {
+            apply::copy_map_features(m);
+        }
     }
     Ok(())
 }
