@@ -236,8 +236,10 @@ impl Parser {
         self.end_statement()
     }
 
-    pub(super) fn reserved_names(&mut self, names: &mut Vec<String>) -> R<()> {
+    /// Reserved names; `what` names them in errors ("Field name").
+    pub(super) fn reserved_names(&mut self, names: &mut Vec<String>, what: &str) -> R<()> {
         loop {
+            let pos = self.pos();
             if matches!(self.peek().tok, Tok::Str(_)) {
                 if self.out.editions {
                     return Err(syntax(
@@ -252,6 +254,15 @@ impl Parser {
                 }
                 names.push(self.ident("a reserved name")?.0);
             }
+            if let Some((last, before)) = names.split_last() {
+                if before.contains(last) {
+                    return Err(ProtoError::new(
+                        ProtoErrorKind::Duplicate,
+                        format!("{what} \"{last}\" is reserved multiple times."),
+                        pos,
+                    ));
+                }
+            }
             if !self.eat_sym(b',') {
                 return self.end_statement();
             }
@@ -260,7 +271,7 @@ impl Parser {
 
     pub(super) fn reserved_message(&mut self, m: &mut DescriptorProto, _pos: Pos) -> R<()> {
         if matches!(self.peek().tok, Tok::Str(_) | Tok::Ident(_)) {
-            return self.reserved_names(&mut m.reserved_name);
+            return self.reserved_names(&mut m.reserved_name, "Field name");
         }
         loop {
             let (start, end, _) = self.range(i32::MIN as i64)?;
@@ -342,12 +353,11 @@ impl Parser {
         let (extendee, epos) = self.dotted("a message type to extend")?;
         let open = self.pos();
         self.expect_sym(b'{')?;
+        let first = exts.len();
         loop {
-            if self.eat_sym(b'}') {
+            // As in protoc, an extend block declares at least one field.
+            if exts.len() > first && self.eat_sym(b'}') {
                 return Ok(());
-            }
-            if self.eat_sym(b';') {
-                continue;
             }
             if self.peek().tok == Tok::Eof {
                 return Err(syntax(

@@ -37,7 +37,7 @@ impl Parser {
             } else if self.is_word("reserved") {
                 self.advance();
                 if matches!(self.peek().tok, Tok::Str(_) | Tok::Ident(_)) {
-                    self.reserved_names(&mut e.reserved_name)?;
+                    self.reserved_names(&mut e.reserved_name, "Enum value")?;
                     continue;
                 }
                 loop {
