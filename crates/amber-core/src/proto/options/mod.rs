@@ -401,6 +401,11 @@ impl<'a> Interp<'a> {
             ));
         }
         let msg = msg.trim_start_matches('.');
+        let in_map_entry = self
+            .message(msg)
+            .and_then(|(m, _)| m.options.as_ref())
+            .and_then(|o| o.map_entry)
+            == Some(true);
         let mut entries: Vec<(i32, Vec<u8>)> = Vec::new();
         let mut set_once = HashSet::new();
         for tf in fields {
@@ -491,12 +496,16 @@ impl<'a> Interp<'a> {
                     }
                 }
             }
-            if packed {
+            if packed && !buf.is_empty() {
                 let mut p = Vec::new();
                 wire::put_len(&mut p, num as u32, &buf);
                 buf = p;
             }
-            if !stripped {
+            // A field without presence set to its zero value is not written
+            // (as a serializer leaves it out).
+            // (Map entries always hold their key and value.)
+            let skip = !repeated && !in_map_entry && !self.has_presence(&fi) && is_zero_value(&buf);
+            if !stripped && !skip && !buf.is_empty() {
                 entries.push((num, buf));
             }
         }
@@ -537,6 +546,26 @@ impl<'a> Interp<'a> {
     fn field_is_packed_num(&self, msg: &str, num: i32) -> bool {
         self.field_where(msg, |f| f.number == Some(num))
             .is_some_and(|fi| fi.f.label == Some(label::REPEATED) && self.is_packed(&fi))
+    }
+
+    /// Whether a singular field tracks presence (proto3 fields and editions
+    /// IMPLICIT fields do not, unless they are messages or in a oneof).
+    fn has_presence(&self, fi: &FieldInfo<'_>) -> bool {
+        let f = fi.f;
+        if matches!(f.r#type, Some(field_type::MESSAGE | field_type::GROUP))
+            || f.oneof_index.is_some()
+            || f.extendee.is_some()
+        {
+            return true;
+        }
+        let pf = &self.pool.files[fi.file];
+        if pf.proto3 {
+            return false;
+        }
+        if pf.editions {
+            return crate::proto::checks::presence(pf, f) != 2;
+        }
+        true
     }
 
     /// Whether a repeated field is written packed by a serializer.
@@ -618,6 +647,20 @@ fn edition_name(e: i32) -> String {
         edition::E2024 => "2024".into(),
         1002 => "2026".into(),
         n => n.to_string(),
+    }
+}
+
+/// Whether `b`, one encoded field, holds the type's zero value (0, false,
+/// 0.0 with all bits clear, the first enum value 0, or an empty string).
+fn is_zero_value(b: &[u8]) -> bool {
+    let mut r = WireReader::new(b);
+    let Ok((_, wt)) = r.tag() else { return false };
+    let at = r.pos();
+    match wt {
+        wire::VARINT => r.varint().is_ok_and(|v| v == 0) && r.at_end(),
+        wire::FIXED32 | wire::FIXED64 => b[at..].iter().all(|&x| x == 0),
+        wire::LEN => b.get(at) == Some(&0) && b.len() == at + 1,
+        _ => false,
     }
 }
 
