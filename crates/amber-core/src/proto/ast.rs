@@ -7,7 +7,7 @@
 //! element's name; a path with one more number (the descriptor field
 //! number, e.g. 6 for `type_name`) to the position of that part.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::proto::descriptor::FileDescriptorProto;
 use crate::proto::error::Pos;
@@ -93,7 +93,7 @@ pub struct NamePart {
 }
 
 /// Which options message an option statement sets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OptKind {
     /// `FileOptions`.
     File,
@@ -206,4 +206,10 @@ pub struct ParsedFile {
     pub proto3: bool,
     /// `true` for editions files.
     pub editions: bool,
+    /// Paths of messages with `option message_set_wire_format = true;`
+    /// (needed before options are interpreted).
+    pub message_set: HashSet<Vec<i32>>,
+    /// Paths of fields with `[retention = RETENTION_SOURCE]` (needed while
+    /// the file's own options are interpreted).
+    pub source_retained: HashSet<Vec<i32>>,
 }

@@ -244,10 +244,8 @@ fn check_numbers(
 ) -> Result<(), ProtoError> {
     let npos = |i: usize| ctx.pos(&pp(path, &[2, i as i32, 3]));
     let mut used: HashMap<i32, &str> = HashMap::new();
-    // Options are not interpreted yet: look for the statement itself.
-    let message_set = ctx.pf.options.iter().any(|o| {
-        o.target == path && o.name.len() == 1 && o.name[0].name == "message_set_wire_format"
-    });
+    // Options are not interpreted yet: the parser noted the statement.
+    let message_set = ctx.pf.message_set.contains(path);
     for (i, x) in m.field.iter().enumerate() {
         let n = x.number.unwrap_or(0);
         let name = x.name.as_deref().unwrap_or("");

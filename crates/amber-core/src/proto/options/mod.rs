@@ -70,13 +70,7 @@ impl<'a> Interp<'a> {
         if let Some(v) = m.options.as_ref().and_then(|o| o.message_set_wire_format) {
             return v;
         }
-        self.pool.files[file].options.iter().any(|o| {
-            o.kind == OptKind::Message
-                && o.target == path
-                && o.name.len() == 1
-                && o.name[0].name == "message_set_wire_format"
-                && matches!(&o.value, OptValue::Scalar(Scalar { lit: Lit::Ident(v), .. }) if v == "true")
-        })
+        self.pool.files[file].message_set.contains(path)
     }
 
     /// A feature must exist in the file's edition and be set to a known
@@ -181,13 +175,7 @@ impl<'a> Interp<'a> {
         if fi.f.options.as_ref().and_then(|o| o.retention) == Some(2) {
             return true;
         }
-        self.pool.files[fi.file].options.iter().any(|o| {
-            o.kind == OptKind::Field
-                && o.target == fi.path
-                && o.name.len() == 1
-                && o.name[0].name == "retention"
-                && matches!(&o.value, OptValue::Scalar(Scalar { lit: Lit::Ident(v), .. }) if v == "RETENTION_SOURCE")
-        })
+        self.pool.files[fi.file].source_retained.contains(&fi.path)
     }
 
     /// A text-format field name: the field name, or a group's type name.
@@ -714,10 +702,9 @@ pub fn interpret_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
             "{}.dummy",
             pool.files[fi].file.package.as_deref().unwrap_or("")
         );
+        let mut index: HashMap<(&[i32], OptKind), usize> = HashMap::new();
         for o in &pool.files[fi].options {
-            let slot = results
-                .iter()
-                .position(|r| r.0 == o.target && r.1 == o.kind);
+            let slot = index.get(&(o.target.as_slice(), o.kind)).copied();
             let so_far: &[u8] = slot.map_or(&[], |i| &results[i].2);
             let bytes = if o.kind == OptKind::File {
                 let mut o = o.clone();
@@ -730,7 +717,10 @@ pub fn interpret_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
             if let Some(bytes) = bytes {
                 match slot {
                     Some(i) => results[i].2.extend_from_slice(&bytes),
-                    None => results.push((o.target.clone(), o.kind, bytes, pos)),
+                    None => {
+                        index.insert((o.target.as_slice(), o.kind), results.len());
+                        results.push((o.target.clone(), o.kind, bytes, pos));
+                    }
                 }
             }
         }

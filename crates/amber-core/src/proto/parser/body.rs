@@ -157,13 +157,7 @@ impl Parser {
                 });
             }
         }
-        let message_set = self.out.options.iter().any(|o| {
-            o.target == path
-                && o.kind == OptKind::Message
-                && o.name.len() == 1
-                && o.name[0].name == "message_set_wire_format"
-                && matches!(&o.value, OptValue::Scalar(Scalar { lit: Lit::Ident(v), .. }) if v == "true")
-        });
+        let message_set = self.out.message_set.contains(path);
         let max_end = if message_set {
             i32::MAX
         } else {
@@ -229,7 +223,7 @@ impl Parser {
                 for o in &opts {
                     let mut o = o.clone();
                     o.target = path_plus(path, &[5, idx as i32]);
-                    self.out.options.push(o);
+                    self.push_option(o);
                 }
             }
         }

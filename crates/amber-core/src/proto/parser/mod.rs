@@ -406,8 +406,31 @@ impl Parser {
     /// `option name = value;`
     fn option_statement(&mut self, target: &[i32], kind: OptKind, scope: &str) -> R<()> {
         let o = self.option_body(target, kind, scope, 0)?;
-        self.out.options.push(o);
+        self.push_option(o);
         self.end_statement()
+    }
+
+    /// Record an option statement (and the two facts needed before options
+    /// are interpreted).
+    fn push_option(&mut self, o: PendingOption) {
+        let ident = match &o.value {
+            OptValue::Scalar(Scalar {
+                lit: Lit::Ident(v), ..
+            }) => v.as_str(),
+            _ => "",
+        };
+        if o.name.len() == 1 && !o.name[0].is_ext {
+            match (o.kind, o.name[0].name.as_str(), ident) {
+                (OptKind::Message, "message_set_wire_format", "true") => {
+                    self.out.message_set.insert(o.target.clone());
+                }
+                (OptKind::Field, "retention", "RETENTION_SOURCE") => {
+                    self.out.source_retained.insert(o.target.clone());
+                }
+                _ => {}
+            }
+        }
+        self.out.options.push(o);
     }
 
     fn option_name(&mut self) -> R<Vec<NamePart>> {
@@ -585,7 +608,8 @@ impl Parser {
                 if self.is_word("default") && *self.peek_at(1) == Tok::Sym(b'=') {
                     self.advance();
                     self.advance();
-                    if self.out.defaults.iter().any(|d| d.target == target) {
+                    // (A field's pseudo-options are all in this list.)
+                    if self.out.defaults.last().is_some_and(|d| d.target == target) {
                         return Err(syntax("Already set option \"default\".", pos));
                     }
                     let value = self.scalar()?;
@@ -611,11 +635,11 @@ impl Parser {
                     f.json_name = Some(s);
                 } else {
                     let o = self.option_body(target, kind, scope, 0)?;
-                    self.out.options.push(o);
+                    self.push_option(o);
                 }
             } else {
                 let o = self.option_body(target, kind, scope, 0)?;
-                self.out.options.push(o);
+                self.push_option(o);
             }
             if self.eat_sym(b']') {
                 return Ok(());
