@@ -238,3 +238,24 @@ fn decoder_survives_truncation_and_mutation() {
     assert_eq!(e.offset, 1);
     assert!(e.to_string().contains("at byte 1"), "{e}");
 }
+
+#[test]
+fn long_import_chains_do_not_overflow() {
+    // f0 imports f1 imports ... f1999: every file loads, in order.
+    let n = 2000;
+    let mut loader = move |name: &str| -> Option<Vec<u8>> {
+        let i: usize = name
+            .strip_prefix('f')?
+            .strip_suffix(".proto")?
+            .parse()
+            .ok()?;
+        let mut t = format!("syntax = \"proto3\"; package p{i}; message M {{}}\n");
+        if i + 1 < n {
+            t.push_str(&format!("import \"f{}.proto\";\n", i + 1));
+        }
+        Some(t.into_bytes())
+    };
+    let set = compile(&["f0.proto"], &mut loader, true).unwrap();
+    assert_eq!(set.file.len(), n);
+    assert_eq!(set.file[0].name.as_deref(), Some("f1999.proto"));
+}

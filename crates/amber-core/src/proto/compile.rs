@@ -203,7 +203,20 @@ impl Loading<'_> {
             if let Some(top) = self.stack.last_mut() {
                 top.1 = *pos;
             }
-            self.load(dep, Some((name, *pos)))?;
+            // Import chains recurse: on a stack that grows as needed.
+            let depth = self.stack.len();
+            crate::bytes::stack::descend(
+                depth,
+                || self.load(dep, Some((name, *pos))).map(|_| ()),
+                || {
+                    ProtoError::new(
+                        ProtoErrorKind::TooDeep,
+                        "out of stack in the import chain",
+                        *pos,
+                    )
+                    .in_file(name)
+                },
+            )?;
         }
         self.stack.pop();
         let i = self.files.len();
@@ -312,13 +325,25 @@ fn compile_inner(
     Ok(set)
 }
 
+/// Append `i` and the files it imports (transitively, each once) to
+/// `order`, dependencies first, in import order. Iterative: import chains
+/// can be long.
 fn emit(pool: &Pool, i: usize, done: &mut HashSet<usize>, order: &mut Vec<usize>) {
-    if done.contains(&i) {
+    if !done.insert(i) {
         return;
     }
-    done.insert(i);
-    for d in pool.deps(i) {
-        emit(pool, d, done, order);
+    // (file, its dependencies, how many of them are handled)
+    let mut stack: Vec<(usize, Vec<usize>, usize)> = vec![(i, pool.deps(i), 0)];
+    while let Some(top) = stack.last_mut() {
+        if top.2 < top.1.len() {
+            let d = top.1[top.2];
+            top.2 += 1;
+            if done.insert(d) {
+                stack.push((d, pool.deps(d), 0));
+            }
+        } else {
+            order.push(top.0);
+            stack.pop();
+        }
     }
-    order.push(i);
 }
