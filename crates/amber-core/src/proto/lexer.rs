@@ -34,9 +34,15 @@ pub struct Token {
 
 /// Split `src` into tokens (the last one is [`Tok::Eof`]).
 pub fn tokenize(src: &[u8]) -> Result<Vec<Token>, ProtoError> {
+    // A UTF-8 byte order mark at the start is skipped, as protoc does.
+    let bom = if src.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
     let mut lx = Lexer {
         src,
-        i: 0,
+        i: bom,
         line: 1,
         col: 1,
     };
@@ -338,5 +344,9 @@ mod tests {
         assert!(tokenize(b"/* never closed").is_err());
         assert!(tokenize(b"'\\q'").is_err());
         assert!(tokenize(b"\xff").is_err());
+        assert_eq!(
+            tokenize(b"\xEF\xBB\xBFx").unwrap()[0].tok,
+            Tok::Ident("x".into())
+        );
     }
 }
