@@ -207,12 +207,12 @@ fn check_enum(ctx: &Ctx<'_>, e: &EnumDescriptorProto, path: &[i32]) -> Result<()
         let n = v.number.unwrap_or(0);
         let name = v.name.as_deref().unwrap_or("");
         let vpos = ctx.pos(&pp(path, &[2, i as i32]));
-        for r in &e.reserved_range {
+        for (j, r) in e.reserved_range.iter().enumerate() {
             if r.start.unwrap_or(0) <= n && n <= r.end.unwrap_or(0) {
                 return Err(err(
                     ProtoErrorKind::Number,
                     format!("Enum value \"{name}\" uses reserved number {n}."),
-                    vpos,
+                    ctx.pos(&pp(path, &[4, j as i32])),
                 ));
             }
         }
@@ -224,16 +224,16 @@ fn check_enum(ctx: &Ctx<'_>, e: &EnumDescriptorProto, path: &[i32]) -> Result<()
             ));
         }
     }
-    for r in &e.reserved_range {
+    for (j, r) in e.reserved_range.iter().enumerate() {
         if r.end < r.start {
             return Err(err(
                 ProtoErrorKind::Number,
                 "Reserved range end number must be greater than start number.",
-                ctx.pos(path),
+                ctx.pos(&pp(path, &[4, j as i32])),
             ));
         }
     }
-    Ok(())
+    reserved_names_once(ctx, &e.reserved_name, "Enum value", path)
 }
 
 fn check_numbers(
@@ -259,12 +259,12 @@ fn check_numbers(
                 npos(i),
             ));
         }
-        for r in &m.reserved_range {
+        for (j, r) in m.reserved_range.iter().enumerate() {
             if r.start.unwrap_or(0) <= n && n < r.end.unwrap_or(0) {
                 return Err(err(
                     ProtoErrorKind::Number,
                     format!("Field \"{name}\" uses reserved number {n}."),
-                    npos(i),
+                    ctx.pos(&pp(path, &[9, j as i32])),
                 ));
             }
         }
@@ -275,7 +275,7 @@ fn check_numbers(
                 ctx.pos(&pp(path, &[2, i as i32])),
             ));
         }
-        for r in &m.extension_range {
+        for (j, r) in m.extension_range.iter().enumerate() {
             if r.start.unwrap_or(0) <= n && n < r.end.unwrap_or(0) {
                 return Err(err(
                     ProtoErrorKind::Number,
@@ -284,7 +284,7 @@ fn check_numbers(
                         r.start.unwrap_or(0),
                         r.end.unwrap_or(0) - 1
                     ),
-                    npos(i),
+                    ctx.pos(&pp(path, &[5, j as i32])),
                 ));
             }
         }
@@ -294,7 +294,7 @@ fn check_numbers(
     } else {
         MAX_FIELD_NUMBER + 1
     };
-    let mut ranges: Vec<(i32, i32, &str)> = Vec::new();
+    let mut ranges: Vec<(i32, i32, &str, Pos)> = Vec::new();
     for (i, r) in m.extension_range.iter().enumerate() {
         let (s, e) = (r.start.unwrap_or(0), r.end.unwrap_or(0));
         let pos = ctx.pos(&pp(path, &[5, i as i32]));
@@ -319,11 +319,11 @@ fn check_numbers(
                 pos,
             ));
         }
-        ranges.push((s, e, "Extension"));
+        ranges.push((s, e, "Extension", pos));
     }
-    for r in &m.reserved_range {
+    for (j, r) in m.reserved_range.iter().enumerate() {
         let (s, e) = (r.start.unwrap_or(0), r.end.unwrap_or(0));
-        let pos = ctx.pos(path);
+        let pos = ctx.pos(&pp(path, &[9, j as i32]));
         if s <= 0 {
             return Err(err(
                 ProtoErrorKind::Number,
@@ -338,10 +338,10 @@ fn check_numbers(
                 pos,
             ));
         }
-        ranges.push((s, e, "Reserved"));
+        ranges.push((s, e, "Reserved", pos));
     }
-    for (a, &(s1, e1, k1)) in ranges.iter().enumerate() {
-        for &(s2, e2, k2) in &ranges[..a] {
+    for (a, &(s1, e1, k1, _)) in ranges.iter().enumerate() {
+        for &(s2, e2, k2, pos2) in &ranges[..a] {
             if s1 < e2 && s2 < e1 {
                 return Err(err(
                     ProtoErrorKind::Number,
@@ -351,9 +351,29 @@ fn check_numbers(
                         k2.to_ascii_lowercase(),
                         e2 - 1
                     ),
-                    ctx.pos(path),
+                    pos2,
                 ));
             }
+        }
+    }
+    reserved_names_once(ctx, &m.reserved_name, "Field name", path)
+}
+
+/// A name may be reserved once (the error points at the message or enum).
+fn reserved_names_once(
+    ctx: &Ctx<'_>,
+    names: &[String],
+    what: &str,
+    path: &[i32],
+) -> Result<(), ProtoError> {
+    let mut seen = HashSet::new();
+    for n in names {
+        if !seen.insert(n.as_str()) {
+            return Err(err(
+                ProtoErrorKind::Duplicate,
+                format!("{what} \"{n}\" is reserved multiple times."),
+                ctx.pos(path),
+            ));
         }
     }
     Ok(())

@@ -104,6 +104,8 @@ fn field(pool: &Pool, pf: &ParsedFile, at: &At<'_>) -> Result<(), ProtoError> {
     let x = at.f;
     let p = &at.path;
     let fail = |msg: &str| Err(err(ProtoErrorKind::Invalid, msg, pf, p));
+    // Some rules point at the field's type, as protoc does.
+    let fail_at_type = |msg: &str| Err(err(ProtoErrorKind::Invalid, msg, pf, &pp(p, &[6])));
     let opts = x.options.as_ref();
     let t = x.r#type.unwrap_or(0);
     let repeated = x.label == Some(label::REPEATED);
@@ -114,7 +116,9 @@ fn field(pool: &Pool, pf: &ParsedFile, at: &At<'_>) -> Result<(), ProtoError> {
     if opts.and_then(|o| o.packed) == Some(true)
         && (!repeated || matches!(t, STRING | BYTES | MESSAGE | GROUP))
     {
-        return fail("[packed = true] can only be specified for repeated primitive fields.");
+        return fail_at_type(
+            "[packed = true] can only be specified for repeated primitive fields.",
+        );
     }
     if is_ext && opts.and_then(|o| o.unverified_lazy) == Some(true) {
         return Err(err(
@@ -129,7 +133,7 @@ fn field(pool: &Pool, pf: &ParsedFile, at: &At<'_>) -> Result<(), ProtoError> {
         (opts.and_then(|o| o.unverified_lazy), "unverified_lazy"),
     ] {
         if set == Some(true) && t != MESSAGE {
-            return fail(&format!(
+            return fail_at_type(&format!(
                 "[{name} = true] can only be specified for submessage fields."
             ));
         }
@@ -137,12 +141,12 @@ fn field(pool: &Pool, pf: &ParsedFile, at: &At<'_>) -> Result<(), ProtoError> {
     if opts.and_then(|o| o.jstype).is_some_and(|j| j != 0)
         && !matches!(t, INT64 | UINT64 | SINT64 | FIXED64 | SFIXED64)
     {
-        return fail(
+        return fail_at_type(
             "jstype is only allowed on int64, uint64, sint64, fixed64 or sfixed64 fields.",
         );
     }
     if is_ext && x.label == Some(label::REQUIRED) {
-        return fail(&format!(
+        return fail_at_type(&format!(
             "The extension {} cannot be required.",
             x.name.as_deref().unwrap_or("")
         ));
@@ -156,7 +160,7 @@ fn field(pool: &Pool, pf: &ParsedFile, at: &At<'_>) -> Result<(), ProtoError> {
             .get(e.trim_start_matches('.'))
             .and_then(|s| message_at(&pool.files[s.file].file, &s.path));
         if target.is_some_and(message_set) && (x.label != Some(label::OPTIONAL) || t != MESSAGE) {
-            return fail("Extensions of MessageSets must be optional messages.");
+            return fail_at_type("Extensions of MessageSets must be optional messages.");
         }
     }
     if pf.proto3 && !is_ext && t == ENUM {
@@ -176,7 +180,7 @@ fn field(pool: &Pool, pf: &ParsedFile, at: &At<'_>) -> Result<(), ProtoError> {
             ProtoErrorKind::Invalid,
             "Implicit presence fields can't specify defaults.",
             pf,
-            &pp(p, &[7]),
+            p,
         ));
     }
     if pf.editions && !is_map_entry(at.parent) {

@@ -55,7 +55,6 @@ impl Parser {
                     self.pos(),
                 ));
             }
-            let pos = self.pos();
             if self.is_word("message")
                 || ((self.is_word("export") || self.is_word("local"))
                     && matches!(self.peek_at(1), Tok::Ident(s) if s == "message" || s == "enum"))
@@ -90,7 +89,7 @@ impl Parser {
                 self.extensions(m, path, full)?;
             } else if self.is_word("reserved") {
                 self.advance();
-                self.reserved_message(m, pos)?;
+                self.reserved_message(m, path)?;
             } else if self.is_word("extend") {
                 self.advance();
                 let r = {
@@ -230,10 +229,9 @@ impl Parser {
         self.end_statement()
     }
 
-    /// Reserved names; `what` names them in errors ("Field name").
-    pub(super) fn reserved_names(&mut self, names: &mut Vec<String>, what: &str) -> R<()> {
+    /// Reserved names.
+    pub(super) fn reserved_names(&mut self, names: &mut Vec<String>) -> R<()> {
         loop {
-            let pos = self.pos();
             if matches!(self.peek().tok, Tok::Str(_)) {
                 if self.out.editions {
                     return Err(syntax(
@@ -248,27 +246,20 @@ impl Parser {
                 }
                 names.push(self.ident("a reserved name")?.0);
             }
-            if let Some((last, before)) = names.split_last() {
-                if before.contains(last) {
-                    return Err(ProtoError::new(
-                        ProtoErrorKind::Duplicate,
-                        format!("{what} \"{last}\" is reserved multiple times."),
-                        pos,
-                    ));
-                }
-            }
             if !self.eat_sym(b',') {
                 return self.end_statement();
             }
         }
     }
 
-    pub(super) fn reserved_message(&mut self, m: &mut DescriptorProto, _pos: Pos) -> R<()> {
+    pub(super) fn reserved_message(&mut self, m: &mut DescriptorProto, path: &[i32]) -> R<()> {
         if matches!(self.peek().tok, Tok::Str(_) | Tok::Ident(_)) {
-            return self.reserved_names(&mut m.reserved_name, "Field name");
+            return self.reserved_names(&mut m.reserved_name);
         }
         loop {
-            let (start, end, _) = self.range(i32::MIN as i64)?;
+            let (start, end, rpos) = self.range(i32::MIN as i64)?;
+            let idx = m.reserved_range.len() as i32;
+            self.out.locs.insert(path_plus(path, &[9, idx]), rpos);
             m.reserved_range.push(ReservedRange {
                 start: Some(start as i32),
                 end: Some(end.map_or(-1, |e| (e as i32).saturating_add(1))),
@@ -414,7 +405,8 @@ impl Parser {
         let ed = self.out.editions;
         match label.as_deref() {
             Some("required") if self.out.proto3 => {
-                return Err(ProtoError::new(ProtoErrorKind::Invalid, "Required fields are not allowed in proto3.", lpos))
+                // At the type, as protoc reports it.
+                return Err(ProtoError::new(ProtoErrorKind::Invalid, "Required fields are not allowed in proto3.", self.pos()))
             }
             Some(l @ ("required" | "optional")) if ed => {
                 return Err(ProtoError::new(

@@ -37,11 +37,13 @@ impl Parser {
             } else if self.is_word("reserved") {
                 self.advance();
                 if matches!(self.peek().tok, Tok::Str(_) | Tok::Ident(_)) {
-                    self.reserved_names(&mut e.reserved_name, "Enum value")?;
+                    self.reserved_names(&mut e.reserved_name)?;
                     continue;
                 }
                 loop {
-                    let (start, end, _) = self.range(i32::MIN as i64)?;
+                    let (start, end, rpos) = self.range(i32::MIN as i64)?;
+                    let idx = e.reserved_range.len() as i32;
+                    self.out.locs.insert(path_plus(path, &[4, idx]), rpos);
                     e.reserved_range.push(EnumReservedRange {
                         start: Some(start as i32),
                         end: Some(end.map_or(i32::MAX, |v| v as i32)),
