@@ -3,10 +3,9 @@
 //! position, ours is the same for all but a dozen files (there ours points at
 //! a neighbouring token: the start of an unterminated string or comment, the
 //! `map` keyword, the option statement rather than the file); the messages
-//! are ours, mostly
-//! protoc's words. One file protoc accepts and amber refuses on purpose:
-//! `badutf8_json.proto` (a `json_name` that is not UTF-8, which protoc
-//! copies as raw bytes into a `string` field).
+//! are ours, mostly protoc's words. One file protoc accepts and amber refuses
+//! on purpose: `badutf8_json.proto` (a `json_name` that is not UTF-8, which
+//! protoc copies as raw bytes into a `string` field).
 
 use std::path::PathBuf;
 

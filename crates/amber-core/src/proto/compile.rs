@@ -284,11 +284,19 @@ fn compile_inner(
         by_name: HashMap::new(),
         stack: Vec::new(),
     };
-    // Options are read through descriptor.proto's own types.
-    ld.load(DESCRIPTOR_PROTO, None)?;
     let mut root_idx = Vec::new();
     for r in roots {
         root_idx.push(ld.load(r, None)?);
+    }
+    // Options are read through descriptor.proto's own types: when no file
+    // imports it, the bundled one joins the pool (not asking the loader, as
+    // protoc uses its built-in copy).
+    if !ld.by_name.contains_key(DESCRIPTOR_PROTO) {
+        let text = wkt::source(DESCRIPTOR_PROTO).unwrap_or_default();
+        let pf = parse(DESCRIPTOR_PROTO, text.as_bytes())?;
+        ld.by_name
+            .insert(DESCRIPTOR_PROTO.to_string(), ld.files.len());
+        ld.files.push(pf);
     }
     let mut pool = Pool {
         files: ld.files,
@@ -304,7 +312,13 @@ fn compile_inner(
     for (i, name) in names.iter().enumerate() {
         resolve::resolve_file(&mut pool, i).map_err(|e| e.in_file(name))?;
     }
-    for (i, name) in names.iter().enumerate() {
+    // descriptor.proto's own options first: the others are read through it.
+    let d = pool.by_name[DESCRIPTOR_PROTO];
+    let order: Vec<usize> = std::iter::once(d)
+        .chain((0..names.len()).filter(|&i| i != d))
+        .collect();
+    for i in order {
+        let name = &names[i];
         options::interpret_file(&mut pool, i).map_err(|e| e.in_file(name))?;
         checks::check_after_options(&pool, i).map_err(|e| e.in_file(name))?;
     }
