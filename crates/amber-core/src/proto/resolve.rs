@@ -12,7 +12,7 @@ use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
 use crate::proto::names::{c_escape, format_double, format_float, json_name};
 use crate::proto::parser::MAX_FIELD_NUMBER;
-use crate::proto::symbols::{pos_of, Sym, SymKind, Symbols};
+use crate::proto::symbols::{enum_at, message_at, pos_of, Sym, SymKind, Symbols};
 
 fn err(kind: ProtoErrorKind, msg: impl Into<String>, pos: Pos) -> ProtoError {
     ProtoError::new(kind, msg, pos)
@@ -34,6 +34,10 @@ fn pp(path: &[i32], more: &[i32]) -> Vec<i32> {
 
 struct Ctx<'a> {
     pf: &'a ParsedFile,
+    /// Index of this file in the pool, and all the pool's files (this one's
+    /// descriptor is taken out while it is resolved).
+    this: usize,
+    files: &'a [ParsedFile],
     symbols: &'a Symbols,
     visible: HashSet<usize>,
     names: Vec<String>,
@@ -44,6 +48,54 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn pos(&self, path: &[i32]) -> Pos {
         pos_of(self.pf, path)
+    }
+
+    /// Edition 2024 symbol visibility: why a message or enum of another
+    /// file may not be used here (`local`, or local by the file's
+    /// `default_symbol_visibility`: EXPORT_TOP_LEVEL by default, which
+    /// keeps nested types local; LOCAL_ALL and STRICT keep all local).
+    fn not_exported(&self, sym: &Sym) -> Option<String> {
+        if sym.file == self.this || !matches!(sym.kind, SymKind::Message | SymKind::Enum) {
+            return None;
+        }
+        let other = self.files.get(sym.file)?;
+        if other.file.edition.unwrap_or(0) < crate::proto::descriptor::edition::E2024 {
+            return None;
+        }
+        let explicit = if sym.kind == SymKind::Message {
+            message_at(&other.file, &sym.path)?.visibility
+        } else {
+            enum_at(&other.file, &sym.path)?.visibility
+        };
+        match explicit {
+            Some(2) => return None,
+            Some(1) => return Some("It is explicitly marked 'local'".into()),
+            _ => {}
+        }
+        let default = other
+            .options
+            .iter()
+            .filter(|o| {
+                o.target.is_empty()
+                    && o.name.len() == 2
+                    && o.name[0].name == "features"
+                    && o.name[1].name == "default_symbol_visibility"
+            })
+            .find_map(|o| match &o.value {
+                crate::proto::ast::OptValue::Scalar(Scalar {
+                    lit: Lit::Ident(v), ..
+                }) => Some(v.clone()),
+                _ => None,
+            })
+            .unwrap_or_else(|| "EXPORT_TOP_LEVEL".into());
+        let local = match default.as_str() {
+            "EXPORT_ALL" => false,
+            "EXPORT_TOP_LEVEL" => sym.path.len() > 2,
+            _ => true,
+        };
+        local.then(|| {
+            format!("It defaulted to local from file-level 'option features.default_symbol_visibility = '{default}';")
+        })
     }
 
     /// Resolve `name` from `from`; `want` says which kinds are acceptable.
@@ -61,11 +113,31 @@ impl Ctx<'_> {
         match self.symbols.lookup(name, from, &self.visible, types_only) {
             Ok((full, sym)) => {
                 if want.contains(&sym.kind) {
+                    if let Some(why) = self.not_exported(sym) {
+                        let file = self.names.get(sym.file).cloned().unwrap_or_default();
+                        let role = if what == "an extendee" {
+                            "target of extend"
+                        } else {
+                            ""
+                        };
+                        return Err(err(
+                            ProtoErrorKind::Undefined,
+                            format!("Symbol \"{full}\", defined in \"{file}\" {role} is not visible from \"{}\". {why} and cannot be accessed outside its own file", self.this_file),
+                            pos,
+                        ));
+                    }
                     Ok((full, sym.clone()))
                 } else {
                     Err(err(
                         ProtoErrorKind::Undefined,
-                        format!("\"{name}\" is not {what}."),
+                        format!(
+                            "\"{name}\" is not {}.",
+                            if what == "an extendee" {
+                                "a message type"
+                            } else {
+                                what
+                            }
+                        ),
                         pos,
                     ))
                 }
@@ -101,6 +173,8 @@ pub fn resolve_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
         let pf = &pool.files[fi];
         let ctx = Ctx {
             pf,
+            this: fi,
+            files: &pool.files,
             symbols: &pool.symbols,
             visible,
             names: pool.names(),
@@ -417,7 +491,7 @@ fn field(
     }
     if let Some(e) = x.extendee.clone() {
         let pos = ctx.pos(&pp(path, &[2]));
-        let (efull, _) = ctx.resolve(&e, &full, pos, &[SymKind::Message], "a message type")?;
+        let (efull, _) = ctx.resolve(&e, &full, pos, &[SymKind::Message], "an extendee")?;
         if ctx.pf.proto3 && !efull.starts_with("google.protobuf.") {
             return Err(err(
                 ProtoErrorKind::Invalid,
