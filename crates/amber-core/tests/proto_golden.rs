@@ -228,3 +228,20 @@ fn write_list_outputs() {
         }
     }
 }
+
+#[test]
+fn source_code_info_is_kept_as_unknown_bytes() {
+    let (bytes, set) = golden("source_info_proto2_all");
+    let file = set.file.last().unwrap();
+    assert!(
+        !file.unknown.is_empty(),
+        "SourceCodeInfo (field 9) lands in unknown"
+    );
+    assert_eq!(set.encode(), bytes);
+    // Without it the set equals what amber compiles.
+    let mut stripped = set.clone();
+    for f in &mut stripped.file {
+        f.unknown.clear();
+    }
+    assert_eq!(stripped, ours("", "proto2_all.proto"));
+}

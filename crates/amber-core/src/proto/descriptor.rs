@@ -4,7 +4,9 @@
 //! Field names and numbers follow descriptor.proto. Every struct keeps the
 //! fields it does not know as raw encoded bytes in `unknown`: custom options
 //! land there, as they do in protoc's own output. `SourceCodeInfo` is not
-//! modelled (it is kept as unknown bytes when a decoded set has it).
+//! modelled: a decoded set keeps it as unknown bytes, written back after the
+//! known fields (so after `syntax` and `edition`, where protoc puts it before
+//! them; the decoded value is the same).
 
 use crate::proto::wire::message;
 

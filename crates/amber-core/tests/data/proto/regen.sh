@@ -27,3 +27,6 @@ for p in cases/*.proto; do
   case "$(basename "$p")" in dep_*) continue ;; esac
   "$PY" -m grpc_tools.protoc -Icases --include_imports --descriptor_set_out="golden/case_$(basename "$p" .proto).pb" "$(basename "$p")"
 done
+# With --include_source_info: SourceCodeInfo is not modelled, the decoder
+# must keep it as unknown bytes and re-encode the set unchanged.
+"$PY" -m grpc_tools.protoc -I. --include_imports --include_source_info --descriptor_set_out=golden/source_info_proto2_all.pb proto2_all.proto
