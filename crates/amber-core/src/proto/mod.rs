@@ -10,7 +10,7 @@
 //!   number and range checks;
 //! - [`options`]: option statements (standard, custom, aggregate) into the
 //!   `*Options` structs;
-//! - [`compile`]: loading through a [`Loader`], import checks, the output
+//! - [`mod@compile`]: loading through a [`Loader`], import checks, the output
 //!   set; [`wkt`]: the bundled well-known-type files;
 //! - [`descriptor`], [`wire`]: descriptor.proto's messages and their wire
 //!   form;
