@@ -204,7 +204,10 @@ fn json_names(pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {
         .and_then(|o| o.features.as_ref())
         .and_then(|f| f.json_format);
     for (p, m) in &all.messages {
-        if m.options.as_ref().and_then(|o| o.map_entry) == Some(true) {
+        let o = m.options.as_ref();
+        if o.and_then(|o| o.map_entry) == Some(true)
+            || o.and_then(|o| o.deprecated_legacy_json_field_conflicts) == Some(true)
+        {
             continue;
         }
         let fmt = m
