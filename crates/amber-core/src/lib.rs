@@ -7,13 +7,16 @@
 //! - [`archive`]: the archive container: zip writer and reader, compression,
 //!   hashes, `.npy` headers;
 //! - [`pg`]: PostgreSQL's binary formats: the COPY BINARY stream (writer and
-//!   incremental parser) and the send format of the common types.
+//!   incremental parser) and the send format of the common types;
+//! - [`proto`]: the `.proto` compiler (parser, resolver, options) and the
+//!   wire form of descriptor sets.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod archive;
 pub mod bytes;
 pub mod codec;
 pub mod pg;
+pub mod proto;
 
 pub use bytes::path::PathSeg;
 pub use codec::build::Build;

@@ -1,0 +1,352 @@
+//! The `.proto` tokenizer: identifiers, integers, floats, strings (with
+//! every escape, adjacent literals joined by the parser), symbols; `//` and
+//! `/* */` comments skipped. Works on bytes: text that is not UTF-8 is an
+//! error only inside identifiers or where a string must be UTF-8.
+
+use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
+
+/// What a token is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tok {
+    /// An identifier or keyword.
+    Ident(String),
+    /// An integer literal (decimal, `0x` hex or `0` octal); `None` when it
+    /// does not fit in 64 bits.
+    Int(Option<u64>),
+    /// A floating-point literal.
+    Float(f64),
+    /// A string literal, unescaped (raw bytes).
+    Str(Vec<u8>),
+    /// One punctuation character.
+    Sym(u8),
+    /// End of input.
+    Eof,
+}
+
+/// A token and where it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token {
+    /// The token.
+    pub tok: Tok,
+    /// Its first character.
+    pub pos: Pos,
+}
+
+/// Split `src` into tokens (the last one is [`Tok::Eof`]).
+pub fn tokenize(src: &[u8]) -> Result<Vec<Token>, ProtoError> {
+    // A UTF-8 byte order mark at the start is skipped, as protoc does.
+    let bom = if src.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let mut lx = Lexer {
+        src,
+        i: bom,
+        line: 1,
+        col: 1,
+    };
+    let mut out = Vec::new();
+    loop {
+        let t = lx.next()?;
+        let end = t.tok == Tok::Eof;
+        out.push(t);
+        if end {
+            return Ok(out);
+        }
+    }
+}
+
+struct Lexer<'a> {
+    src: &'a [u8],
+    i: usize,
+    line: u32,
+    col: u32,
+}
+
+fn err(msg: impl Into<String>, pos: Pos) -> ProtoError {
+    ProtoError::new(ProtoErrorKind::Syntax, msg, pos)
+}
+
+impl Lexer<'_> {
+    fn pos(&self) -> Pos {
+        Pos {
+            line: self.line,
+            col: self.col,
+        }
+    }
+
+    fn peek(&self, k: usize) -> u8 {
+        self.src.get(self.i + k).copied().unwrap_or(0)
+    }
+
+    fn bump(&mut self) -> u8 {
+        let c = self.peek(0);
+        self.i += 1;
+        match c {
+            b'\n' => {
+                self.line = self.line.saturating_add(1);
+                self.col = 1;
+            }
+            b'\t' => self.col = ((self.col - 1) / 8 + 1) * 8 + 1,
+            // UTF-8 continuation bytes do not start a new column.
+            0x80..=0xBF => {}
+            _ => self.col = self.col.saturating_add(1),
+        }
+        c
+    }
+
+    fn at_end(&self) -> bool {
+        self.i >= self.src.len()
+    }
+
+    fn skip_space(&mut self) -> Result<(), ProtoError> {
+        loop {
+            match self.peek(0) {
+                b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C if !self.at_end() => {
+                    self.bump();
+                }
+                b'/' if self.peek(1) == b'/' => {
+                    while !self.at_end() && self.peek(0) != b'\n' {
+                        self.bump();
+                    }
+                }
+                b'/' if self.peek(1) == b'*' => {
+                    let start = self.pos();
+                    self.bump();
+                    self.bump();
+                    loop {
+                        if self.at_end() {
+                            return Err(err("End-of-file inside block comment.", start));
+                        }
+                        if self.peek(0) == b'*' && self.peek(1) == b'/' {
+                            self.bump();
+                            self.bump();
+                            break;
+                        }
+                        self.bump();
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn next(&mut self) -> Result<Token, ProtoError> {
+        self.skip_space()?;
+        let pos = self.pos();
+        if self.at_end() {
+            return Ok(Token { tok: Tok::Eof, pos });
+        }
+        let c = self.peek(0);
+        let tok = if c.is_ascii_alphabetic() || c == b'_' {
+            let s = self.i;
+            while self.peek(0).is_ascii_alphanumeric() || self.peek(0) == b'_' {
+                self.bump();
+            }
+            Tok::Ident(String::from_utf8_lossy(&self.src[s..self.i]).into_owned())
+        } else if c.is_ascii_digit() || (c == b'.' && self.peek(1).is_ascii_digit()) {
+            self.number(pos)?
+        } else if c == b'"' || c == b'\'' {
+            self.string(pos)?
+        } else if c.is_ascii_graphic() {
+            self.bump();
+            Tok::Sym(c)
+        } else {
+            return Err(err(
+                format!("Invalid control characters or non-ASCII byte 0x{c:02x} in the text."),
+                pos,
+            ));
+        };
+        Ok(Token { tok, pos })
+    }
+
+    fn number(&mut self, pos: Pos) -> Result<Tok, ProtoError> {
+        let s = self.i;
+        if self.peek(0) == b'0' && matches!(self.peek(1), b'x' | b'X') {
+            self.bump();
+            self.bump();
+            let ds = self.i;
+            while self.peek(0).is_ascii_hexdigit() {
+                self.bump();
+            }
+            if ds == self.i {
+                return Err(err("\"0x\" must be followed by hex digits.", pos));
+            }
+            self.no_trailing_letter(pos)?;
+            let digits = std::str::from_utf8(&self.src[ds..self.i]).unwrap_or("");
+            return Ok(Tok::Int(u64::from_str_radix(digits, 16).ok()));
+        }
+        let mut is_float = false;
+        while self.peek(0).is_ascii_digit() {
+            self.bump();
+        }
+        if self.peek(0) == b'.' {
+            is_float = true;
+            self.bump();
+            while self.peek(0).is_ascii_digit() {
+                self.bump();
+            }
+        }
+        if matches!(self.peek(0), b'e' | b'E') {
+            is_float = true;
+            self.bump();
+            if matches!(self.peek(0), b'+' | b'-') {
+                self.bump();
+            }
+            if !self.peek(0).is_ascii_digit() {
+                return Err(err("\"e\" must be followed by exponent.", pos));
+            }
+            while self.peek(0).is_ascii_digit() {
+                self.bump();
+            }
+        }
+        self.no_trailing_letter(pos)?;
+        let text = std::str::from_utf8(&self.src[s..self.i]).unwrap_or("0");
+        if is_float {
+            let v: f64 = text
+                .parse()
+                .map_err(|_| err(format!("Invalid float literal \"{text}\"."), pos))?;
+            return Ok(Tok::Float(v));
+        }
+        if text.len() > 1 && text.starts_with('0') {
+            if text.bytes().any(|b| b > b'7') {
+                return Err(err(
+                    "Numbers starting with leading zero must be in octal.",
+                    pos,
+                ));
+            }
+            return Ok(Tok::Int(u64::from_str_radix(&text[1..], 8).ok()));
+        }
+        Ok(Tok::Int(text.parse().ok()))
+    }
+
+    fn no_trailing_letter(&self, pos: Pos) -> Result<(), ProtoError> {
+        let c = self.peek(0);
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'.' {
+            return Err(err("Need space between number and identifier.", pos));
+        }
+        Ok(())
+    }
+
+    fn string(&mut self, pos: Pos) -> Result<Tok, ProtoError> {
+        let quote = self.bump();
+        let mut out = Vec::new();
+        loop {
+            if self.at_end() {
+                return Err(err("Unexpected end of string.", pos));
+            }
+            let c = self.peek(0);
+            if c == b'\n' {
+                return Err(err("String literals cannot cross line boundaries.", pos));
+            }
+            self.bump();
+            if c == quote {
+                return Ok(Tok::Str(out));
+            }
+            if c != b'\\' {
+                out.push(c);
+                continue;
+            }
+            let epos = self.pos();
+            let e = self.bump();
+            match e {
+                b'a' => out.push(7),
+                b'b' => out.push(8),
+                b'f' => out.push(12),
+                b'n' => out.push(b'\n'),
+                b'r' => out.push(b'\r'),
+                b't' => out.push(b'\t'),
+                b'v' => out.push(11),
+                b'\\' | b'\'' | b'"' | b'?' => out.push(e),
+                b'0'..=b'7' => {
+                    let mut v = (e - b'0') as u32;
+                    for _ in 0..2 {
+                        if matches!(self.peek(0), b'0'..=b'7') {
+                            v = v * 8 + (self.bump() - b'0') as u32;
+                        }
+                    }
+                    out.push(v as u8);
+                }
+                b'x' | b'X' => {
+                    let mut v = 0u32;
+                    let mut n = 0;
+                    while n < 2 && self.peek(0).is_ascii_hexdigit() {
+                        v = v * 16 + hex_val(self.bump());
+                        n += 1;
+                    }
+                    if n == 0 {
+                        return Err(err("Expected hex digits for escape sequence.", epos));
+                    }
+                    out.push(v as u8);
+                }
+                b'u' | b'U' => {
+                    let want = if e == b'u' { 4 } else { 8 };
+                    let mut v = 0u32;
+                    for _ in 0..want {
+                        if !self.peek(0).is_ascii_hexdigit() {
+                            return Err(err("Expected hex digits for escape sequence.", epos));
+                        }
+                        v = v.saturating_mul(16).saturating_add(hex_val(self.bump()));
+                    }
+                    let ch = char::from_u32(v)
+                        .ok_or_else(|| err(format!("Invalid Unicode code point \\{}.", v), epos))?;
+                    let mut b = [0u8; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
+                }
+                0 if self.i > self.src.len() => {
+                    return Err(err("Unexpected end of string.", pos));
+                }
+                _ => return Err(err("Invalid escape sequence in string literal.", epos)),
+            }
+        }
+    }
+}
+
+fn hex_val(c: u8) -> u32 {
+    (c as char).to_digit(16).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<Tok> {
+        tokenize(s.as_bytes())
+            .unwrap()
+            .into_iter()
+            .map(|t| t.tok)
+            .collect()
+    }
+
+    #[test]
+    fn numbers_strings_comments() {
+        assert_eq!(
+            toks("a 0x1F 017 1.5 1e3 // x\n /* y */ 'a\\n\\101\\x41\\u00e9' ;"),
+            vec![
+                Tok::Ident("a".into()),
+                Tok::Int(Some(31)),
+                Tok::Int(Some(15)),
+                Tok::Float(1.5),
+                Tok::Float(1000.0),
+                Tok::Str(b"a\nAA\xc3\xa9".to_vec()),
+                Tok::Sym(b';'),
+                Tok::Eof
+            ]
+        );
+        assert_eq!(toks("99999999999999999999")[0], Tok::Int(None));
+    }
+
+    #[test]
+    fn errors_have_positions() {
+        let e = tokenize(b"x\n  \"abc").unwrap_err();
+        assert_eq!((e.line, e.col), (2, 3));
+        assert!(tokenize(b"/* never closed").is_err());
+        assert!(tokenize(b"'\\q'").is_err());
+        assert!(tokenize(b"\xff").is_err());
+        assert_eq!(
+            tokenize(b"\xEF\xBB\xBFx").unwrap()[0].tok,
+            Tok::Ident("x".into())
+        );
+    }
+}

@@ -1,0 +1,168 @@
+//! Enums (values, options, reserved) and services (rpc methods).
+
+use super::*;
+
+impl Parser {
+    // ---- enums ----
+
+    pub(super) fn enum_def(&mut self, path: &[i32], scope: &str) -> R<EnumDescriptorProto> {
+        let (name, pos) = self.ident("an enum name")?;
+        self.out.locs.insert(path.to_vec(), pos);
+        let full = join(scope, &name);
+        let mut e = EnumDescriptorProto {
+            name: Some(name),
+            ..Default::default()
+        };
+        let open = self.pos();
+        self.expect_sym(b'{')?;
+        loop {
+            if self.eat_sym(b'}') {
+                return Ok(e);
+            }
+            if self.eat_sym(b';') {
+                continue;
+            }
+            if self.peek().tok == Tok::Eof {
+                return Err(syntax(
+                    format!(
+                        "Reached end of input in enum definition (missing '}}' opened at {}:{}).",
+                        open.line, open.col
+                    ),
+                    self.pos(),
+                ));
+            }
+            if self.is_word("option") {
+                self.advance();
+                self.option_statement(path, OptKind::Enum, &full)?;
+            } else if self.is_word("reserved") {
+                self.advance();
+                if matches!(self.peek().tok, Tok::Str(_) | Tok::Ident(_)) {
+                    self.reserved_names(&mut e.reserved_name)?;
+                    continue;
+                }
+                loop {
+                    let (start, end, rpos) = self.range(i32::MIN as i64)?;
+                    let idx = e.reserved_range.len() as i32;
+                    self.out.locs.insert(path_plus(path, &[4, idx]), rpos);
+                    e.reserved_range.push(EnumReservedRange {
+                        start: Some(start as i32),
+                        end: Some(end.map_or(i32::MAX, |v| v as i32)),
+                        unknown: Vec::new(),
+                    });
+                    if !self.eat_sym(b',') {
+                        break;
+                    }
+                }
+                self.end_statement()?;
+            } else {
+                let (vname, vpos) = self.ident("an enum value name")?;
+                let idx = e.value.len() as i32;
+                let vpath = path_plus(path, &[2, idx]);
+                self.out.locs.insert(vpath.clone(), vpos);
+                self.expect_sym(b'=')?;
+                let (num, npos) =
+                    self.int("an enum value number", i32::MIN as i64, i32::MAX as i64)?;
+                self.out.locs.insert(path_plus(&vpath, &[2]), npos);
+                // Enum values are siblings of their enum, C++-style.
+                self.bracket_options(&vpath, OptKind::EnumValue, &join(scope, &vname), None)?;
+                self.end_statement()?;
+                e.value.push(EnumValueDescriptorProto {
+                    name: Some(vname),
+                    number: Some(num as i32),
+                    ..Default::default()
+                });
+            }
+        }
+    }
+
+    // ---- services ----
+
+    pub(super) fn service(&mut self) -> R<()> {
+        let (name, pos) = self.ident("a service name")?;
+        let sidx = self.out.file.service.len() as i32;
+        let path = vec![6, sidx];
+        self.out.locs.insert(path.clone(), pos);
+        let full = join(&self.package, &name);
+        let mut s = ServiceDescriptorProto {
+            name: Some(name),
+            ..Default::default()
+        };
+        let open = self.pos();
+        self.expect_sym(b'{')?;
+        loop {
+            if self.eat_sym(b'}') {
+                break;
+            }
+            if self.eat_sym(b';') {
+                continue;
+            }
+            if self.peek().tok == Tok::Eof {
+                return Err(syntax(
+                    format!(
+                    "Reached end of input in service definition (missing '}}' opened at {}:{}).", open.line, open.col
+                    ),
+                    self.pos(),
+                ));
+            }
+            if self.eat_word("option") {
+                self.option_statement(&path, OptKind::Service, &full)?;
+                continue;
+            }
+            self.expect_word("rpc")?;
+            let (mname, mpos) = self.ident("a method name")?;
+            let midx = s.method.len() as i32;
+            let mpath = path_plus(&path, &[2, midx]);
+            self.out.locs.insert(mpath.clone(), mpos);
+            let mut m = MethodDescriptorProto {
+                name: Some(mname.clone()),
+                ..Default::default()
+            };
+            for (num, which) in [(2, "input"), (3, "output")] {
+                if which == "output" {
+                    self.expect_word("returns")?;
+                }
+                self.expect_sym(b'(')?;
+                // As in protoc, `stream` here is always the keyword.
+                let stream = self.is_word("stream");
+                if stream {
+                    self.advance();
+                }
+                let (t, tpos) = self.dotted("a message type")?;
+                self.out.locs.insert(path_plus(&mpath, &[num]), tpos);
+                self.expect_sym(b')')?;
+                if which == "input" {
+                    m.input_type = Some(t);
+                    if stream {
+                        m.client_streaming = Some(true);
+                    }
+                } else {
+                    m.output_type = Some(t);
+                    if stream {
+                        m.server_streaming = Some(true);
+                    }
+                }
+            }
+            let mfull = join(&full, &mname);
+            if self.eat_sym(b'{') {
+                // protoc creates the options message for any method body.
+                m.options = Some(MethodOptions::default());
+                loop {
+                    if self.eat_sym(b'}') {
+                        break;
+                    }
+                    if self.eat_sym(b';') {
+                        continue;
+                    }
+                    self.expect_word("option")?;
+                    self.option_statement(&mpath, OptKind::Method, &mfull)?;
+                }
+                self.eat_sym(b';');
+            } else {
+                self.end_statement()?;
+            }
+            s.method.push(m);
+        }
+        self.out.file.service.push(s);
+        Ok(())
+    }
+}

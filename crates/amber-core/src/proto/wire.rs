@@ -1,0 +1,525 @@
+//! Protobuf wire format, by hand: tags, varints, length-delimited fields, and
+//! the [`Message`] and [`FieldValue`] traits the descriptor structs implement.
+//!
+//! The reader treats its input as hostile: every read is bounds-checked
+//! against the end of the enclosing message, a length is checked against
+//! the bytes actually left before anything is sliced or allocated, nesting
+//! (sub-messages and groups) is bounded by [`MAX_DEPTH`], and every error
+//! carries the absolute byte offset where it was found.
+
+use crate::bytes::varint;
+use crate::proto::error::WireError;
+
+/// Deepest nesting of messages (and groups) the decoder follows; protobuf's
+/// own parsers default to 100.
+pub const MAX_DEPTH: usize = 100;
+
+/// Wire type 0: varint.
+pub const VARINT: u8 = 0;
+/// Wire type 1: eight little-endian bytes.
+pub const FIXED64: u8 = 1;
+/// Wire type 2: a varint length, then that many bytes.
+pub const LEN: u8 = 2;
+/// Wire type 3: start of a group.
+pub const SGROUP: u8 = 3;
+/// Wire type 4: end of a group.
+pub const EGROUP: u8 = 4;
+/// Wire type 5: four little-endian bytes.
+pub const FIXED32: u8 = 5;
+
+/// Append a field's tag.
+#[inline]
+pub fn put_tag(out: &mut Vec<u8>, num: u32, wire_type: u8) {
+    varint::write(out, ((num as u64) << 3) | wire_type as u64);
+}
+
+/// Append a length-delimited field: tag, length, bytes.
+pub fn put_len(out: &mut Vec<u8>, num: u32, bytes: &[u8]) {
+    put_tag(out, num, LEN);
+    varint::write(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+/// Append a varint field.
+pub fn put_varint(out: &mut Vec<u8>, num: u32, v: u64) {
+    put_tag(out, num, VARINT);
+    varint::write(out, v);
+}
+
+/// A bounds-checked cursor over one message of the input: `pos` and `end`
+/// are absolute offsets in the whole buffer, so errors name the byte.
+pub struct WireReader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    end: usize,
+}
+
+impl<'a> WireReader<'a> {
+    /// A reader over all of `data`.
+    pub fn new(data: &'a [u8]) -> Self {
+        WireReader {
+            data,
+            pos: 0,
+            end: data.len(),
+        }
+    }
+
+    /// Absolute offset of the next byte.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// True when the current message has no bytes left.
+    pub fn at_end(&self) -> bool {
+        self.pos >= self.end
+    }
+
+    /// Read a varint (lenient, as protobuf parsers read them).
+    pub fn varint(&mut self) -> Result<u64, WireError> {
+        let at = self.pos;
+        match varint::read_lenient(&self.data[self.pos..self.end]) {
+            Ok((v, n)) => {
+                self.pos += n;
+                Ok(v)
+            }
+            Err(varint::VarintError::Truncated) => Err(WireError::new(at, "truncated varint")),
+            Err(varint::VarintError::Invalid) => {
+                Err(WireError::new(at, "varint longer than 10 bytes"))
+            }
+        }
+    }
+
+    /// Read `n` raw bytes.
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
+        let left = self.end - self.pos;
+        if n > left {
+            return Err(WireError::new(
+                self.pos,
+                format!("truncated field: needs {n} bytes, {left} left"),
+            ));
+        }
+        let s = &self.data[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// Read a length prefix and check it against the bytes left; returns
+    /// the absolute start and end of the payload and moves past it.
+    pub fn len_prefixed(&mut self) -> Result<(usize, usize), WireError> {
+        let at = self.pos;
+        let n = self.varint()?;
+        let left = (self.end - self.pos) as u64;
+        if n > left {
+            return Err(WireError::new(
+                at,
+                format!("length {n} is larger than the {left} bytes left"),
+            ));
+        }
+        let start = self.pos;
+        self.pos += n as usize;
+        Ok((start, self.pos))
+    }
+
+    /// A reader over `start..end` of the same buffer (a sub-message).
+    pub fn sub(&self, start: usize, end: usize) -> WireReader<'a> {
+        WireReader {
+            data: self.data,
+            pos: start,
+            end,
+        }
+    }
+
+    /// The bytes between two absolute offsets (both already checked).
+    pub fn slice(&self, start: usize, end: usize) -> &'a [u8] {
+        &self.data[start..end]
+    }
+
+    /// Read a tag: the field number and wire type.
+    pub fn tag(&mut self) -> Result<(u32, u8), WireError> {
+        let at = self.pos;
+        let t = self.varint()?;
+        let num = t >> 3;
+        let wt = (t & 7) as u8;
+        if num == 0 || num > 536_870_911 {
+            return Err(WireError::new(at, format!("invalid field number {num}")));
+        }
+        if wt > 5 {
+            return Err(WireError::new(at, format!("invalid wire type {wt}")));
+        }
+        Ok((num as u32, wt))
+    }
+
+    /// Move past the value of a field whose tag was just read.
+    pub fn skip(&mut self, num: u32, wt: u8, depth: usize) -> Result<(), WireError> {
+        match wt {
+            VARINT => self.varint().map(|_| ()),
+            FIXED64 => self.take(8).map(|_| ()),
+            FIXED32 => self.take(4).map(|_| ()),
+            LEN => self.len_prefixed().map(|_| ()),
+            SGROUP => {
+                if depth >= MAX_DEPTH {
+                    return Err(WireError::new(self.pos, "groups nested too deeply"));
+                }
+                loop {
+                    if self.at_end() {
+                        return Err(WireError::new(self.pos, "group without its end tag"));
+                    }
+                    let at = self.pos;
+                    let (n, w) = self.tag()?;
+                    if w == EGROUP {
+                        if n != num {
+                            return Err(WireError::new(at, "mismatched group end tag"));
+                        }
+                        return Ok(());
+                    }
+                    self.skip(n, w, depth + 1)?;
+                }
+            }
+            _ => Err(WireError::new(self.pos, "unexpected end-group tag")),
+        }
+    }
+}
+
+/// A protobuf message with a hand-written encoder and decoder.
+pub trait Message: Default {
+    /// Append the message's fields (known fields in number order, then the
+    /// unknown fields as they were read).
+    fn encode_to(&self, out: &mut Vec<u8>);
+
+    /// Merge one field whose tag was just read; `Ok(false)` when the field
+    /// is not one this type knows (the caller keeps its bytes as unknown).
+    fn merge_field(
+        &mut self,
+        num: u32,
+        wt: u8,
+        r: &mut WireReader<'_>,
+        depth: usize,
+    ) -> Result<bool, WireError>;
+
+    /// The unknown fields' encoded bytes.
+    fn unknown_mut(&mut self) -> &mut Vec<u8>;
+
+    /// The message's encoding.
+    fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.encode_to(&mut out);
+        out
+    }
+
+    /// Decode a message from all of `data`.
+    fn decode(data: &[u8]) -> Result<Self, WireError> {
+        let mut m = Self::default();
+        let mut r = WireReader::new(data);
+        merge_from(&mut m, &mut r, 0)?;
+        Ok(m)
+    }
+}
+
+/// Merge every field of `r` (up to its end) into `m`.
+pub fn merge_from<M: Message>(
+    m: &mut M,
+    r: &mut WireReader<'_>,
+    depth: usize,
+) -> Result<(), WireError> {
+    if depth > MAX_DEPTH {
+        return Err(WireError::new(r.pos(), "messages nested too deeply"));
+    }
+    while !r.at_end() {
+        let start = r.pos();
+        let (num, wt) = r.tag()?;
+        if wt == EGROUP {
+            return Err(WireError::new(start, "unexpected end-group tag"));
+        }
+        if !m.merge_field(num, wt, r, depth)? {
+            r.skip(num, wt, depth)?;
+            let bytes = r.slice(start, r.pos());
+            m.unknown_mut().extend_from_slice(bytes);
+        }
+    }
+    Ok(())
+}
+
+/// A field type of the descriptor structs: how it is written and read.
+pub trait FieldValue {
+    /// Append the field (nothing when unset or empty).
+    fn put(&self, num: u32, out: &mut Vec<u8>);
+    /// Merge one occurrence of the field from `r`.
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, depth: usize) -> Result<(), WireError>;
+}
+
+fn wrong_type(r: &WireReader<'_>, wt: u8) -> WireError {
+    WireError::new(r.pos(), format!("unexpected wire type {wt} for this field"))
+}
+
+fn read_varint_field(wt: u8, r: &mut WireReader<'_>) -> Result<u64, WireError> {
+    if wt != VARINT {
+        return Err(wrong_type(r, wt));
+    }
+    r.varint()
+}
+
+impl FieldValue for Option<i32> {
+    fn put(&self, num: u32, out: &mut Vec<u8>) {
+        if let Some(v) = *self {
+            put_varint(out, num, v as i64 as u64);
+        }
+    }
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, _: usize) -> Result<(), WireError> {
+        *self = Some(read_varint_field(wt, r)? as i32);
+        Ok(())
+    }
+}
+
+impl FieldValue for Option<i64> {
+    fn put(&self, num: u32, out: &mut Vec<u8>) {
+        if let Some(v) = *self {
+            put_varint(out, num, v as u64);
+        }
+    }
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, _: usize) -> Result<(), WireError> {
+        *self = Some(read_varint_field(wt, r)? as i64);
+        Ok(())
+    }
+}
+
+impl FieldValue for Option<u64> {
+    fn put(&self, num: u32, out: &mut Vec<u8>) {
+        if let Some(v) = *self {
+            put_varint(out, num, v);
+        }
+    }
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, _: usize) -> Result<(), WireError> {
+        *self = Some(read_varint_field(wt, r)?);
+        Ok(())
+    }
+}
+
+impl FieldValue for Option<bool> {
+    fn put(&self, num: u32, out: &mut Vec<u8>) {
+        if let Some(v) = *self {
+            put_varint(out, num, v as u64);
+        }
+    }
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, _: usize) -> Result<(), WireError> {
+        *self = Some(read_varint_field(wt, r)? != 0);
+        Ok(())
+    }
+}
+
+impl FieldValue for Option<f64> {
+    fn put(&self, num: u32, out: &mut Vec<u8>) {
+        if let Some(v) = *self {
+            put_tag(out, num, FIXED64);
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, _: usize) -> Result<(), WireError> {
+        if wt != FIXED64 {
+            return Err(wrong_type(r, wt));
+        }
+        let b = r.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        *self = Some(f64::from_le_bytes(a));
+        Ok(())
+    }
+}
+
+fn read_bytes<'a>(wt: u8, r: &mut WireReader<'a>) -> Result<&'a [u8], WireError> {
+    if wt != LEN {
+        return Err(wrong_type(r, wt));
+    }
+    let (s, e) = r.len_prefixed()?;
+    Ok(r.slice(s, e))
+}
+
+fn read_string(wt: u8, r: &mut WireReader<'_>) -> Result<String, WireError> {
+    let at = r.pos();
+    let b = read_bytes(wt, r)?;
+    String::from_utf8(b.to_vec()).map_err(|_| WireError::new(at, "string field is not UTF-8"))
+}
+
+impl FieldValue for Option<String> {
+    fn put(&self, num: u32, out: &mut Vec<u8>) {
+        if let Some(v) = self {
+            put_len(out, num, v.as_bytes());
+        }
+    }
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, _: usize) -> Result<(), WireError> {
+        *self = Some(read_string(wt, r)?);
+        Ok(())
+    }
+}
+
+impl FieldValue for Option<Vec<u8>> {
+    fn put(&self, num: u32, out: &mut Vec<u8>) {
+        if let Some(v) = self {
+            put_len(out, num, v);
+        }
+    }
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, _: usize) -> Result<(), WireError> {
+        *self = Some(read_bytes(wt, r)?.to_vec());
+        Ok(())
+    }
+}
+
+impl FieldValue for Vec<String> {
+    fn put(&self, num: u32, out: &mut Vec<u8>) {
+        for v in self {
+            put_len(out, num, v.as_bytes());
+        }
+    }
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, _: usize) -> Result<(), WireError> {
+        self.push(read_string(wt, r)?);
+        Ok(())
+    }
+}
+
+impl FieldValue for Vec<i32> {
+    fn put(&self, num: u32, out: &mut Vec<u8>) {
+        for &v in self {
+            put_varint(out, num, v as i64 as u64);
+        }
+    }
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, _: usize) -> Result<(), WireError> {
+        if wt == LEN {
+            // Packed form: accepted on input, as protobuf parsers do.
+            let (s, e) = r.len_prefixed()?;
+            let mut sub = r.sub(s, e);
+            while !sub.at_end() {
+                self.push(sub.varint()? as i32);
+            }
+            return Ok(());
+        }
+        self.push(read_varint_field(wt, r)? as i32);
+        Ok(())
+    }
+}
+
+fn merge_sub<M: Message>(
+    m: &mut M,
+    wt: u8,
+    r: &mut WireReader<'_>,
+    depth: usize,
+) -> Result<(), WireError> {
+    if wt != LEN {
+        return Err(wrong_type(r, wt));
+    }
+    let (s, e) = r.len_prefixed()?;
+    let mut sub = r.sub(s, e);
+    merge_from(m, &mut sub, depth + 1)
+}
+
+impl<M: Message> FieldValue for Option<M> {
+    fn put(&self, num: u32, out: &mut Vec<u8>) {
+        if let Some(m) = self {
+            put_len(out, num, &m.encode());
+        }
+    }
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, depth: usize) -> Result<(), WireError> {
+        merge_sub(self.get_or_insert_with(M::default), wt, r, depth)
+    }
+}
+
+impl<M: Message> FieldValue for Vec<M> {
+    fn put(&self, num: u32, out: &mut Vec<u8>) {
+        for m in self {
+            put_len(out, num, &m.encode());
+        }
+    }
+    fn merge(&mut self, wt: u8, r: &mut WireReader<'_>, depth: usize) -> Result<(), WireError> {
+        let mut m = M::default();
+        merge_sub(&mut m, wt, r, depth)?;
+        self.push(m);
+        Ok(())
+    }
+}
+
+/// Define a message struct with its fields, numbers, encoder and decoder.
+macro_rules! message {
+    (
+        $(#[$m:meta])*
+        $name:ident {
+            $( $(#[$fm:meta])* $num:literal $field:ident : $ty:ty, )*
+        }
+    ) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct $name {
+            $( $(#[$fm])* pub $field: $ty, )*
+            /// Fields this type does not know (custom options among them), as
+            /// their encoded bytes, in the order read.
+            pub unknown: Vec<u8>,
+        }
+
+        impl $crate::proto::wire::Message for $name {
+            fn encode_to(&self, out: &mut Vec<u8>) {
+                use $crate::proto::wire::FieldValue;
+                $( self.$field.put($num, out); )*
+                out.extend_from_slice(&self.unknown);
+            }
+
+            fn merge_field(
+                &mut self,
+                num: u32,
+                wt: u8,
+                r: &mut $crate::proto::wire::WireReader<'_>,
+                depth: usize,
+            ) -> Result<bool, $crate::proto::error::WireError> {
+                use $crate::proto::wire::FieldValue;
+                match num {
+                    $( $num => self.$field.merge(wt, r, depth).map(|_| true), )*
+                    _ => Ok(false),
+                }
+            }
+
+            fn unknown_mut(&mut self) -> &mut Vec<u8> {
+                &mut self.unknown
+            }
+        }
+    };
+}
+
+pub(crate) use message;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    message! {
+        /// A test message.
+        T {
+            1 a: Option<i32>,
+            2 s: Option<String>,
+            3 kids: Vec<T>,
+        }
+    }
+
+    #[test]
+    fn round_trip_and_unknown() {
+        let t = T {
+            a: Some(-5),
+            s: Some("hé".into()),
+            kids: vec![T::default()],
+            unknown: vec![0x28, 0x07],
+        };
+        let b = t.encode();
+        assert_eq!(T::decode(&b).unwrap(), t);
+    }
+
+    #[test]
+    fn hostile_lengths_and_depth() {
+        // Field 2, length 1000, two bytes present.
+        let e = T::decode(&[0x12, 0xE8, 0x07, b'a', b'b']).unwrap_err();
+        assert_eq!(e.offset, 1);
+        let mut deep = Vec::new();
+        for _ in 0..200 {
+            let mut o = Vec::new();
+            put_len(&mut o, 3, &deep);
+            deep = o;
+        }
+        assert!(T::decode(&deep).is_err());
+        assert!(T::decode(&[0x0B]).is_err());
+        assert!(T::decode(&[0x08]).is_err());
+    }
+}

@@ -1,0 +1,4 @@
+
+$
+badutf8_comment.proto"
+Mbproto3

@@ -1,0 +1,4 @@
+
+
+	bom.proto"
+Mbproto3

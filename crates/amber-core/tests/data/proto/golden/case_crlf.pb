@@ -1,0 +1,6 @@
+
+'
+
+crlf.proto"
+M
+a (Rabproto3

@@ -1,0 +1,5 @@
+
+*
+e_ctype_int.proto"
+M
+a (BRa

@@ -1,0 +1,5 @@
+
+%
+e_weak.proto"
+M
+a (BPRa

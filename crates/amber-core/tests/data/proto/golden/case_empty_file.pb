@@ -1,0 +1,3 @@
+
+
+empty_file.protobproto3

@@ -1,0 +1,6 @@
+
+_
+legacy_json_conflicts.proto"8
+M
+foo_bar (RfooBar
+fooBar (RfooBar:Xbproto3

@@ -1,0 +1,4 @@
+
+-
+naming_ok_caps.proto"
+FooBARbeditionspé

@@ -1,0 +1,4 @@
+
+!
+semi_newline.proto"
+Mbproto3
