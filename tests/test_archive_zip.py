@@ -11,6 +11,7 @@ import subprocess
 import sys
 import warnings
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,40 @@ def test_zstd_levels_default_by_kind_of_data(tmp_path: Path) -> None:
     np.save(out, arr)  # amber's .npy entries are byte for byte NumPy's
     npy = out.getvalue()
     frame = amber.dumps(rec, deterministic=True)
-    assert sizes["arr.npy"] == len(_native.archive_compress(npy, "zstd", _native.ZSTD_BINARY_LEVEL))
-    assert sizes["arr3.npy"] == len(_native.archive_compress(npy, "zstd", 3))
+    assert sizes["arr.npy"] == len(_streamed(npy, "zstd", _native.ZSTD_BINARY_LEVEL))
+    assert sizes["arr3.npy"] == len(_streamed(npy, "zstd", 3))
     assert sizes["rec.amber"] == len(_native.archive_compress(frame, "zstd", None))
+
+
+def _streamed(data: bytes, method: str, level: int | None) -> bytes:
+    """`data` compressed as arrays and tables are written: streamed, in one piece."""
+    c = _native.StreamCompressor(method, level, len(data))  # type: ignore[arg-type]
+    head = c.write(data)
+    tail, crc, _ = c.finish()
+    assert crc == zlib.crc32(data)
+    return head + tail
+
+
+@pytest.mark.parametrize("method", ["zstd", "deflate"])
+def test_streamed_compression_is_the_same_whatever_the_pieces(method: str) -> None:
+    """Arrays and tables are compressed as their pieces are written: the output depends only on
+    the content (archives stay byte-identical), it decompresses to the content, and a stream
+    that does not give its declared size is refused."""
+    rng = np.random.default_rng(3)
+    data = rng.integers(0, 1000, 1_200_000).tobytes() + rng.standard_normal(100_000).tobytes()
+    whole = _streamed(data, method, None)
+    for split in (4096, 77_777, 1 << 20):
+        c = _native.StreamCompressor(method, None, len(data))  # type: ignore[arg-type]
+        parts = [c.write(data[i : i + split]) for i in range(0, len(data), split)]
+        tail, crc, digest = c.finish()
+        assert b"".join(parts) + tail == whole
+        assert (crc, digest) == _native.archive_digest(data)
+    size, crc = len(data), zlib.crc32(data)
+    assert _native.archive_decompress(whole, method, size, crc, "x") == data
+    short = _native.StreamCompressor(method, None, 10)  # type: ignore[arg-type]
+    with pytest.raises(amber.AmberError, match="declared size"):
+        short.write(b"x" * 11)
+    unfinished = _native.StreamCompressor(method, None, 10)  # type: ignore[arg-type]
+    unfinished.write(b"x" * 9)
+    with pytest.raises(amber.AmberError, match="not its declared"):
+        unfinished.finish()

@@ -134,6 +134,34 @@ class _Tee:
         pass
 
 
+class _Compressing:
+    """A file-like object that compresses each piece and writes what comes out."""
+
+    closed = False
+
+    def __init__(self, file: IO[bytes], compressor: _native.StreamCompressor) -> None:
+        self.file = file
+        self.compressor = compressor
+        self.size = 0
+
+    def write(self, piece: Any) -> int:
+        out = self.compressor.write(piece)
+        if out:
+            write_all(self.file, out)
+        n = memoryview(piece).nbytes
+        self.size += n
+        return n
+
+    def writable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.size
+
+    def flush(self) -> None:
+        pass
+
+
 @dataclass
 class Written:
     """An entry written: where its stored bytes lie, and what the directory and the manifest
@@ -161,7 +189,7 @@ class ZipSink:
         if isinstance(data, Stream):
             if method == "stored":
                 return self._add_streamed(name, data)
-            data = data.materialize()
+            return self._add_compressed_stream(name, data, method, level)
         view = memoryview(data).cast("B")
         crc, digest = _native.archive_digest(view)
         stored = view if method == "stored" else _native.archive_compress(view, method, level)
@@ -191,6 +219,28 @@ class ZipSink:
         self.writer.set_crc(name, crc)
         offset = start + len(header)
         return Written(name, offset, content.size, content.size, "stored", crc, digest)
+
+    def _add_compressed_stream(
+        self, name: str, content: Stream, method: Method, level: int | None
+    ) -> Written:
+        """An entry compressed as its pieces arrive, each piece's output written at once: the
+        header (sizes and CRC-32 zero), the compressed bytes, then the final header over the
+        first. The content is never held whole."""
+        f = self.file
+        header = self.writer.begin_streamed(name, method, content.size)
+        start = f.tell()
+        write_all(f, header)
+        out = _Compressing(f, _native.StreamCompressor(method, level, content.size))
+        content.write(out)
+        tail, crc, digest = out.compressor.finish()
+        write_all(f, tail)
+        end = f.tell()
+        stored = end - start - len(header)
+        final = self.writer.end_streamed(name, crc, stored)
+        f.seek(start)
+        write_all(f, final)
+        f.seek(end)
+        return Written(name, start + len(header), stored, content.size, method, crc, digest)
 
     def copy(self, entry: ZipEntry, data: memoryview) -> None:
         """An entry of another zip, as it is stored there (compressed or not, not checked)."""

@@ -67,6 +67,140 @@ pub fn compress(method: Method, level: Option<i32>, data: &[u8]) -> Res<Vec<u8>>
     }
 }
 
+/// Compresses an entry that arrives in pieces (an Arrow file or an array
+/// as it is written out), hashing the pieces as they go by: no copy of the
+/// whole entry is made, and the caller writes each piece's compressed bytes
+/// as they come. The output depends only on the content, method and level,
+/// not on how the content is cut into pieces: the encoder is fed blocks of
+/// [`FEED`] bytes (deflate's output, unlike zstd's, depends on how its input
+/// arrives). It can differ from [`compress`]'s, which sees the whole input
+/// at once.
+pub struct StreamCompressor {
+    enc: Encoder,
+    digest: Digest,
+    size: u64,
+    /// Content not yet fed to the encoder: less than one block.
+    pending: Vec<u8>,
+}
+
+/// The block size a [`StreamCompressor`]'s encoder is fed in.
+pub const FEED: usize = 1 << 20;
+
+enum Encoder {
+    Zstd(zstd::stream::write::Encoder<'static, Vec<u8>>),
+    Deflate(flate2::write::DeflateEncoder<Vec<u8>>),
+}
+
+impl StreamCompressor {
+    /// A compressor for `size` bytes of content (the zstd frame records the
+    /// size, as [`compress`]'s does). `Stored` is not compression.
+    pub fn new(method: Method, level: Option<i32>, size: u64) -> Res<Self> {
+        let enc = match method {
+            Method::Stored => {
+                return Err(ArchiveError::new(
+                    ArchiveErrorKind::Malformed,
+                    "stored entries are not compressed",
+                ))
+            }
+            Method::Deflate => {
+                let level = level.map_or(DEFAULT_DEFLATE_LEVEL, |l| l.clamp(0, 9) as u32);
+                Encoder::Deflate(flate2::write::DeflateEncoder::new(
+                    Vec::new(),
+                    flate2::Compression::new(level),
+                ))
+            }
+            Method::Zstd => {
+                let level = level.unwrap_or(DEFAULT_ZSTD_LEVEL);
+                let mut e =
+                    zstd::stream::write::Encoder::new(Vec::new(), level).map_err(io_fail)?;
+                e.include_contentsize(true).map_err(io_fail)?;
+                e.include_checksum(false).map_err(io_fail)?;
+                e.set_pledged_src_size(Some(size)).map_err(io_fail)?;
+                if size >= MULTITHREAD_MIN as u64 {
+                    e.multithread(ZSTD_WORKERS).map_err(io_fail)?;
+                }
+                Encoder::Zstd(e)
+            }
+        };
+        Ok(StreamCompressor {
+            enc,
+            digest: Digest::new(),
+            size,
+            pending: Vec::new(),
+        })
+    }
+
+    fn feed(&mut self, block: &[u8]) -> Res<()> {
+        match &mut self.enc {
+            Encoder::Zstd(e) => e.write_all(block),
+            Encoder::Deflate(e) => e.write_all(block),
+        }
+        .map_err(io_fail)
+    }
+
+    /// Take `piece`; the compressed bytes ready so far (often none).
+    pub fn write(&mut self, piece: &[u8]) -> Res<Vec<u8>> {
+        if self.digest.len() + piece.len() as u64 > self.size {
+            return Err(ArchiveError::new(
+                ArchiveErrorKind::Malformed,
+                format!("content passes its declared size of {} bytes", self.size),
+            ));
+        }
+        self.digest.update(piece);
+        // Whole blocks, from the piece itself where it holds them (zstd's
+        // workers compress what they take while this thread goes on).
+        let mut rest = piece;
+        if !self.pending.is_empty() {
+            let take = (FEED - self.pending.len()).min(rest.len());
+            self.pending.extend_from_slice(&rest[..take]);
+            rest = &rest[take..];
+            if self.pending.len() == FEED {
+                let block = std::mem::take(&mut self.pending);
+                self.feed(&block)?;
+            }
+        }
+        while rest.len() >= FEED {
+            self.feed(&rest[..FEED])?;
+            rest = &rest[FEED..];
+        }
+        self.pending.extend_from_slice(rest);
+        Ok(std::mem::take(match &mut self.enc {
+            Encoder::Zstd(e) => e.get_mut(),
+            Encoder::Deflate(e) => e.get_mut(),
+        }))
+    }
+
+    /// The last compressed bytes, and the content's CRC-32 and BLAKE3 hex.
+    pub fn finish(mut self) -> Res<(Vec<u8>, u32, String)> {
+        if self.digest.len() != self.size {
+            return Err(ArchiveError::new(
+                ArchiveErrorKind::Malformed,
+                format!(
+                    "content is {} bytes, not its declared {}",
+                    self.digest.len(),
+                    self.size
+                ),
+            ));
+        }
+        let last = std::mem::take(&mut self.pending);
+        self.feed(&last)?;
+        let tail = match self.enc {
+            Encoder::Zstd(e) => e.finish(),
+            Encoder::Deflate(e) => e.finish(),
+        }
+        .map_err(io_fail)?;
+        let (crc, blake) = self.digest.finish();
+        Ok((tail, crc, blake))
+    }
+}
+
+fn io_fail(e: std::io::Error) -> ArchiveError {
+    ArchiveError::new(
+        ArchiveErrorKind::Malformed,
+        format!("compression failed: {e}"),
+    )
+}
+
 /// Exactly `size` bytes from an entry's stored `data`, checked against
 /// `crc32`. Output beyond `size` is refused as it appears, so a stream that
 /// lies about its size never allocates more than `size` (plus one read).

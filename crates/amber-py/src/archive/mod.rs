@@ -137,6 +137,45 @@ impl PyDigest {
     }
 }
 
+/// Compresses an entry as it streams, hashing it on the way (see
+/// `amber_core::archive::data::StreamCompressor`).
+#[pyclass(module = "amber._native", name = "StreamCompressor")]
+pub struct PyStreamCompressor(Option<data::StreamCompressor>);
+
+#[pymethods]
+impl PyStreamCompressor {
+    #[new]
+    #[pyo3(signature = (method, level, size))]
+    fn new(py: Python<'_>, method: &str, level: Option<i32>, size: u64) -> PyResult<Self> {
+        let method = Method::from_name(method).map_err(fail(py))?;
+        let c = data::StreamCompressor::new(method, level, size).map_err(fail(py))?;
+        Ok(PyStreamCompressor(Some(c)))
+    }
+    /// Take `piece`; the compressed bytes ready so far. Python code cannot
+    /// change a piece while it is compressed and hashed: the GIL is let go
+    /// only for pieces that cannot change (`bytes`, read-only views of
+    /// them).
+    fn write<'py>(
+        &mut self,
+        py: Python<'py>,
+        piece: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let c = self.0.as_mut().ok_or_else(|| finished(py))?;
+        let out = with_bytes(py, piece, |b| c.write(b))?.map_err(fail(py))?;
+        Ok(PyBytes::new(py, &out))
+    }
+    /// `(last compressed bytes, crc32, blake3 hex)`.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyBytes>, u32, String)> {
+        let c = self.0.take().ok_or_else(|| finished(py))?;
+        let (tail, crc, blake) = py.detach(|| c.finish()).map_err(fail(py))?;
+        Ok((PyBytes::new(py, &tail), crc, blake))
+    }
+}
+
+fn finished(_py: Python<'_>) -> PyErr {
+    pyo3::exceptions::PyValueError::new_err("the compressor has finished")
+}
+
 /// One central directory entry.
 #[pyclass(frozen, module = "amber._native", name = "ZipEntry")]
 #[derive(Clone)]
@@ -248,6 +287,37 @@ impl PyZipWriter {
         let h = self
             .0
             .local_header(name, method, crc32, compressed_size, size, align)
+            .map_err(fail(py))?;
+        Ok(PyBytes::new(py, &h))
+    }
+    /// The first local header of an entry compressed as it streams (see
+    /// `end_streamed`).
+    fn begin_streamed<'py>(
+        &mut self,
+        py: Python<'py>,
+        name: &str,
+        method: &str,
+        size: u64,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let method = Method::from_name(method).map_err(fail(py))?;
+        let h = self
+            .0
+            .begin_streamed(name, method, size)
+            .map_err(fail(py))?;
+        Ok(PyBytes::new(py, &h))
+    }
+    /// The final local header of the entry `begin_streamed` opened, to write
+    /// over the first one, once its stored bytes are written.
+    fn end_streamed<'py>(
+        &mut self,
+        py: Python<'py>,
+        name: &str,
+        crc32: u32,
+        compressed_size: u64,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let h = self
+            .0
+            .end_streamed(name, crc32, compressed_size)
             .map_err(fail(py))?;
         Ok(PyBytes::new(py, &h))
     }
@@ -392,6 +462,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(npy_header, m)?)?;
     m.add_function(wrap_pyfunction!(npy_parse_header, m)?)?;
     m.add_class::<PyDigest>()?;
+    m.add_class::<PyStreamCompressor>()?;
     m.add_class::<PyZipEntry>()?;
     m.add_class::<PyZipEnd>()?;
     m.add_class::<PyZipWriter>()?;

@@ -75,6 +75,68 @@ impl ZipWriter {
         size: u64,
         align: u64,
     ) -> Res<Vec<u8>> {
+        let zip64 = size >= U32_MAX as u64 || compressed_size >= U32_MAX as u64;
+        self.header(name, method, crc32, compressed_size, size, align, zip64)
+    }
+
+    /// The local header of an entry whose stored size is known only once
+    /// its data is written (compressed as it streams), with its CRC-32 and
+    /// stored size zero for now: the caller writes it, then the data, then
+    /// [`end_streamed`](Self::end_streamed)'s header over it. When the
+    /// stored data could pass 4 GiB (zstd and deflate add at most a few
+    /// bytes per 64 KiB to incompressible data; the bound allows 1/64th),
+    /// the header has room for 64-bit sizes.
+    pub fn begin_streamed(&mut self, name: &str, method: Method, size: u64) -> Res<Vec<u8>> {
+        let bound = size.saturating_add(size / 64).saturating_add(64 << 10);
+        let zip64 = size >= U32_MAX as u64 || bound >= U32_MAX as u64;
+        self.header(name, method, 0, 0, size, 1, zip64)
+    }
+
+    /// Close the entry [`begin_streamed`](Self::begin_streamed) opened (the
+    /// last one) now that its `compressed_size` stored bytes are written:
+    /// the entry's final local header, of the same length as the first, to
+    /// write over it. The position moves past the data.
+    pub fn end_streamed(&mut self, name: &str, crc32: u32, compressed_size: u64) -> Res<Vec<u8>> {
+        let Some(e) = self.entries.last().filter(|e| e.name == name) else {
+            return Err(ArchiveError::new(
+                ArchiveErrorKind::Malformed,
+                "not the entry being streamed",
+            )
+            .entry(name));
+        };
+        let (method, size, start) = (e.method, e.size, e.header_offset);
+        let method = Method::from_code(method).ok_or_else(|| {
+            ArchiveError::new(ArchiveErrorKind::Malformed, "unknown method").entry(name)
+        })?;
+        let first_len = self.position - start;
+        let zip64 = first_len as usize > LOCAL_LEN + name.len();
+        if !zip64 && compressed_size >= U32_MAX as u64 {
+            return Err(ArchiveError::new(
+                ArchiveErrorKind::Malformed,
+                "compressed data passed the bound its header was written for",
+            )
+            .entry(name));
+        }
+        // Rebuilt at the entry's own offset: drop it, write it again.
+        self.entries.pop();
+        self.names.remove(name);
+        self.position = start;
+        let h = self.header(name, method, crc32, compressed_size, size, 1, zip64)?;
+        debug_assert_eq!(h.len() as u64, first_len);
+        Ok(h)
+    }
+
+    #[allow(clippy::too_many_arguments)] // a local header's fields
+    fn header(
+        &mut self,
+        name: &str,
+        method: Method,
+        crc32: u32,
+        compressed_size: u64,
+        size: u64,
+        align: u64,
+        zip64: bool,
+    ) -> Res<Vec<u8>> {
         names::check(name)?;
         if self.names.contains(name) {
             return Err(ArchiveError::new(
@@ -95,7 +157,6 @@ impl ZipWriter {
             )
             .entry(name));
         }
-        let zip64 = size >= U32_MAX as u64 || compressed_size >= U32_MAX as u64;
         let mut extra = Vec::new();
         if zip64 {
             put16(&mut extra, EXTRA_ZIP64);
