@@ -407,3 +407,53 @@ fn npy_headers_with_a_key_twice_are_malformed() {
     h.extend_from_slice(text.as_bytes());
     assert_eq!(npy::parse_npy_header(&h).unwrap_err().kind, K::Malformed);
 }
+
+#[test]
+fn entries_compressed_as_they_stream_read_back() {
+    let content: Vec<u8> = (0..3_000_000u32)
+        .flat_map(|i| (i % 1000).to_le_bytes())
+        .collect();
+    for method in [Method::Zstd, Method::Deflate] {
+        let start = 1000;
+        let mut w = ZipWriter::new(start);
+        let mut bytes = Vec::new();
+        let first = w
+            .local_header(
+                "a",
+                Method::Stored,
+                data::crc32(TEXT),
+                TEXT.len() as u64,
+                TEXT.len() as u64,
+                1,
+            )
+            .unwrap();
+        bytes.extend_from_slice(&first);
+        bytes.extend_from_slice(TEXT);
+        let at = bytes.len();
+        let h = w
+            .begin_streamed("b.npy", method, content.len() as u64)
+            .unwrap();
+        bytes.extend_from_slice(&h);
+        let mut c = data::StreamCompressor::new(method, None, content.len() as u64).unwrap();
+        for piece in content.chunks(333_333) {
+            bytes.extend_from_slice(&c.write(piece).unwrap());
+        }
+        let (tail, crc, _) = c.finish().unwrap();
+        bytes.extend_from_slice(&tail);
+        let stored = (bytes.len() - at - h.len()) as u64;
+        // Only the entry being streamed can be closed.
+        assert_eq!(
+            w.end_streamed("a", crc, stored).unwrap_err().kind,
+            K::Malformed
+        );
+        let last = w.end_streamed("b.npy", crc, stored).unwrap();
+        assert_eq!(last.len(), h.len());
+        bytes[at..at + last.len()].copy_from_slice(&last);
+        assert_eq!(w.position(), start + bytes.len() as u64);
+        bytes.extend_from_slice(&w.finish());
+        let back = read_all(&Zip { bytes, start }).unwrap();
+        assert_eq!(back[0].1, TEXT);
+        assert_eq!((back[1].0.compressed_size, back[1].0.crc32), (stored, crc));
+        assert_eq!(back[1].1, content, "{method:?}");
+    }
+}
