@@ -63,6 +63,7 @@ pub mod options;
 pub mod parser;
 pub mod resolve;
 pub mod rules;
+pub mod runtime;
 pub mod symbols;
 pub mod wire;
 pub mod wkt;
