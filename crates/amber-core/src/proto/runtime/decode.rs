@@ -141,10 +141,10 @@ struct Decoder<'t, 'b, B: MessageBuilder> {
     t: &'t Tables,
     b: &'b mut B,
     opts: DecodeOptions,
-    path: Vec<PathSeg>,
+    path: Vec<PathSeg<'t>>,
 }
 
-impl<B: MessageBuilder> Decoder<'_, '_, B> {
+impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
     fn err<T>(&self, at: usize, msg: impl Into<String>) -> Res<T, B::Err> {
         Err(Failure::Wire(DecodeError::new(
             at,
@@ -207,7 +207,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 }
             };
             self.path.push(PathSeg {
-                name: f.name.clone(),
+                name: &f.name,
                 index,
             });
             let n = self.field(r, start, info, f, wt, m, depth)?;
@@ -441,7 +441,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 Some(tf) if wt == tf.kind.wire_type() => {
                     if let Kind::Message(vty) = tf.kind {
                         self.path.push(PathSeg {
-                            name: "value".into(),
+                            name: "value",
                             index: None,
                         });
                         let mut sub = match val.take() {

@@ -122,10 +122,10 @@ struct Encoder<'t, 's, S> {
     opts: EncodeOptions,
     /// The output, reversed.
     out: Vec<u8>,
-    path: Vec<PathSeg>,
+    path: Vec<PathSeg<'t>>,
 }
 
-impl<'m, S: MessageSource<'m>> Encoder<'_, '_, S> {
+impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
     fn err<T>(&self, msg: impl Into<String>) -> Res<T, S::Err> {
         Err(EncodeFailure::Encode(EncodeError {
             message: msg.into(),
@@ -166,7 +166,7 @@ impl<'m, S: MessageSource<'m>> Encoder<'_, '_, S> {
                 continue;
             }
             self.path.push(PathSeg {
-                name: f.name.clone(),
+                name: &f.name,
                 index: None,
             });
             match f.card {
