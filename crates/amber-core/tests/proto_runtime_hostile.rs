@@ -5,7 +5,8 @@
 mod proto_runtime_common;
 
 use amber_core::proto::runtime::{
-    decode_dyn, decode_dyn_with, encode_dyn, DecodeOptions, Tables, Value,
+    decode_dyn, decode_dyn_with, encode, encode_dyn, DecodeOptions, DynSource, EncodeOptions,
+    Tables, Value,
 };
 use amber_core::proto::wire::WireReader;
 use proto_runtime_common::{tables, vectors, SYNTAXES};
@@ -145,8 +146,17 @@ fn nesting_past_the_limit_fails_like_upb() {
         assert!(decode_dyn_with(&t, ty, &nested(6), opts).is_err());
         // Deep but allowed nesting runs on any stack.
         let deep = DecodeOptions { max_depth: 3_000 };
-        let m = decode_dyn_with(&t, ty, &nested(2_000), deep).unwrap();
-        drop(m);
+        let input = nested(2_000);
+        let m = decode_dyn_with(&t, ty, &input, deep).unwrap();
+        // And encodes back (written backwards: linear at any depth).
+        let opts = EncodeOptions {
+            deterministic: true,
+            max_depth: 3_000,
+        };
+        let out = encode(&t, ty, &m, &DynSource, opts).unwrap();
+        assert_eq!(out, input);
+        // The default encoder limit is 100, like the decoder's.
+        assert!(encode_dyn(&t, &m, true).is_err());
     }
     // Unknown groups nest too.
     let ty = ty(&t, E23);
@@ -158,7 +168,7 @@ fn nesting_past_the_limit_fails_like_upb() {
         g = x;
     }
     let e = decode_dyn(&t, ty, &g).unwrap_err();
-    assert_eq!(e.message, "groups nested too deeply");
+    assert_eq!(e.message, "groups nested deeper than 100");
 }
 
 #[test]

@@ -388,16 +388,48 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
         m: &mut B::Msg,
         depth: usize,
     ) -> Res<(), B::Err> {
-        let _ = (VARINT, FIXED32, FIXED64);
-        if wt == SGROUP && depth + 1 > self.opts.max_depth {
-            return self.err(
-                start,
-                format!("messages nested deeper than {}", self.opts.max_depth),
-            );
-        }
-        self.wire(r.skip(num, wt, depth))?;
+        self.skip(r, num, wt, depth)?;
         let bytes = r.slice(start, r.pos());
         self.b.unknown(m, bytes).map_err(Failure::Build)
+    }
+
+    /// Move past a value whose tag was just read; groups nest within
+    /// [`DecodeOptions::max_depth`] like messages.
+    fn skip(&self, r: &mut WireReader<'_>, num: u32, wt: u8, depth: usize) -> Res<(), B::Err> {
+        match wt {
+            VARINT => self.wire(r.varint()).map(|_| ()),
+            FIXED64 => self.wire(r.take(8)).map(|_| ()),
+            FIXED32 => self.wire(r.take(4)).map(|_| ()),
+            LEN => self.wire(r.len_prefixed()).map(|_| ()),
+            SGROUP => {
+                if depth + 1 > self.opts.max_depth {
+                    return self.err(
+                        r.pos(),
+                        format!("groups nested deeper than {}", self.opts.max_depth),
+                    );
+                }
+                loop {
+                    if r.at_end() {
+                        return self.err(r.pos(), "group without its end tag");
+                    }
+                    let at = r.pos();
+                    let (n, w) = self.wire(r.tag())?;
+                    if w == EGROUP {
+                        if n != num {
+                            return self.err(at, "mismatched group end tag");
+                        }
+                        return Ok(());
+                    }
+                    let at = r.pos();
+                    crate::bytes::stack::descend(
+                        depth + 1,
+                        || self.skip(r, n, w, depth + 1),
+                        || Failure::Wire(DecodeError::new(at, "out of stack", String::new())),
+                    )?;
+                }
+            }
+            _ => self.err(r.pos(), "unexpected end-group tag"),
+        }
     }
 
     /// One map entry: key (field 1) and value (field 2), either missing or
@@ -460,7 +492,7 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                         }
                     }
                 }
-                _ => self.wire(er.skip(num, wt, depth + 1))?,
+                _ => self.skip(&mut er, num, wt, depth + 1)?,
             }
         }
         let key = key.unwrap_or_else(|| zero(kf));
