@@ -17,7 +17,18 @@ fn vectors_reencode_like_protobuf() {
         for v in vectors(syntax) {
             n += 1;
             let ty = t.message_index(&v.ty).expect("type");
-            let m = match decode_dyn(&t, ty, &v.input) {
+            let r = decode_dyn(&t, ty, &v.input);
+            let Some(expected) = &v.expected else {
+                if let Ok(m) = r {
+                    let out = encode_dyn(&t, &m, true).unwrap();
+                    failures.push(format!(
+                        "{syntax}:{} {}: upb refuses it, we decode it (re-encoded: {out:02x?})",
+                        v.line, v.kind
+                    ));
+                }
+                continue;
+            };
+            let m = match r {
                 Ok(m) => m,
                 Err(e) => {
                     failures.push(format!("{syntax}:{} {} decode: {e}", v.line, v.kind));
@@ -25,20 +36,20 @@ fn vectors_reencode_like_protobuf() {
                 }
             };
             let out = encode_dyn(&t, &m, true).unwrap();
-            if out != v.expected {
-                let at = out.iter().zip(&v.expected).position(|(a, b)| a != b);
+            if &out != expected {
+                let at = out.iter().zip(expected).position(|(a, b)| a != b);
                 failures.push(format!(
                     "{syntax}:{} {}: got {} bytes, want {}; first difference at {at:?}",
                     v.line,
                     v.kind,
                     out.len(),
-                    v.expected.len()
+                    expected.len()
                 ));
                 continue;
             }
             // Google's deterministic bytes decode to the same bytes again.
-            let m2 = decode_dyn(&t, ty, &v.expected).unwrap();
-            assert_eq!(encode_dyn(&t, &m2, true).unwrap(), v.expected);
+            let m2 = decode_dyn(&t, ty, expected).unwrap();
+            assert_eq!(&encode_dyn(&t, &m2, true).unwrap(), expected);
         }
     }
     assert!(n > 90, "only {n} vectors");

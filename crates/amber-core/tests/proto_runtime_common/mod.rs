@@ -34,7 +34,8 @@ pub struct Vector {
     pub kind: String,
     pub ty: String,
     pub input: Vec<u8>,
-    pub expected: Vec<u8>,
+    /// `None`: upb refuses the input.
+    pub expected: Option<Vec<u8>>,
     pub line: usize,
 }
 
@@ -61,7 +62,7 @@ pub fn vectors(syntax: &str) -> Vec<Vector> {
                 kind: parts[0].to_string(),
                 ty: parts[1].to_string(),
                 input: unhex(parts[2]),
-                expected: unhex(parts[3]),
+                expected: (parts[3] != "ERR").then(|| unhex(parts[3])),
                 line: i + 1,
             }
         })

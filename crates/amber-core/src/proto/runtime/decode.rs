@@ -4,11 +4,14 @@
 //! Rules (protobuf's): a known field whose wire type does not match its
 //! kind is kept as an unknown field; a packable repeated field takes both
 //! packed and unpacked elements, mixed; a closed enum's undeclared number
-//! is kept as an unknown varint field (a map entry holding one is kept
-//! whole); a singular message field seen twice is merged (the builder hands
-//! back the message already there). Every error names the byte offset and
-//! the field path, e.g. `$.repeated_nested_message[3].corecursive.optional_int32`
-//! (a map entry's index is its position on the wire). Lengths are checked
+//! is kept as an unknown varint field; a map entry with unknown fields of
+//! its own (a closed enum's undeclared value among them) is re-encoded into
+//! the parent's unknown fields, as upb does; a singular message field seen
+//! twice is merged (the builder hands back the message already there); a
+//! scalar seen twice keeps the last value. Every error names the byte
+//! offset and the field path, e.g.
+//! `$.repeated_nested_message[3].corecursive.optional_int32` (a map
+//! entry's index is its position on the wire). Lengths are checked
 //! against the bytes present before anything is sliced; nesting is bounded
 //! by [`DecodeOptions::max_depth`].
 
@@ -264,8 +267,9 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                 let mut n = 0;
                 while !pr.at_end() {
                     let at = pr.pos();
-                    let v = self.scalar(&mut pr, f)?;
-                    self.deliver(f, v, at, m)?;
+                    let _ = at;
+                    let (v, raw) = self.scalar_raw(&mut pr, f)?;
+                    self.deliver(f, v, raw, m)?;
                     n += 1;
                     if let Some(last) = self.path.last_mut() {
                         last.index = last.index.map(|i| i + 1);
@@ -274,8 +278,8 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                 Ok(n)
             }
             _ => {
-                let v = self.scalar(r, f)?;
-                self.deliver(f, v, start, m)?;
+                let (v, raw) = self.scalar_raw(r, f)?;
+                self.deliver(f, v, raw, m)?;
                 Ok(1)
             }
         }
@@ -313,13 +317,14 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
         &mut self,
         f: &FieldInfo,
         v: Scalar<'_>,
-        _at: usize,
+        raw: u64,
         m: &mut B::Msg,
     ) -> Res<(), B::Err> {
         if let (Kind::Enum(e), Scalar::Enum(n)) = (f.kind, v) {
             if f.closed_enum && !self.t.enums[e as usize].contains(n) {
+                // The varint as read (all 64 bits), as upb keeps it.
                 let mut buf = Vec::with_capacity(16);
-                wire::put_varint(&mut buf, f.number, n as i64 as u64);
+                wire::put_varint(&mut buf, f.number, raw);
                 return self.b.unknown(m, &buf).map_err(Failure::Build);
             }
         }
@@ -328,6 +333,19 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
             _ => self.b.push(m, f, v),
         }
         .map_err(Failure::Build)
+    }
+
+    /// Read one value, with an enum's varint as read (0 for other kinds).
+    fn scalar_raw<'a>(
+        &self,
+        r: &mut WireReader<'a>,
+        f: &FieldInfo,
+    ) -> Res<(Scalar<'a>, u64), B::Err> {
+        if let Kind::Enum(_) = f.kind {
+            let raw = self.wire(r.varint())?;
+            return Ok((Scalar::Enum(raw as i32), raw));
+        }
+        Ok((self.scalar(r, f)?, 0))
     }
 
     /// Read one value of a scalar or enum field.
@@ -458,6 +476,12 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
         let mut er = r.sub(s, e);
         let mut key: Option<Scalar<'_>> = None;
         let mut val: Option<MapValue<'_, B::Msg>> = None;
+        // The entry's own unknown fields (other numbers, wrong wire types,
+        // a closed enum's undeclared value), and where its message values
+        // were: an entry with unknown fields goes, re-encoded, to the
+        // parent's unknown fields instead of the map, as upb does.
+        let mut extra: Vec<u8> = Vec::new();
+        let mut val_raw: Vec<(usize, usize)> = Vec::new();
         while !er.at_end() {
             let fstart = er.pos();
             let (num, wt) = self.wire(er.tag())?;
@@ -482,18 +506,57 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                         };
                         self.sub_message(&mut er, tf, vty, &mut sub, depth + 1)?;
                         self.path.pop();
+                        val_raw.push((fstart, er.pos()));
                         val = Some(MapValue::Message(sub));
                     } else {
-                        let v = self.scalar(&mut er, tf)?;
+                        let (v, raw) = self.scalar_raw(&mut er, tf)?;
                         if num == 1 {
                             key = Some(v);
+                        } else if let (Scalar::Enum(n), Kind::Enum(en)) = (v, tf.kind) {
+                            if tf.closed_enum && !t.enums[en as usize].contains(n) {
+                                wire::put_varint(&mut extra, 2, raw);
+                            } else {
+                                val = Some(MapValue::Scalar(v));
+                            }
                         } else {
                             val = Some(MapValue::Scalar(v));
                         }
                     }
                 }
-                _ => self.skip(&mut er, num, wt, depth + 1)?,
+                _ => {
+                    self.skip(&mut er, num, wt, depth + 1)?;
+                    extra.extend_from_slice(er.slice(fstart, er.pos()));
+                }
             }
+        }
+        if !extra.is_empty() {
+            let mut body = Vec::with_capacity(extra.len() + 16);
+            let keep = |fi: &FieldInfo, v: Scalar<'_>| match fi.card {
+                Cardinality::Singular { presence: false } => {
+                    !crate::proto::runtime::encode::is_zero(v)
+                }
+                _ => true,
+            };
+            if let Some(k) = key.filter(|&k| keep(kf, k)) {
+                wire::put_tag(&mut body, 1, kf.kind.wire_type());
+                put_scalar(&mut body, kf.kind, k);
+            }
+            match &val {
+                Some(MapValue::Scalar(v)) if keep(vf, *v) => {
+                    wire::put_tag(&mut body, 2, vf.kind.wire_type());
+                    put_scalar(&mut body, vf.kind, *v);
+                }
+                Some(MapValue::Message(_)) => {
+                    for &(a, b) in &val_raw {
+                        body.extend_from_slice(er.slice(a, b));
+                    }
+                }
+                _ => {}
+            }
+            body.extend_from_slice(&extra);
+            let mut out = Vec::with_capacity(body.len() + 8);
+            wire::put_len(&mut out, f.number, &body);
+            return self.b.unknown(m, &out).map_err(Failure::Build);
         }
         let key = key.unwrap_or_else(|| zero(kf));
         let val = match val {
@@ -503,12 +566,6 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                 _ => MapValue::Scalar(zero(vf)),
             },
         };
-        if let (MapValue::Scalar(Scalar::Enum(n)), Kind::Enum(en)) = (&val, vf.kind) {
-            if vf.closed_enum && !t.enums[en as usize].contains(*n) {
-                let bytes = r.slice(start, e);
-                return self.b.unknown(m, bytes).map_err(Failure::Build);
-            }
-        }
         self.b.map_entry(m, f, key, val).map_err(Failure::Build)
     }
 }
@@ -526,6 +583,33 @@ pub fn zero(f: &FieldInfo) -> Scalar<'static> {
         Kind::String => Scalar::Str(b""),
         Kind::Bytes | Kind::Message(_) => Scalar::Bytes(b""),
         Kind::Enum(_) => Scalar::Enum(0),
+    }
+}
+
+/// Append a scalar's bytes (no tag), forwards.
+fn put_scalar(out: &mut Vec<u8>, kind: Kind, s: Scalar<'_>) {
+    let bits = match s {
+        Scalar::I32(v) | Scalar::Enum(v) => v as i64 as u64,
+        Scalar::I64(v) => v as u64,
+        Scalar::U32(v) => v as u64,
+        Scalar::U64(v) => v,
+        Scalar::Bool(v) => v as u64,
+        Scalar::F32(v) => v.to_bits() as u64,
+        Scalar::F64(v) => v.to_bits(),
+        Scalar::Str(b) | Scalar::Bytes(b) => {
+            varint::write(out, b.len() as u64);
+            out.extend_from_slice(b);
+            return;
+        }
+    };
+    match kind {
+        Kind::Sint32 => varint::write(out, varint::zigzag(bits as i32 as i64) & 0xFFFF_FFFF),
+        Kind::Sint64 => varint::write(out, varint::zigzag(bits as i64)),
+        Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => {
+            out.extend_from_slice(&(bits as u32).to_le_bytes())
+        }
+        Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => out.extend_from_slice(&bits.to_le_bytes()),
+        _ => varint::write(out, bits),
     }
 }
 
