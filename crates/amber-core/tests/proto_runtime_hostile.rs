@@ -296,3 +296,25 @@ fn wrong_wire_type_for_a_known_field_is_kept_as_unknown() {
     assert_eq!(m.unknown, data);
     assert_eq!(encode_dyn(&t, &m, true).unwrap(), data);
 }
+
+#[test]
+fn many_repeated_map_keys_take_linear_time() {
+    let t = tables();
+    let ty = ty(&t, P3);
+    // 200,000 entries of map_int32_int32 (56), keys 0..1000 repeated.
+    let mut data = Vec::new();
+    for i in 0..200_000u64 {
+        let mut entry = tag(1, 0);
+        entry.extend(varint(i % 1000));
+        entry.extend(tag(2, 0));
+        entry.extend(varint(i));
+        data.extend(len_field(56, &entry));
+    }
+    let m = decode_dyn(&t, ty, &data).unwrap();
+    let Some(Value::Map(entries)) = m.get(56) else {
+        panic!("no map")
+    };
+    assert_eq!(entries.len(), 1000);
+    // The last value wins, at the first position.
+    assert_eq!(entries[7], (Value::I32(7), Value::I32(199_007)));
+}

@@ -17,7 +17,7 @@
 
 use crate::bytes::varint;
 use crate::proto::runtime::error::{DecodeError, PathSeg};
-use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, MessageInfo, Tables};
+use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
 use crate::proto::wire::{self, WireReader, EGROUP, FIXED32, FIXED64, LEN, SGROUP, VARINT};
 
 /// One decoded scalar value. Strings borrow from the input.
@@ -213,7 +213,7 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                 name: &f.name,
                 index,
             });
-            let n = self.field(r, start, info, f, wt, m, depth)?;
+            let n = self.field(r, start, f, wt, m, depth)?;
             self.path.pop();
             if index.is_some() {
                 counts[fi] += n;
@@ -227,7 +227,6 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
         &mut self,
         r: &mut WireReader<'_>,
         start: usize,
-        _info: &MessageInfo,
         f: &FieldInfo,
         wt: u8,
         m: &mut B::Msg,
@@ -248,7 +247,7 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                 self.map_entry(r, start, f, entry, m, depth)?;
                 Ok(1)
             }
-            (card, Kind::Message(sub_ty)) => {
+            (_, Kind::Message(sub_ty)) => {
                 if depth + 1 > self.opts.max_depth {
                     return self.err(
                         start,
@@ -258,7 +257,6 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                 let mut sub = self.b.begin(m, f, sub_ty).map_err(Failure::Build)?;
                 self.sub_message(r, f, sub_ty, &mut sub, depth + 1)?;
                 self.b.end(m, f, sub).map_err(Failure::Build)?;
-                let _ = card;
                 Ok(1)
             }
             (Cardinality::Repeated { .. }, kind) if wt == LEN && kind.packable() => {
@@ -266,8 +264,6 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                 let mut pr = r.sub(s, e);
                 let mut n = 0;
                 while !pr.at_end() {
-                    let at = pr.pos();
-                    let _ = at;
                     let (v, raw) = self.scalar_raw(&mut pr, f)?;
                     self.deliver(f, v, raw, m)?;
                     n += 1;

@@ -3,9 +3,9 @@
 //! [`encode_dyn`]. For tests and debugging; the Python edge implements the
 //! two traits over Python objects instead.
 //!
-//! Map entries are kept in wire order; a repeated key replaces the value in
-//! place (found by a linear scan: fine for a debugging tree, not for large
-//! hostile maps).
+//! Map entries are kept in wire order; a repeated key replaces the earlier
+//! value in place ([`decode_dyn`] removes repeated keys once, after the
+//! walk, with a hash set: linear however many entries the input has).
 
 use std::convert::Infallible;
 
@@ -143,7 +143,8 @@ impl DynMessage {
 }
 
 /// Builds [`DynMessage`]s for the decoder; clears a oneof's other members
-/// when one is set (last one wins).
+/// when one is set (last one wins). Map entries are appended as they come:
+/// call [`dedup_maps`] on the result (as [`decode_dyn`] does).
 pub struct DynBuilder<'t> {
     /// The tables the messages follow.
     pub tables: &'t Tables,
@@ -232,10 +233,8 @@ impl MessageBuilder for DynBuilder<'_> {
             MapValue::Message(sm) => Value::Message(Box::new(sm)),
         };
         if let Value::Map(entries) = m.slot(f.number, || Value::Map(Vec::new())) {
-            match entries.iter_mut().find(|e| e.0 == k) {
-                Some(e) => e.1 = v,
-                None => entries.push((k, v)),
-            }
+            // Repeated keys are resolved by `dedup_maps` after the walk.
+            entries.push((k, v));
         }
         Ok(())
     }
@@ -244,6 +243,85 @@ impl MessageBuilder for DynBuilder<'_> {
         m.unknown.extend_from_slice(bytes);
         Ok(())
     }
+}
+
+/// A map key, hashable.
+#[derive(PartialEq, Eq, Hash)]
+enum Key<'a> {
+    Int(i64),
+    Uint(u64),
+    Bool(bool),
+    Bytes(&'a [u8]),
+}
+
+fn key_of(v: &Value) -> Key<'_> {
+    match v {
+        Value::I32(x) | Value::Enum(x) => Key::Int(*x as i64),
+        Value::I64(x) => Key::Int(*x),
+        Value::U32(x) => Key::Uint(*x as u64),
+        Value::U64(x) => Key::Uint(*x),
+        Value::Bool(x) => Key::Bool(*x),
+        Value::Str(x) | Value::Bytes(x) => Key::Bytes(x),
+        // Not map keys: each is its own key.
+        _ => Key::Uint(v as *const Value as usize as u64),
+    }
+}
+
+/// Resolve repeated map keys, in `m` and every message under it: the last
+/// value wins, at the position of the key's first entry.
+pub fn dedup_maps(m: &mut DynMessage) {
+    // Deep trees recurse on stack segments grown as needed.
+    let _ = crate::bytes::stack::enter(|| dedup_msg(m, 0), || ());
+}
+
+fn dedup_msg(m: &mut DynMessage, depth: usize) -> Result<(), ()> {
+    for (_, v) in &mut m.fields {
+        dedup_value(v, depth)?;
+    }
+    Ok(())
+}
+
+fn dedup_value(v: &mut Value, depth: usize) -> Result<(), ()> {
+    match v {
+        Value::Message(sub) => {
+            crate::bytes::stack::descend(depth + 1, || dedup_msg(sub, depth + 1), || ())?
+        }
+        Value::List(items) => {
+            for item in items {
+                dedup_value(item, depth)?;
+            }
+        }
+        Value::Map(entries) => {
+            let mut first: std::collections::HashMap<Key<'_>, usize> = Default::default();
+            let mut target = Vec::with_capacity(entries.len());
+            for (i, (k, _)) in entries.iter().enumerate() {
+                let at = *first.entry(key_of(k)).or_insert(i);
+                target.push(at);
+            }
+            drop(first);
+            if target.iter().enumerate().any(|(i, &t)| i != t) {
+                let old = std::mem::take(entries);
+                let mut slots: Vec<Option<(Value, Value)>> = Vec::with_capacity(old.len());
+                for (i, e) in old.into_iter().enumerate() {
+                    let t = target[i];
+                    if t == i {
+                        slots.push(Some(e));
+                    } else {
+                        slots.push(None);
+                        if let Some(slot) = slots[t].as_mut() {
+                            slot.1 = e.1;
+                        }
+                    }
+                }
+                *entries = slots.into_iter().flatten().collect();
+            }
+            for (_, val) in entries.iter_mut() {
+                dedup_value(val, depth)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Reads [`DynMessage`]s for the encoder.
@@ -321,10 +399,12 @@ pub fn decode_dyn_with(
     opts: DecodeOptions,
 ) -> Result<DynMessage, DecodeError> {
     let mut b = DynBuilder { tables };
-    decode::decode(tables, ty, data, &mut b, opts).map_err(|e| match e {
+    let mut m = decode::decode(tables, ty, data, &mut b, opts).map_err(|e| match e {
         Failure::Wire(e) => e,
         Failure::Build(never) => match never {},
-    })
+    })?;
+    dedup_maps(&mut m);
+    Ok(m)
 }
 
 /// Encode a tree; `deterministic` sorts map entries by key.
