@@ -318,3 +318,41 @@ fn many_repeated_map_keys_take_linear_time() {
     // The last value wins, at the first position.
     assert_eq!(entries[7], (Value::I32(7), Value::I32(199_007)));
 }
+
+#[test]
+fn random_garbage_never_panics() {
+    let t = tables();
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    // Bytes biased toward tags of real fields, lengths and group markers.
+    let alphabet: Vec<u8> = vec![
+        0x08, 0x10, 0x12, 0x1a, 0x0b, 0x0c, 0x72, 0x7a, 0xc2, 0x03, 0xda, 0x01, 0xcb, 0x0c, 0xcc,
+        0x98, 0x03, 0x80, 0xff, 0x00, 0x01, 0x02, 0x05, 0x7f, 0x4d, 0x61,
+    ];
+    let mut ok = 0;
+    for name in [P3, P2, E23] {
+        let ty = ty(&t, name);
+        for _ in 0..4000 {
+            let n = (next() % 48) as usize;
+            let data: Vec<u8> = (0..n)
+                .map(|_| {
+                    if next() % 4 == 0 {
+                        next() as u8
+                    } else {
+                        alphabet[(next() % alphabet.len() as u64) as usize]
+                    }
+                })
+                .collect();
+            if decode_dyn(&t, ty, &data).is_ok() {
+                ok += 1;
+            }
+            roundtrip_stable(&t, ty, &data);
+        }
+    }
+    assert!(ok > 0);
+}
