@@ -216,3 +216,29 @@ fn editions_round_trip_closed_enums_groups_and_oneofs() {
         [e(b'a'), e(b'b')].concat()
     );
 }
+
+#[test]
+fn every_golden_descriptor_set_compiles_to_tables() {
+    use amber_core::proto::{FileDescriptorSet, Message};
+    let dir = proto_runtime_common::data().join("golden");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().and_then(|e| e.to_str()) != Some("pb") {
+            continue;
+        }
+        let set = FileDescriptorSet::decode(&std::fs::read(&p).unwrap()).unwrap();
+        let t = Tables::from_set(&set).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        for m in &t.messages {
+            for f in &m.fields {
+                assert_eq!(m.field(f.number).map(|g| &g.name), Some(&f.name));
+                if f.card == Cardinality::Map {
+                    let Kind::Message(e) = f.kind else { panic!() };
+                    assert!(t.message(e).map_entry);
+                }
+            }
+        }
+        n += 1;
+    }
+    assert!(n > 20, "{n} goldens");
+}
