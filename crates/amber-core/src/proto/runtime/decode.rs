@@ -16,6 +16,7 @@
 //! by [`DecodeOptions::max_depth`].
 
 use crate::bytes::varint;
+use crate::proto::error::WireError;
 use crate::proto::runtime::error::{DecodeError, PathSeg};
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
 use crate::proto::wire::{self, WireReader, EGROUP, FIXED32, FIXED64, LEN, SGROUP, VARINT};
@@ -156,7 +157,7 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
         )))
     }
 
-    fn wire<T>(&self, r: Result<T, wire_err::E>) -> Res<T, B::Err> {
+    fn wire<T>(&self, r: Result<T, WireError>) -> Res<T, B::Err> {
         r.map_err(|e| {
             Failure::Wire(DecodeError::new(
                 e.offset,
@@ -607,8 +608,4 @@ fn put_scalar(out: &mut Vec<u8>, kind: Kind, s: Scalar<'_>) {
         Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => out.extend_from_slice(&bits.to_le_bytes()),
         _ => varint::write(out, bits),
     }
-}
-
-mod wire_err {
-    pub type E = crate::proto::error::WireError;
 }
