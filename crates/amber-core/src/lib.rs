@@ -8,8 +8,9 @@
 //!   hashes, `.npy` headers;
 //! - [`pg`]: PostgreSQL's binary formats: the COPY BINARY stream (writer and
 //!   incremental parser) and the send format of the common types;
-//! - [`proto`]: the `.proto` compiler (parser, resolver, options) and the
-//!   wire form of descriptor sets.
+//! - [`proto`]: the `.proto` compiler (parser, resolver, options), the
+//!   wire form of descriptor sets, and the table-driven wire runtime for
+//!   messages of any compiled type.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod archive;

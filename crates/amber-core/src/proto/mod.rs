@@ -15,7 +15,10 @@
 //! - [`descriptor`], [`wire`]: descriptor.proto's messages and their wire
 //!   form;
 //! - [`error`]: [`ProtoError`] (`file:line:col: message`) and
-//!   [`WireError`] (byte offset).
+//!   [`WireError`] (byte offset);
+//! - [`runtime`]: the table-driven wire runtime for messages of any
+//!   compiled type (decode through a builder trait, encode through a source
+//!   trait, a generic tree for tests and debugging).
 //!
 //! ```
 //! use amber_core::proto::{compile, FileDescriptorSet, Message};
@@ -63,6 +66,7 @@ pub mod options;
 pub mod parser;
 pub mod resolve;
 pub mod rules;
+pub mod runtime;
 pub mod symbols;
 pub mod wire;
 pub mod wkt;

@@ -1,0 +1,611 @@
+//! The decoder: walks wire bytes with a message type's table and calls a
+//! [`MessageBuilder`] for every value; no intermediate tree is made.
+//!
+//! Rules (protobuf's): a known field whose wire type does not match its
+//! kind is kept as an unknown field; a packable repeated field takes both
+//! packed and unpacked elements, mixed; a closed enum's undeclared number
+//! is kept as an unknown varint field; a map entry with unknown fields of
+//! its own (a closed enum's undeclared value among them) is re-encoded into
+//! the parent's unknown fields, as upb does; a singular message field seen
+//! twice is merged (the builder hands back the message already there); a
+//! scalar seen twice keeps the last value. Every error names the byte
+//! offset and the field path, e.g.
+//! `$.repeated_nested_message[3].corecursive.optional_int32` (a map
+//! entry's index is its position on the wire). Lengths are checked
+//! against the bytes present before anything is sliced; nesting is bounded
+//! by [`DecodeOptions::max_depth`].
+
+use crate::bytes::varint;
+use crate::proto::error::WireError;
+use crate::proto::runtime::error::{DecodeError, PathSeg};
+use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
+use crate::proto::wire::{self, WireReader, EGROUP, FIXED32, FIXED64, LEN, SGROUP, VARINT};
+
+/// One decoded scalar value. Strings borrow from the input.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar<'a> {
+    /// `int32`, `sint32`, `sfixed32`.
+    I32(i32),
+    /// `int64`, `sint64`, `sfixed64`.
+    I64(i64),
+    /// `uint32`, `fixed32`.
+    U32(u32),
+    /// `uint64`, `fixed64`.
+    U64(u64),
+    /// `float`.
+    F32(f32),
+    /// `double`.
+    F64(f64),
+    /// `bool`.
+    Bool(bool),
+    /// `string` (checked UTF-8 where the field verifies it; otherwise the
+    /// bytes as they are, which may not be UTF-8).
+    Str(&'a [u8]),
+    /// `bytes`.
+    Bytes(&'a [u8]),
+    /// An enum's number (declared, or any number for an open enum).
+    Enum(i32),
+}
+
+/// A map entry's value.
+pub enum MapValue<'a, M> {
+    /// A scalar or enum.
+    Scalar(Scalar<'a>),
+    /// A message, built with [`MessageBuilder::start`].
+    Message(M),
+}
+
+/// Makes messages for the decoder. `Msg` is the builder's handle to a
+/// message being filled.
+///
+/// Oneofs: the decoder reports each member as it comes; the builder clears
+/// the other members of the same oneof (`FieldInfo::oneof`), so the last
+/// one on the wire wins, as in protobuf.
+pub trait MessageBuilder {
+    /// A message being built.
+    type Msg;
+    /// The builder's error.
+    type Err;
+    /// A new, empty message of type `ty`.
+    fn start(&mut self, ty: u32) -> Result<Self::Msg, Self::Err>;
+    /// Set a singular scalar or enum field (last value wins).
+    fn set(&mut self, m: &mut Self::Msg, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Self::Err>;
+    /// Append to a repeated scalar or enum field.
+    fn push(&mut self, m: &mut Self::Msg, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Self::Err>;
+    /// Begin a message field's value: for a singular field, the message
+    /// already there (taken out of `m`) or a new one, so a second occurrence
+    /// merges; for a repeated field, a new message.
+    fn begin(&mut self, m: &mut Self::Msg, f: &FieldInfo, ty: u32) -> Result<Self::Msg, Self::Err>;
+    /// End a message field's value begun with `begin`: store (singular) or
+    /// append (repeated) `sub`.
+    fn end(&mut self, m: &mut Self::Msg, f: &FieldInfo, sub: Self::Msg) -> Result<(), Self::Err>;
+    /// A map entry (missing key or value: the kind's default). A repeated
+    /// key replaces the earlier entry's value.
+    fn map_entry(
+        &mut self,
+        m: &mut Self::Msg,
+        f: &FieldInfo,
+        key: Scalar<'_>,
+        value: MapValue<'_, Self::Msg>,
+    ) -> Result<(), Self::Err>;
+    /// An unknown field: its tag and value as they were on the wire.
+    fn unknown(&mut self, m: &mut Self::Msg, bytes: &[u8]) -> Result<(), Self::Err>;
+}
+
+/// Decoder settings.
+#[derive(Debug, Clone, Copy)]
+pub struct DecodeOptions {
+    /// Deepest nesting of messages and groups (protobuf's default: 100).
+    pub max_depth: usize,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            max_depth: wire::MAX_DEPTH,
+        }
+    }
+}
+
+/// Why decoding failed: the input, or the builder.
+#[derive(Debug)]
+pub enum Failure<E> {
+    /// Malformed or hostile input.
+    Wire(DecodeError),
+    /// The builder's own error.
+    Build(E),
+}
+
+type Res<T, E> = Result<T, Failure<E>>;
+
+/// Decode `data`, a whole message of type `ty`.
+pub fn decode<B: MessageBuilder>(
+    tables: &Tables,
+    ty: u32,
+    data: &[u8],
+    builder: &mut B,
+    opts: DecodeOptions,
+) -> Res<B::Msg, B::Err> {
+    let mut d = Decoder {
+        t: tables,
+        b: builder,
+        opts,
+        path: Vec::new(),
+    };
+    let mut m = d.b.start(ty).map_err(Failure::Build)?;
+    let mut r = WireReader::new(data);
+    crate::bytes::stack::enter(
+        || d.fields(&mut r, ty, &mut m, None, 0),
+        || Failure::Wire(DecodeError::new(0, "out of stack", "$".into())),
+    )?;
+    Ok(m)
+}
+
+struct Decoder<'t, 'b, B: MessageBuilder> {
+    t: &'t Tables,
+    b: &'b mut B,
+    opts: DecodeOptions,
+    path: Vec<PathSeg<'t>>,
+}
+
+impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
+    fn err<T>(&self, at: usize, msg: impl Into<String>) -> Res<T, B::Err> {
+        Err(Failure::Wire(DecodeError::new(
+            at,
+            msg,
+            crate::proto::runtime::error::render(&self.path),
+        )))
+    }
+
+    fn wire<T>(&self, r: Result<T, WireError>) -> Res<T, B::Err> {
+        r.map_err(|e| {
+            Failure::Wire(DecodeError::new(
+                e.offset,
+                e.message,
+                crate::proto::runtime::error::render(&self.path),
+            ))
+        })
+    }
+
+    /// Read fields of message `ty` into `m` until the reader's end, or
+    /// (a group) until the end tag of field `group`.
+    fn fields(
+        &mut self,
+        r: &mut WireReader<'_>,
+        ty: u32,
+        m: &mut B::Msg,
+        group: Option<u32>,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let t = self.t;
+        let info = &t.messages[ty as usize];
+        let mut counts: Vec<u32> = Vec::new();
+        loop {
+            if r.at_end() {
+                if group.is_some() {
+                    return self.err(r.pos(), "group without its end tag");
+                }
+                return Ok(());
+            }
+            let start = r.pos();
+            let (num, wt) = self.wire(r.tag())?;
+            if wt == EGROUP {
+                return match group {
+                    Some(g) if g == num => Ok(()),
+                    Some(_) => self.err(start, "mismatched group end tag"),
+                    None => self.err(start, "unexpected end-group tag"),
+                };
+            }
+            let Some(fi) = info.find(num) else {
+                self.unknown_field(r, start, num, wt, m, depth)?;
+                continue;
+            };
+            let f = &info.fields[fi];
+            let index = match f.card {
+                Cardinality::Singular { .. } => None,
+                _ => {
+                    if counts.is_empty() {
+                        counts = vec![0; info.fields.len()];
+                    }
+                    Some(counts[fi])
+                }
+            };
+            self.path.push(PathSeg {
+                name: &f.name,
+                index,
+            });
+            let n = self.field(r, start, f, wt, m, depth)?;
+            self.path.pop();
+            if index.is_some() {
+                counts[fi] += n;
+            }
+        }
+    }
+
+    /// One occurrence of a known field; returns how many elements it held.
+    #[allow(clippy::too_many_arguments)]
+    fn field(
+        &mut self,
+        r: &mut WireReader<'_>,
+        start: usize,
+        f: &FieldInfo,
+        wt: u8,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<u32, B::Err> {
+        let expected = if f.delimited {
+            SGROUP
+        } else {
+            f.kind.wire_type()
+        };
+        let packed_ok = matches!(f.card, Cardinality::Repeated { .. }) && f.kind.packable();
+        if wt != expected && !(packed_ok && wt == LEN) {
+            self.unknown_field(r, start, f.number, wt, m, depth)?;
+            return Ok(0);
+        }
+        match (f.card, f.kind) {
+            (Cardinality::Map, Kind::Message(entry)) => {
+                self.map_entry(r, start, f, entry, m, depth)?;
+                Ok(1)
+            }
+            (_, Kind::Message(sub_ty)) => {
+                if depth + 1 > self.opts.max_depth {
+                    return self.err(
+                        start,
+                        format!("messages nested deeper than {}", self.opts.max_depth),
+                    );
+                }
+                let mut sub = self.b.begin(m, f, sub_ty).map_err(Failure::Build)?;
+                self.sub_message(r, f, sub_ty, &mut sub, depth + 1)?;
+                self.b.end(m, f, sub).map_err(Failure::Build)?;
+                Ok(1)
+            }
+            (Cardinality::Repeated { .. }, kind) if wt == LEN && kind.packable() => {
+                let (s, e) = self.wire(r.len_prefixed())?;
+                let mut pr = r.sub(s, e);
+                let mut n = 0;
+                while !pr.at_end() {
+                    let (v, raw) = self.scalar_raw(&mut pr, f)?;
+                    self.deliver(f, v, raw, m)?;
+                    n += 1;
+                    if let Some(last) = self.path.last_mut() {
+                        last.index = last.index.map(|i| i + 1);
+                    }
+                }
+                Ok(n)
+            }
+            _ => {
+                let (v, raw) = self.scalar_raw(r, f)?;
+                self.deliver(f, v, raw, m)?;
+                Ok(1)
+            }
+        }
+    }
+
+    fn sub_message(
+        &mut self,
+        r: &mut WireReader<'_>,
+        f: &FieldInfo,
+        ty: u32,
+        sub: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        if f.delimited {
+            let at = r.pos();
+            crate::bytes::stack::descend(
+                depth,
+                || self.fields(r, ty, sub, Some(f.number), depth),
+                || Failure::Wire(DecodeError::new(at, "out of stack", String::new())),
+            )
+        } else {
+            let (s, e) = self.wire(r.len_prefixed())?;
+            let mut sr = r.sub(s, e);
+            crate::bytes::stack::descend(
+                depth,
+                || self.fields(&mut sr, ty, sub, None, depth),
+                || Failure::Wire(DecodeError::new(s, "out of stack", String::new())),
+            )
+        }
+    }
+
+    /// Send a scalar to the builder, or a closed enum's unknown number to
+    /// the unknown fields.
+    fn deliver(
+        &mut self,
+        f: &FieldInfo,
+        v: Scalar<'_>,
+        raw: u64,
+        m: &mut B::Msg,
+    ) -> Res<(), B::Err> {
+        if let (Kind::Enum(e), Scalar::Enum(n)) = (f.kind, v) {
+            if f.closed_enum && !self.t.enums[e as usize].contains(n) {
+                // The varint as read (all 64 bits), as upb keeps it.
+                let mut buf = Vec::with_capacity(16);
+                wire::put_varint(&mut buf, f.number, raw);
+                return self.b.unknown(m, &buf).map_err(Failure::Build);
+            }
+        }
+        match f.card {
+            Cardinality::Singular { .. } => self.b.set(m, f, v),
+            _ => self.b.push(m, f, v),
+        }
+        .map_err(Failure::Build)
+    }
+
+    /// Read one value, with an enum's varint as read (0 for other kinds).
+    fn scalar_raw<'a>(
+        &self,
+        r: &mut WireReader<'a>,
+        f: &FieldInfo,
+    ) -> Res<(Scalar<'a>, u64), B::Err> {
+        if let Kind::Enum(_) = f.kind {
+            let raw = self.wire(r.varint())?;
+            return Ok((Scalar::Enum(raw as i32), raw));
+        }
+        Ok((self.scalar(r, f)?, 0))
+    }
+
+    /// Read one value of a scalar or enum field.
+    fn scalar<'a>(&self, r: &mut WireReader<'a>, f: &FieldInfo) -> Res<Scalar<'a>, B::Err> {
+        Ok(match f.kind {
+            Kind::Int32 => Scalar::I32(self.wire(r.varint())? as i32),
+            Kind::Int64 => Scalar::I64(self.wire(r.varint())? as i64),
+            Kind::Uint32 => Scalar::U32(self.wire(r.varint())? as u32),
+            Kind::Uint64 => Scalar::U64(self.wire(r.varint())?),
+            Kind::Sint32 => {
+                Scalar::I32(varint::unzigzag(self.wire(r.varint())? & 0xFFFF_FFFF) as i32)
+            }
+            Kind::Sint64 => Scalar::I64(varint::unzigzag(self.wire(r.varint())?)),
+            Kind::Bool => Scalar::Bool(self.wire(r.varint())? != 0),
+            Kind::Enum(_) => Scalar::Enum(self.wire(r.varint())? as i32),
+            Kind::Fixed32 => Scalar::U32(u32::from_le_bytes(self.four(r)?)),
+            Kind::Sfixed32 => Scalar::I32(i32::from_le_bytes(self.four(r)?)),
+            Kind::Float => Scalar::F32(f32::from_le_bytes(self.four(r)?)),
+            Kind::Fixed64 => Scalar::U64(u64::from_le_bytes(self.eight(r)?)),
+            Kind::Sfixed64 => Scalar::I64(i64::from_le_bytes(self.eight(r)?)),
+            Kind::Double => Scalar::F64(f64::from_le_bytes(self.eight(r)?)),
+            Kind::Bytes => {
+                let (s, e) = self.wire(r.len_prefixed())?;
+                Scalar::Bytes(r.slice(s, e))
+            }
+            Kind::String => {
+                let (s, e) = self.wire(r.len_prefixed())?;
+                let b = r.slice(s, e);
+                if f.utf8_verify {
+                    if let Err(bad) = std::str::from_utf8(b) {
+                        return self.err(s + bad.valid_up_to(), "invalid UTF-8 in a string field");
+                    }
+                }
+                Scalar::Str(b)
+            }
+            Kind::Message(_) => return self.err(r.pos(), "message where a scalar was expected"),
+        })
+    }
+
+    fn four(&self, r: &mut WireReader<'_>) -> Res<[u8; 4], B::Err> {
+        let b = self.wire(r.take(4))?;
+        Ok([b[0], b[1], b[2], b[3]])
+    }
+
+    fn eight(&self, r: &mut WireReader<'_>) -> Res<[u8; 8], B::Err> {
+        let b = self.wire(r.take(8))?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(a)
+    }
+
+    fn unknown_field(
+        &mut self,
+        r: &mut WireReader<'_>,
+        start: usize,
+        num: u32,
+        wt: u8,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        self.skip(r, num, wt, depth)?;
+        let bytes = r.slice(start, r.pos());
+        self.b.unknown(m, bytes).map_err(Failure::Build)
+    }
+
+    /// Move past a value whose tag was just read; groups nest within
+    /// [`DecodeOptions::max_depth`] like messages.
+    fn skip(&self, r: &mut WireReader<'_>, num: u32, wt: u8, depth: usize) -> Res<(), B::Err> {
+        match wt {
+            VARINT => self.wire(r.varint()).map(|_| ()),
+            FIXED64 => self.wire(r.take(8)).map(|_| ()),
+            FIXED32 => self.wire(r.take(4)).map(|_| ()),
+            LEN => self.wire(r.len_prefixed()).map(|_| ()),
+            SGROUP => {
+                if depth + 1 > self.opts.max_depth {
+                    return self.err(
+                        r.pos(),
+                        format!("groups nested deeper than {}", self.opts.max_depth),
+                    );
+                }
+                loop {
+                    if r.at_end() {
+                        return self.err(r.pos(), "group without its end tag");
+                    }
+                    let at = r.pos();
+                    let (n, w) = self.wire(r.tag())?;
+                    if w == EGROUP {
+                        if n != num {
+                            return self.err(at, "mismatched group end tag");
+                        }
+                        return Ok(());
+                    }
+                    let at = r.pos();
+                    crate::bytes::stack::descend(
+                        depth + 1,
+                        || self.skip(r, n, w, depth + 1),
+                        || Failure::Wire(DecodeError::new(at, "out of stack", String::new())),
+                    )?;
+                }
+            }
+            _ => self.err(r.pos(), "unexpected end-group tag"),
+        }
+    }
+
+    /// One map entry: key (field 1) and value (field 2), either missing or
+    /// repeated (last wins); other fields are skipped.
+    fn map_entry(
+        &mut self,
+        r: &mut WireReader<'_>,
+        start: usize,
+        f: &FieldInfo,
+        entry: u32,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let t = self.t;
+        let einfo = &t.messages[entry as usize];
+        let (Some(kf), Some(vf)) = (einfo.field(1), einfo.field(2)) else {
+            return self.err(start, "map entry type without key and value");
+        };
+        if depth + 1 > self.opts.max_depth {
+            return self.err(
+                start,
+                format!("messages nested deeper than {}", self.opts.max_depth),
+            );
+        }
+        let (s, e) = self.wire(r.len_prefixed())?;
+        let mut er = r.sub(s, e);
+        let mut key: Option<Scalar<'_>> = None;
+        let mut val: Option<MapValue<'_, B::Msg>> = None;
+        // The entry's own unknown fields (other numbers, wrong wire types,
+        // a closed enum's undeclared value), and where its message values
+        // were: an entry with unknown fields goes, re-encoded, to the
+        // parent's unknown fields instead of the map, as upb does.
+        let mut extra: Vec<u8> = Vec::new();
+        let mut val_raw: Vec<(usize, usize)> = Vec::new();
+        while !er.at_end() {
+            let fstart = er.pos();
+            let (num, wt) = self.wire(er.tag())?;
+            if wt == EGROUP {
+                return self.err(fstart, "unexpected end-group tag");
+            }
+            let target = match num {
+                1 => Some(kf),
+                2 => Some(vf),
+                _ => None,
+            };
+            match target {
+                Some(tf) if wt == tf.kind.wire_type() => {
+                    if let Kind::Message(vty) = tf.kind {
+                        self.path.push(PathSeg {
+                            name: "value",
+                            index: None,
+                        });
+                        let mut sub = match val.take() {
+                            Some(MapValue::Message(sm)) => sm,
+                            _ => self.b.start(vty).map_err(Failure::Build)?,
+                        };
+                        self.sub_message(&mut er, tf, vty, &mut sub, depth + 1)?;
+                        self.path.pop();
+                        val_raw.push((fstart, er.pos()));
+                        val = Some(MapValue::Message(sub));
+                    } else {
+                        let (v, raw) = self.scalar_raw(&mut er, tf)?;
+                        if num == 1 {
+                            key = Some(v);
+                        } else if let (Scalar::Enum(n), Kind::Enum(en)) = (v, tf.kind) {
+                            if tf.closed_enum && !t.enums[en as usize].contains(n) {
+                                wire::put_varint(&mut extra, 2, raw);
+                            } else {
+                                val = Some(MapValue::Scalar(v));
+                            }
+                        } else {
+                            val = Some(MapValue::Scalar(v));
+                        }
+                    }
+                }
+                _ => {
+                    self.skip(&mut er, num, wt, depth + 1)?;
+                    extra.extend_from_slice(er.slice(fstart, er.pos()));
+                }
+            }
+        }
+        if !extra.is_empty() {
+            let mut body = Vec::with_capacity(extra.len() + 16);
+            let keep = |fi: &FieldInfo, v: Scalar<'_>| match fi.card {
+                Cardinality::Singular { presence: false } => {
+                    !crate::proto::runtime::encode::is_zero(v)
+                }
+                _ => true,
+            };
+            if let Some(k) = key.filter(|&k| keep(kf, k)) {
+                wire::put_tag(&mut body, 1, kf.kind.wire_type());
+                put_scalar(&mut body, kf.kind, k);
+            }
+            match &val {
+                Some(MapValue::Scalar(v)) if keep(vf, *v) => {
+                    wire::put_tag(&mut body, 2, vf.kind.wire_type());
+                    put_scalar(&mut body, vf.kind, *v);
+                }
+                Some(MapValue::Message(_)) => {
+                    for &(a, b) in &val_raw {
+                        body.extend_from_slice(er.slice(a, b));
+                    }
+                }
+                _ => {}
+            }
+            body.extend_from_slice(&extra);
+            let mut out = Vec::with_capacity(body.len() + 8);
+            wire::put_len(&mut out, f.number, &body);
+            return self.b.unknown(m, &out).map_err(Failure::Build);
+        }
+        let key = key.unwrap_or_else(|| zero(kf));
+        let val = match val {
+            Some(v) => v,
+            None => match vf.kind {
+                Kind::Message(vty) => MapValue::Message(self.b.start(vty).map_err(Failure::Build)?),
+                _ => MapValue::Scalar(zero(vf)),
+            },
+        };
+        self.b.map_entry(m, f, key, val).map_err(Failure::Build)
+    }
+}
+
+/// A kind's zero value (a missing map key or value).
+pub fn zero(f: &FieldInfo) -> Scalar<'static> {
+    match f.kind {
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Scalar::I32(0),
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Scalar::I64(0),
+        Kind::Uint32 | Kind::Fixed32 => Scalar::U32(0),
+        Kind::Uint64 | Kind::Fixed64 => Scalar::U64(0),
+        Kind::Float => Scalar::F32(0.0),
+        Kind::Double => Scalar::F64(0.0),
+        Kind::Bool => Scalar::Bool(false),
+        Kind::String => Scalar::Str(b""),
+        Kind::Bytes | Kind::Message(_) => Scalar::Bytes(b""),
+        Kind::Enum(_) => Scalar::Enum(0),
+    }
+}
+
+/// Append a scalar's bytes (no tag), forwards.
+fn put_scalar(out: &mut Vec<u8>, kind: Kind, s: Scalar<'_>) {
+    let bits = match s {
+        Scalar::I32(v) | Scalar::Enum(v) => v as i64 as u64,
+        Scalar::I64(v) => v as u64,
+        Scalar::U32(v) => v as u64,
+        Scalar::U64(v) => v,
+        Scalar::Bool(v) => v as u64,
+        Scalar::F32(v) => v.to_bits() as u64,
+        Scalar::F64(v) => v.to_bits(),
+        Scalar::Str(b) | Scalar::Bytes(b) => {
+            varint::write(out, b.len() as u64);
+            out.extend_from_slice(b);
+            return;
+        }
+    };
+    match kind {
+        Kind::Sint32 => varint::write(out, varint::zigzag(bits as i32 as i64) & 0xFFFF_FFFF),
+        Kind::Sint64 => varint::write(out, varint::zigzag(bits as i64)),
+        Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => {
+            out.extend_from_slice(&(bits as u32).to_le_bytes())
+        }
+        Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => out.extend_from_slice(&bits.to_le_bytes()),
+        _ => varint::write(out, bits),
+    }
+}

@@ -1,0 +1,623 @@
+//! Schema tables: a [`FileDescriptorSet`] compiled into flat, indexed
+//! per-message field tables with every editions feature resolved, so the
+//! decoder and encoder never look a name up at run time.
+//!
+//! Feature resolution follows protobuf's editions rules: the edition's
+//! defaults (proto2 and proto3 are their fixed feature sets), then the
+//! file's `features`, then each enclosing message's, then the oneof's (for
+//! its members), then the field's. Enums resolve file -> enclosing messages
+//! -> enum. A map's entry fields inherit the map field's resolved features.
+
+use std::collections::HashMap;
+
+use crate::proto::descriptor::{
+    edition, field_type as ft, label, DescriptorProto, EnumDescriptorProto, FeatureSet,
+    FieldDescriptorProto, FileDescriptorSet,
+};
+
+/// The scalar or composite kind of a field's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `double`.
+    Double,
+    /// `float`.
+    Float,
+    /// `int64`.
+    Int64,
+    /// `uint64`.
+    Uint64,
+    /// `int32`.
+    Int32,
+    /// `fixed64`.
+    Fixed64,
+    /// `fixed32`.
+    Fixed32,
+    /// `bool`.
+    Bool,
+    /// `string`.
+    String,
+    /// `bytes`.
+    Bytes,
+    /// `uint32`.
+    Uint32,
+    /// `sfixed32`.
+    Sfixed32,
+    /// `sfixed64`.
+    Sfixed64,
+    /// `sint32`.
+    Sint32,
+    /// `sint64`.
+    Sint64,
+    /// An enum: the index into [`Tables::enums`].
+    Enum(u32),
+    /// A message or group: the index into [`Tables::messages`].
+    Message(u32),
+}
+
+impl Kind {
+    /// The wire type of one value (`LEN` for strings, bytes and messages,
+    /// whatever the field's delimited encoding).
+    pub fn wire_type(self) -> u8 {
+        use crate::proto::wire::{FIXED32, FIXED64, LEN, VARINT};
+        match self {
+            Kind::Double | Kind::Fixed64 | Kind::Sfixed64 => FIXED64,
+            Kind::Float | Kind::Fixed32 | Kind::Sfixed32 => FIXED32,
+            Kind::String | Kind::Bytes | Kind::Message(_) => LEN,
+            _ => VARINT,
+        }
+    }
+
+    /// True for kinds a repeated field may pack (numbers, bools, enums).
+    pub fn packable(self) -> bool {
+        !matches!(self, Kind::String | Kind::Bytes | Kind::Message(_))
+    }
+
+    fn from_type(t: i32, type_name: Option<&str>, names: &Names) -> Result<Kind, String> {
+        Ok(match t {
+            ft::DOUBLE => Kind::Double,
+            ft::FLOAT => Kind::Float,
+            ft::INT64 => Kind::Int64,
+            ft::UINT64 => Kind::Uint64,
+            ft::INT32 => Kind::Int32,
+            ft::FIXED64 => Kind::Fixed64,
+            ft::FIXED32 => Kind::Fixed32,
+            ft::BOOL => Kind::Bool,
+            ft::STRING => Kind::String,
+            ft::BYTES => Kind::Bytes,
+            ft::UINT32 => Kind::Uint32,
+            ft::SFIXED32 => Kind::Sfixed32,
+            ft::SFIXED64 => Kind::Sfixed64,
+            ft::SINT32 => Kind::Sint32,
+            ft::SINT64 => Kind::Sint64,
+            ft::ENUM => {
+                let n = type_name.unwrap_or("");
+                Kind::Enum(*names.enums.get(n).ok_or(format!("unknown enum {n}"))?)
+            }
+            ft::MESSAGE | ft::GROUP => {
+                let n = type_name.unwrap_or("");
+                Kind::Message(
+                    *names
+                        .messages
+                        .get(n)
+                        .ok_or(format!("unknown message {n}"))?,
+                )
+            }
+            _ => return Err(format!("unknown field type {t}")),
+        })
+    }
+}
+
+/// How many values a field holds and how they are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cardinality {
+    /// One value. `presence`: explicit presence (proto2 `optional`, proto3
+    /// `optional`, messages, oneof members, editions `EXPLICIT` and
+    /// `LEGACY_REQUIRED`); without it a zero value is not written.
+    Singular {
+        /// Whether the field tracks presence.
+        presence: bool,
+    },
+    /// A list. `packed`: written packed (the decoder accepts both forms for
+    /// any packable kind).
+    Repeated {
+        /// Written as one packed `LEN` field.
+        packed: bool,
+    },
+    /// A map: the field's kind is the entry message, whose fields 1 and 2
+    /// are [`MessageInfo::map_entry`]'s key and value.
+    Map,
+}
+
+/// A field's default value (proto2 `[default = ...]`, or the kind's zero).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefaultValue {
+    /// Signed integers.
+    Int(i64),
+    /// Unsigned integers.
+    Uint(u64),
+    /// Floats.
+    Float(f64),
+    /// Bools.
+    Bool(bool),
+    /// Strings.
+    Str(String),
+    /// Bytes.
+    Bytes(Vec<u8>),
+    /// Enums: the number.
+    Enum(i32),
+    /// Messages have no default value.
+    None,
+}
+
+/// One field of a message type.
+#[derive(Debug, Clone)]
+pub struct FieldInfo {
+    /// Field number.
+    pub number: u32,
+    /// Short name.
+    pub name: String,
+    /// The JSON name.
+    pub json_name: String,
+    /// Kind of the values.
+    pub kind: Kind,
+    /// Singular, repeated or map.
+    pub card: Cardinality,
+    /// Index into [`MessageInfo::oneofs`] (synthetic proto3 `optional`
+    /// oneofs included).
+    pub oneof: Option<u32>,
+    /// Message values are written as groups (proto2 groups, editions
+    /// `message_encoding = DELIMITED`).
+    pub delimited: bool,
+    /// `string` values must be valid UTF-8 (proto3, editions `VERIFY`).
+    pub utf8_verify: bool,
+    /// The field's enum is closed (see [`EnumInfo::closed`]).
+    pub closed_enum: bool,
+    /// The default value.
+    pub default: DefaultValue,
+    /// proto2 `required` / editions `LEGACY_REQUIRED` (not enforced).
+    pub required: bool,
+}
+
+/// One message type.
+#[derive(Debug, Clone)]
+pub struct MessageInfo {
+    /// Fully qualified name, without the leading dot.
+    pub full_name: String,
+    /// Fields sorted by number.
+    pub fields: Vec<FieldInfo>,
+    /// Oneof names, in declaration order.
+    pub oneofs: Vec<String>,
+    /// For a map entry type: true (fields 1 and 2 are key and value).
+    pub map_entry: bool,
+    /// `dense[n]` is the index + 1 of field number `n` in `fields` (0: none)
+    /// for numbers below [`DENSE_LIMIT`].
+    dense: Vec<u16>,
+}
+
+/// Field numbers below this are looked up in a dense array.
+pub const DENSE_LIMIT: u32 = 256;
+
+impl MessageInfo {
+    /// The index into `fields` of field number `num`.
+    #[inline]
+    pub fn find(&self, num: u32) -> Option<usize> {
+        if num < DENSE_LIMIT {
+            match self.dense.get(num as usize) {
+                Some(&i) if i > 0 => Some(i as usize - 1),
+                _ => None,
+            }
+        } else {
+            self.fields.binary_search_by_key(&num, |f| f.number).ok()
+        }
+    }
+
+    /// The field with number `num`.
+    pub fn field(&self, num: u32) -> Option<&FieldInfo> {
+        self.find(num).map(|i| &self.fields[i])
+    }
+}
+
+/// One enum type.
+#[derive(Debug, Clone)]
+pub struct EnumInfo {
+    /// Fully qualified name, without the leading dot.
+    pub full_name: String,
+    /// Closed (proto2, editions `enum_type = CLOSED`): a value outside
+    /// `values` read from the wire goes to the unknown fields. Open (proto3,
+    /// editions `OPEN`): any number is accepted.
+    pub closed: bool,
+    /// The declared numbers, sorted, without duplicates.
+    pub values: Vec<i32>,
+    /// Value names with their numbers, in declaration order.
+    pub names: Vec<(String, i32)>,
+}
+
+impl EnumInfo {
+    /// Whether `v` is a declared number.
+    pub fn contains(&self, v: i32) -> bool {
+        self.values.binary_search(&v).is_ok()
+    }
+}
+
+/// Every message and enum type of a descriptor set.
+#[derive(Debug, Clone, Default)]
+pub struct Tables {
+    /// Message types, in the order of the files and their nesting.
+    pub messages: Vec<MessageInfo>,
+    /// Enum types.
+    pub enums: Vec<EnumInfo>,
+    names: Names,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Names {
+    messages: HashMap<String, u32>,
+    enums: HashMap<String, u32>,
+}
+
+impl Tables {
+    /// The index of a message type by its full name (with or without the
+    /// leading dot).
+    pub fn message_index(&self, name: &str) -> Option<u32> {
+        let n = if name.starts_with('.') {
+            name.to_string()
+        } else {
+            format!(".{name}")
+        };
+        self.names.messages.get(&n).copied()
+    }
+
+    /// The message type at `index`.
+    pub fn message(&self, index: u32) -> &MessageInfo {
+        &self.messages[index as usize]
+    }
+
+    /// Compile a descriptor set (as `compile` or `protoc` makes them, with
+    /// every imported file present).
+    pub fn from_set(set: &FileDescriptorSet) -> Result<Tables, String> {
+        let mut t = Tables::default();
+        // Pass 1: number every type and resolve enum features.
+        for file in &set.file {
+            let fx = Features::for_file(file);
+            let prefix = match &file.package {
+                Some(p) if !p.is_empty() => format!(".{p}"),
+                _ => String::new(),
+            };
+            for e in &file.enum_type {
+                t.add_enum(e, &prefix, fx);
+            }
+            for m in &file.message_type {
+                t.number_message(m, &prefix, fx);
+            }
+        }
+        // Pass 2: fields.
+        let mut idx = 0usize;
+        for file in &set.file {
+            let fx = Features::for_file(file);
+            let proto2 = fx.edition == edition::PROTO2;
+            let proto3 = fx.edition == edition::PROTO3;
+            for m in &file.message_type {
+                t.fill_message(m, fx, &mut idx, (proto2, proto3), None)?;
+            }
+        }
+        Ok(t)
+    }
+
+    fn add_enum(&mut self, e: &EnumDescriptorProto, prefix: &str, parent: Features) {
+        let name = format!("{prefix}.{}", e.name.as_deref().unwrap_or(""));
+        let fx = parent.merge(e.options.as_ref().and_then(|o| o.features.as_ref()));
+        let names: Vec<(String, i32)> = e
+            .value
+            .iter()
+            .map(|v| (v.name.clone().unwrap_or_default(), v.number.unwrap_or(0)))
+            .collect();
+        let mut values: Vec<i32> = names.iter().map(|v| v.1).collect();
+        values.sort_unstable();
+        values.dedup();
+        self.names
+            .enums
+            .insert(name.clone(), self.enums.len() as u32);
+        self.enums.push(EnumInfo {
+            full_name: name[1..].to_string(),
+            closed: fx.enum_type == CLOSED,
+            values,
+            names,
+        });
+    }
+
+    fn number_message(&mut self, m: &DescriptorProto, prefix: &str, parent: Features) {
+        let name = format!("{prefix}.{}", m.name.as_deref().unwrap_or(""));
+        let fx = parent.merge(m.options.as_ref().and_then(|o| o.features.as_ref()));
+        self.names
+            .messages
+            .insert(name.clone(), self.messages.len() as u32);
+        self.messages.push(MessageInfo {
+            full_name: name[1..].to_string(),
+            fields: Vec::new(),
+            oneofs: m
+                .oneof_decl
+                .iter()
+                .map(|o| o.name.clone().unwrap_or_default())
+                .collect(),
+            map_entry: m.options.as_ref().and_then(|o| o.map_entry) == Some(true),
+            dense: Vec::new(),
+        });
+        for e in &m.enum_type {
+            self.add_enum(e, &name, fx);
+        }
+        for n in &m.nested_type {
+            self.number_message(n, &name, fx);
+        }
+    }
+
+    /// Fill fields in the same pre-order as `number_message`. `inherit`:
+    /// for a map entry, the map field's features.
+    fn fill_message(
+        &mut self,
+        m: &DescriptorProto,
+        parent: Features,
+        idx: &mut usize,
+        syntax: (bool, bool),
+        inherit: Option<Features>,
+    ) -> Result<(), String> {
+        let me = *idx;
+        *idx += 1;
+        let fx = inherit
+            .unwrap_or(parent)
+            .merge(m.options.as_ref().and_then(|o| o.features.as_ref()));
+        let mut fields = Vec::with_capacity(m.field.len());
+        let mut map_fx: HashMap<String, Features> = HashMap::new();
+        for f in &m.field {
+            let info = self.field_info(m, f, fx, syntax)?;
+            if info.card == Cardinality::Map {
+                if let Some(tn) = &f.type_name {
+                    map_fx.insert(tn.clone(), field_features(m, f, fx));
+                }
+            }
+            fields.push(info);
+        }
+        fields.sort_by_key(|f| f.number);
+        let max_dense = fields
+            .iter()
+            .map(|f| f.number)
+            .filter(|&n| n < DENSE_LIMIT)
+            .max()
+            .map_or(0, |n| n as usize + 1);
+        let mut dense = vec![0u16; max_dense];
+        for (i, f) in fields.iter().enumerate() {
+            if f.number < DENSE_LIMIT {
+                dense[f.number as usize] = (i + 1) as u16;
+            }
+        }
+        let full = format!(".{}", self.messages[me].full_name);
+        self.messages[me].fields = fields;
+        self.messages[me].dense = dense;
+        for n in &m.nested_type {
+            let nname = format!("{full}.{}", n.name.as_deref().unwrap_or(""));
+            let inh = map_fx.get(&nname).copied();
+            self.fill_message(n, fx, idx, syntax, inh)?;
+        }
+        Ok(())
+    }
+
+    fn field_info(
+        &self,
+        m: &DescriptorProto,
+        f: &FieldDescriptorProto,
+        msg_fx: Features,
+        (proto2, proto3): (bool, bool),
+    ) -> Result<FieldInfo, String> {
+        let fx = field_features(m, f, msg_fx);
+        let t = f.r#type.unwrap_or(0);
+        let kind = Kind::from_type(t, f.type_name.as_deref(), &self.names)?;
+        let opts = f.options.as_ref();
+        let repeated = f.label == Some(label::REPEATED);
+        let is_map =
+            repeated && matches!(kind, Kind::Message(i) if self.messages[i as usize].map_entry);
+        let card = if is_map {
+            Cardinality::Map
+        } else if repeated {
+            let packed = kind.packable()
+                && if proto2 {
+                    opts.and_then(|o| o.packed) == Some(true)
+                } else if proto3 {
+                    opts.and_then(|o| o.packed) != Some(false)
+                } else {
+                    fx.repeated == PACKED
+                };
+            Cardinality::Repeated { packed }
+        } else {
+            let presence = matches!(kind, Kind::Message(_))
+                || f.oneof_index.is_some()
+                || f.proto3_optional == Some(true)
+                || if proto2 {
+                    true
+                } else if proto3 {
+                    false
+                } else {
+                    fx.presence != IMPLICIT
+                };
+            Cardinality::Singular { presence }
+        };
+        // A map entry's value is always length-prefixed.
+        let in_entry = m.options.as_ref().and_then(|o| o.map_entry) == Some(true);
+        let delimited = matches!(kind, Kind::Message(_))
+            && !is_map
+            && !in_entry
+            && (t == ft::GROUP || (!proto2 && !proto3 && fx.msg_enc == DELIMITED));
+        let closed_enum = matches!(kind, Kind::Enum(i) if self.enums[i as usize].closed);
+        let default = parse_default(kind, f.default_value.as_deref(), self);
+        let name = f.name.clone().unwrap_or_default();
+        Ok(FieldInfo {
+            number: f.number.unwrap_or(0) as u32,
+            json_name: f.json_name.clone().unwrap_or_else(|| name.clone()),
+            name,
+            kind,
+            card,
+            oneof: f.oneof_index.map(|i| i as u32),
+            delimited,
+            utf8_verify: kind == Kind::String && !proto2 && fx.utf8 == VERIFY,
+            closed_enum,
+            default,
+            required: f.label == Some(label::REQUIRED) || fx.presence == LEGACY_REQUIRED,
+        })
+    }
+}
+
+fn field_features(m: &DescriptorProto, f: &FieldDescriptorProto, msg_fx: Features) -> Features {
+    let mut fx = msg_fx;
+    if let Some(o) = f.oneof_index.and_then(|i| m.oneof_decl.get(i as usize)) {
+        fx = fx.merge(o.options.as_ref().and_then(|o| o.features.as_ref()));
+    }
+    fx.merge(f.options.as_ref().and_then(|o| o.features.as_ref()))
+}
+
+const IMPLICIT: i32 = 2;
+const LEGACY_REQUIRED: i32 = 3;
+const CLOSED: i32 = 2;
+const PACKED: i32 = 1;
+const VERIFY: i32 = 2;
+const DELIMITED: i32 = 2;
+
+/// The features the runtime needs, resolved.
+#[derive(Debug, Clone, Copy)]
+struct Features {
+    edition: i32,
+    presence: i32,
+    enum_type: i32,
+    repeated: i32,
+    utf8: i32,
+    msg_enc: i32,
+}
+
+impl Features {
+    fn for_file(file: &crate::proto::descriptor::FileDescriptorProto) -> Features {
+        let ed = match file.syntax.as_deref() {
+            Some("proto3") => edition::PROTO3,
+            Some("editions") => file.edition.unwrap_or(edition::E2023),
+            _ => edition::PROTO2,
+        };
+        let base = match ed {
+            edition::PROTO2 => Features {
+                edition: ed,
+                presence: 1,
+                enum_type: CLOSED,
+                repeated: 2,
+                utf8: 3,
+                msg_enc: 1,
+            },
+            edition::PROTO3 => Features {
+                edition: ed,
+                presence: IMPLICIT,
+                enum_type: 1,
+                repeated: PACKED,
+                utf8: VERIFY,
+                msg_enc: 1,
+            },
+            _ => Features {
+                edition: ed,
+                presence: 1,
+                enum_type: 1,
+                repeated: PACKED,
+                utf8: VERIFY,
+                msg_enc: 1,
+            },
+        };
+        base.merge(file.options.as_ref().and_then(|o| o.features.as_ref()))
+    }
+
+    fn merge(mut self, fs: Option<&FeatureSet>) -> Features {
+        if let Some(fs) = fs {
+            let set = |v: &mut i32, o: Option<i32>| {
+                if let Some(o) = o.filter(|&o| o != 0) {
+                    *v = o;
+                }
+            };
+            set(&mut self.presence, fs.field_presence);
+            set(&mut self.enum_type, fs.enum_type);
+            set(&mut self.repeated, fs.repeated_field_encoding);
+            set(&mut self.utf8, fs.utf8_validation);
+            set(&mut self.msg_enc, fs.message_encoding);
+        }
+        self
+    }
+}
+
+fn parse_default(kind: Kind, text: Option<&str>, t: &Tables) -> DefaultValue {
+    let s = text.unwrap_or("");
+    let float = |s: &str| match s {
+        "inf" => f64::INFINITY,
+        "-inf" => f64::NEG_INFINITY,
+        "nan" | "-nan" => f64::NAN,
+        _ => s.parse().unwrap_or(0.0),
+    };
+    match kind {
+        Kind::Double | Kind::Float => DefaultValue::Float(float(s)),
+        Kind::Int64
+        | Kind::Int32
+        | Kind::Sfixed32
+        | Kind::Sfixed64
+        | Kind::Sint32
+        | Kind::Sint64 => DefaultValue::Int(s.parse().unwrap_or(0)),
+        Kind::Uint64 | Kind::Uint32 | Kind::Fixed32 | Kind::Fixed64 => {
+            DefaultValue::Uint(s.parse().unwrap_or(0))
+        }
+        Kind::Bool => DefaultValue::Bool(s == "true"),
+        Kind::String => DefaultValue::Str(s.to_string()),
+        Kind::Bytes => DefaultValue::Bytes(unescape(s)),
+        Kind::Enum(e) => {
+            let info = &t.enums[e as usize];
+            let first = info.names.first().map_or(0, |v| v.1);
+            DefaultValue::Enum(info.names.iter().find(|v| v.0 == s).map_or(first, |v| v.1))
+        }
+        Kind::Message(_) => DefaultValue::None,
+    }
+}
+
+/// Undo protoc's C escaping of a `bytes` default.
+fn unescape(s: &str) -> Vec<u8> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' || i + 1 >= b.len() {
+            out.push(b[i]);
+            i += 1;
+            continue;
+        }
+        i += 1;
+        let c = b[i];
+        i += 1;
+        match c {
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'a' => out.push(7),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'v' => out.push(11),
+            b'0'..=b'7' => {
+                let mut v = (c - b'0') as u32;
+                let mut n = 1;
+                while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
+                    v = v * 8 + (b[i] - b'0') as u32;
+                    i += 1;
+                    n += 1;
+                }
+                out.push(v as u8);
+            }
+            b'x' => {
+                let mut v = 0u32;
+                let mut n = 0;
+                while n < 2 && i < b.len() && b[i].is_ascii_hexdigit() {
+                    v = v * 16 + (b[i] as char).to_digit(16).unwrap_or(0);
+                    i += 1;
+                    n += 1;
+                }
+                out.push(v as u8);
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
