@@ -246,7 +246,9 @@ def _from_dict(data: dict[str, Any]) -> Columns:
                 cols.append(pa.chunked_array([pa.Array.from_pandas(values)]))
             lengths.add(len(values))
         else:
-            vals = values if type(values) is list else list(values)
+            # A copy: the caller's list could change while the COPY runs (a dumper or a
+            # __float__ may run Python code), this one cannot.
+            vals = list(values)
             lengths.add(len(vals))
             cols.append(Objects(vals))
     if len(lengths) > 1:
