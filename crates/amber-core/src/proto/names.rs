@@ -4,8 +4,22 @@
 /// protoc's JSON name of a field: underscores dropped, the letter after
 /// each one upper-cased (`foo_bar_baz` → `fooBarBaz`).
 pub fn json_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut cap = false;
+    camel(name, false)
+}
+
+/// The name of a map field's synthesized entry type: CamelCase plus
+/// `Entry` (`string_to_int` → `StringToIntEntry`).
+pub fn map_entry_name(field: &str) -> String {
+    let mut out = camel(field, true);
+    out.push_str("Entry");
+    out
+}
+
+/// `name` without underscores, the letter after each one upper-cased, and
+/// the first one too with `first_upper`.
+fn camel(name: &str, first_upper: bool) -> String {
+    let mut out = String::with_capacity(name.len() + 5);
+    let mut cap = first_upper;
     for c in name.chars() {
         if c == '_' {
             cap = true;
@@ -16,25 +30,6 @@ pub fn json_name(name: &str) -> String {
             out.push(c);
         }
     }
-    out
-}
-
-/// The name of a map field's synthesized entry type: CamelCase plus
-/// `Entry` (`string_to_int` → `StringToIntEntry`).
-pub fn map_entry_name(field: &str) -> String {
-    let mut out = String::with_capacity(field.len() + 5);
-    let mut cap = true;
-    for c in field.chars() {
-        if c == '_' {
-            cap = true;
-        } else if cap {
-            out.push(c.to_ascii_uppercase());
-            cap = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out.push_str("Entry");
     out
 }
 
