@@ -119,12 +119,15 @@ class Store(MutableMapping[str, Any]):
             self._check_key(k)
         if not wanted:
             return {}
-        query = sql.SQL("select key, value from {t} where key = any(%b)").format(t=self._table)
-        # The keys go as one binary text[] encoded in Rust, and the values are decoded in Rust
-        # as the result is read: no Python call per key or row.
+        # The server returns the rows in the order of `wanted` (one per key found); the keys go
+        # as one binary text[] encoded in Rust, and the values are decoded in Rust as the
+        # result is read: no Python call per key or row.
+        query = sql.SQL(
+            "select t.key, t.value from unnest(%b) with ordinality as w(key, at) "
+            "join {t} t on t.key = w.key order by w.at"
+        ).format(t=self._table)
         param = _Keys(_native.pg_send(TEXT_ARRAY_OID, wanted))
-        found = dict(_fetch(self.conn, query, (param,), "rows", True, {_Keys: _KeysDumper}))
-        return {k: found[k] for k in wanted if k in found}
+        return dict(_fetch(self.conn, query, (param,), "rows", True, {_Keys: _KeysDumper}))
 
     def put_many(self, items: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None:
         """Store many values in batches; all of them or, if any fails, none."""
