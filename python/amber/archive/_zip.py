@@ -101,14 +101,25 @@ class Stream:
         return out.getvalue()
 
 
-class _Tee:
+class _Sink:
+    """What pyarrow and NumPy ask of the file-like objects an entry streams into: `write` and
+    `tell` come from each kind below."""
+
+    closed = False
+
+    def writable(self) -> bool:
+        return True
+
+    def flush(self) -> None:
+        pass
+
+
+class _Tee(_Sink):
     """A file-like object that writes each piece to the archive file and into its digest.
 
     On an unbuffered file (`io.FileIO`, as `amber.Archive` opens its files) the core hashes a
     piece and writes it to the file descriptor at once, on two threads; other files get the
     piece hashed, then written."""
-
-    closed = False
 
     def __init__(self, file: IO[bytes]) -> None:
         self.file = file
@@ -124,20 +135,12 @@ class _Tee:
         write_all(self.file, piece)
         return memoryview(piece).nbytes
 
-    def writable(self) -> bool:
-        return True
-
     def tell(self) -> int:
         return self.digest.size
 
-    def flush(self) -> None:
-        pass
 
-
-class _Compressing:
+class _Compressing(_Sink):
     """A file-like object that compresses each piece and writes what comes out."""
-
-    closed = False
 
     def __init__(self, file: IO[bytes], compressor: _native.StreamCompressor) -> None:
         self.file = file
@@ -152,14 +155,8 @@ class _Compressing:
         self.size += n
         return n
 
-    def writable(self) -> bool:
-        return True
-
     def tell(self) -> int:
         return self.size
-
-    def flush(self) -> None:
-        pass
 
 
 @dataclass

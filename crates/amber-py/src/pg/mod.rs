@@ -136,19 +136,9 @@ fn encode_fail(
     source: &str,
 ) -> PyErr {
     let ty = type_name(oid);
-    let (kind, detail, cause) = match f {
-        Fail::Mismatch => (
-            "type_mismatch",
-            format!("cannot write a value of type {source} as {ty}"),
-            None,
-        ),
-        Fail::Data(e) => (e.kind.name(), e.message, None),
-        Fail::Py(e) => {
-            if errors::passes_through(py, &e) {
-                return e;
-            }
-            ("raised", errors::described(py, &e), Some(e))
-        }
+    let (kind, detail, cause) = match encode_parts(py, f, &ty, source) {
+        Ok(parts) => parts,
+        Err(e) => return e,
     };
     errors::make(
         py,
@@ -159,6 +149,28 @@ fn encode_fail(
         Some(place(row, name)),
         cause,
     )
+}
+
+/// What an `EncodeError` for `f` says: its kind, the detail and the cause;
+/// or, as `Err`, an exception that passes through as it is (see
+/// `errors::passes_through`). `source` names the value's type, `ty` the
+/// column's.
+fn encode_parts(
+    py: Python<'_>,
+    f: Fail,
+    ty: &str,
+    source: &str,
+) -> Result<(&'static str, String, Option<PyErr>), PyErr> {
+    Ok(match f {
+        Fail::Mismatch => (
+            "type_mismatch",
+            format!("cannot write a value of type {source} as {ty}"),
+            None,
+        ),
+        Fail::Data(e) => (e.kind.name(), e.message, None),
+        Fail::Py(e) if errors::passes_through(py, &e) => return Err(e),
+        Fail::Py(e) => ("raised", errors::described(py, &e), Some(e)),
+    })
 }
 
 /// A value that could not be read, as `amber.DecodeError` with the stream
@@ -773,22 +785,16 @@ fn pg_send<'py>(
         value,
         &mut to_pg::Ctx::default(),
     );
-    let (kind, detail, cause) = match r {
-        Ok(()) => return Ok(PyBytes::new(py, &out)),
-        Err(Fail::Mismatch) => (
-            "type_mismatch",
-            format!("cannot send a {} as {ty}", value.get_type().name()?),
-            None,
-        ),
-        Err(Fail::Data(e)) => (e.kind.name(), format!("{ty}: {}", e.message), None),
-        Err(Fail::Py(e)) if errors::passes_through(py, &e) => return Err(e),
-        Err(Fail::Py(e)) => ("raised", errors::described(py, &e), Some(e)),
+    let Err(f) = r else {
+        return Ok(PyBytes::new(py, &out));
     };
+    let source = value.get_type().name()?.to_string();
+    let (kind, detail, cause) = encode_parts(py, f, &ty, &source)?;
     Err(errors::make(
         py,
         errors::encode_error(py),
         kind,
-        detail,
+        format!("{ty}: {detail}"),
         None,
         None,
         cause,
