@@ -62,6 +62,8 @@ pub enum EncodeKind {
     /// Code amber ran for a value (an encode hook, `__getstate__`, a
     /// property, `__hash__`) raised; that exception is the `__cause__`.
     Raised,
+    /// A protobuf message misses required (proto2) fields.
+    Required,
 }
 
 impl EncodeKind {
@@ -72,6 +74,7 @@ impl EncodeKind {
             EncodeKind::Limit => "limit",
             EncodeKind::Mutated => "mutated",
             EncodeKind::Raised => "raised",
+            EncodeKind::Required => "required",
         }
     }
 }
@@ -79,6 +82,8 @@ impl EncodeKind {
 static DECODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ENCODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ARCHIVE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static PROTO_DECODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static PROTO_SCHEMA_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 fn subclass(
     py: Python<'_>,
@@ -143,6 +148,85 @@ pub fn archive_error(py: Python<'_>) -> &Bound<'_, PyType> {
             .expect("creating amber.ArchiveError")
         })
         .bind(py)
+}
+
+/// `amber.proto.DecodeError`: bytes that are not a valid message of the
+/// type asked for (an `amber.DecodeError`).
+pub fn proto_decode_error(py: Python<'_>) -> &Bound<'_, PyType> {
+    PROTO_DECODE_ERROR
+        .get_or_init(py, || {
+            let bases = PyTuple::new(py, [decode_error(py)]).expect("a tuple");
+            let ns = PyDict::new(py);
+            let made = (|| -> PyResult<Py<PyType>> {
+                ns.set_item("__module__", "amber.proto")?;
+                ns.set_item(
+                    "__doc__",
+                    "Bytes that are not a valid message of the type asked for; `offset` \
+                     says where, `path` in which field ($.a.b[2]).",
+                )?;
+                let t = py
+                    .get_type::<PyType>()
+                    .call1(("DecodeError", bases, ns))?;
+                Ok(t.cast_into::<PyType>()?.unbind())
+            })();
+            made.expect("creating amber.proto.DecodeError")
+        })
+        .bind(py)
+}
+
+/// `amber.proto.SchemaError`: a `.proto` file that does not compile; the
+/// message starts with `file:line:col`, also kept as attributes.
+pub fn proto_schema_error(py: Python<'_>) -> &Bound<'_, PyType> {
+    PROTO_SCHEMA_ERROR
+        .get_or_init(py, || {
+            let made = (|| -> PyResult<Py<PyType>> {
+                let t = subclass(
+                    py,
+                    "SchemaError",
+                    "A .proto file that does not compile: `file`, `line` and `col` say where, \
+                     `kind` what.",
+                    py.get_type::<PyValueError>(),
+                    &["kind", "file", "line", "col"],
+                )?;
+                t.bind(py).setattr("__module__", "amber.proto")?;
+                Ok(t)
+            })();
+            made.expect("creating amber.proto.SchemaError")
+        })
+        .bind(py)
+}
+
+/// A compile error from the core, as `amber.proto.SchemaError`.
+#[cold]
+pub fn proto_syntax(py: Python<'_>, e: &amber_core::proto::ProtoError) -> PyErr {
+    let build = || -> PyResult<PyErr> {
+        let exc = proto_schema_error(py).call1((e.to_string(),))?;
+        exc.setattr(intern!(py, "kind"), e.kind.name())?;
+        exc.setattr(intern!(py, "file"), &e.file)?;
+        exc.setattr(intern!(py, "line"), e.line)?;
+        exc.setattr(intern!(py, "col"), e.col)?;
+        Ok(PyErr::from_value(exc))
+    };
+    build().unwrap_or_else(|e| e)
+}
+
+/// Bad wire bytes, as `amber.proto.DecodeError` (kind `malformed`).
+#[cold]
+pub fn proto_decode(
+    py: Python<'_>,
+    msg: String,
+    offset: Option<usize>,
+    path: Option<String>,
+) -> PyErr {
+    make(
+        py,
+        proto_decode_error(py),
+        ErrorKind::Malformed.name(),
+        msg,
+        offset,
+        path,
+        None,
+    )
 }
 
 /// An archive error from the core, as `amber.ArchiveError`.
@@ -250,5 +334,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DecodeError", decode_error(py))?;
     m.add("EncodeError", encode_error(py))?;
     m.add("ArchiveError", archive_error(py))?;
+    m.add("ProtoDecodeError", proto_decode_error(py))?;
+    m.add("ProtoSchemaError", proto_schema_error(py))?;
     Ok(())
 }

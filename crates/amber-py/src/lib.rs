@@ -6,6 +6,8 @@
 //! - `archive/`: the zip container, compression, hashes and `.npy` headers
 //!   for `amber.Archive`;
 //! - `pg/`: COPY BINARY streams and binary results for `amber.pg`;
+//! - `proto/`: message classes, containers and the wire edge for
+//!   `amber.proto`;
 //! - `values/`: datetime, Decimal, UUID and NumPy values as plain Rust parts;
 //! - `typeref.rs`: classes and C APIs found once;
 //! - `errors.rs`: every exception class;
@@ -18,6 +20,7 @@ mod errors;
 mod ffi;
 mod gil;
 mod pg;
+mod proto;
 mod typeref;
 mod values;
 
@@ -59,5 +62,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<codec::registry::Entry>()?;
     archive::register(m)?;
     pg::register(m)?;
+    proto::register(m)?;
     Ok(())
 }

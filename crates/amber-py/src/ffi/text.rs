@@ -40,3 +40,11 @@ pub unsafe fn new_str(s: &str, ascii: bool) -> *mut ffi::PyObject {
         }
     }
 }
+
+/// A new `str` holding `s` (ASCII by a plain copy, see [`new_str`]).
+pub fn str_object(py: pyo3::Python<'_>, s: &str) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
+    // SAFETY: `py` proves the GIL is held.
+    let p = unsafe { new_str(s, s.is_ascii()) };
+    // SAFETY: `p` is a new reference, or NULL with an exception set.
+    unsafe { pyo3::Bound::from_owned_ptr_or_err(py, p) }.map(pyo3::Bound::unbind)
+}

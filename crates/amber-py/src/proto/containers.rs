@@ -1,0 +1,634 @@
+//! Repeated and map fields: list-like and dict-like containers that check
+//! every value on the way in (as the field's setter would) and make their
+//! message present when changed (see `message::attach`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use amber_core::proto::runtime::{FieldInfo, Kind};
+use pyo3::exceptions::{PyIndexError, PyKeyError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyList, PySlice, PyString, PyWeakrefReference};
+
+use crate::proto::message::{self, attach_owner, Message};
+use crate::proto::schema::Schema;
+use crate::proto::values;
+
+/// A repeated field's values.
+#[pyclass(module = "amber.proto", name = "RepeatedContainer", sequence)]
+pub struct Repeated {
+    pub s: Arc<Schema>,
+    pub ty: u32,
+    pub pos: u32,
+    pub items: Vec<Py<PyAny>>,
+    /// The message, while it is a default sub-message.
+    pub owner: Option<Py<PyWeakrefReference>>,
+}
+
+impl Repeated {
+    pub fn new(s: Arc<Schema>, ty: u32, pos: u32, items: Vec<Py<PyAny>>) -> Repeated {
+        Repeated {
+            s,
+            ty,
+            pos,
+            items,
+            owner: None,
+        }
+    }
+
+    fn field(&self) -> &FieldInfo {
+        &self.s.tables.messages[self.ty as usize].fields[self.pos as usize]
+    }
+
+    fn composite(&self) -> bool {
+        matches!(self.field().kind, Kind::Message(_))
+    }
+}
+
+/// Check `v` for the container's field, without holding a borrow (the
+/// check may run Python code).
+fn checked(slf: &Bound<'_, Repeated>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let (s, ty, pos) = {
+        let b = slf.try_borrow()?;
+        (b.s.clone(), b.ty, b.pos)
+    };
+    let f = &s.tables.messages[ty as usize].fields[pos as usize];
+    message::element(slf.py(), &s, f, v)
+}
+
+fn changed(slf: &Bound<'_, Repeated>) -> PyResult<()> {
+    let owner = slf.try_borrow()?.owner.as_ref().map(|o| o.clone_ref(slf.py()));
+    attach_owner(slf.py(), &owner)
+}
+
+fn index(i: isize, len: usize) -> PyResult<usize> {
+    let j = if i < 0 { i + len as isize } else { i };
+    if j < 0 || j as usize >= len {
+        return Err(PyIndexError::new_err("list index out of range"));
+    }
+    Ok(j as usize)
+}
+
+#[pymethods]
+impl Repeated {
+    fn __len__(&self) -> usize {
+        self.items.len()
+    }
+
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        if let Ok(sl) = key.cast::<PySlice>() {
+            let ind = sl.indices(self.items.len() as isize)?;
+            let out = PyList::empty(py);
+            let mut i = ind.start;
+            for _ in 0..ind.slicelength {
+                out.append(self.items[i as usize].clone_ref(py))?;
+                i += ind.step;
+            }
+            return Ok(out.into_any().unbind());
+        }
+        let i: isize = key.extract()?;
+        Ok(self.items[index(i, self.items.len())?].clone_ref(py))
+    }
+
+    fn __setitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if slf.try_borrow()?.composite() {
+            return Err(PyTypeError::new_err(
+                "does not support assignment; use add(), append() or CopyFrom()",
+            ));
+        }
+        if let Ok(sl) = key.cast::<PySlice>() {
+            let mut new = Vec::new();
+            for v in value.try_iter()? {
+                new.push(checked(slf, &v?)?);
+            }
+            let mut list = snapshot(slf)?;
+            list.as_any().set_item(sl, PyList::new(slf.py(), new)?)?;
+            slf.try_borrow_mut()?.items = list.iter().map(|v| v.unbind()).collect();
+            list = PyList::empty(slf.py());
+            drop(list);
+        } else {
+            let i: isize = key.extract()?;
+            let v = checked(slf, value)?;
+            let mut b = slf.try_borrow_mut()?;
+            let j = index(i, b.items.len())?;
+            b.items[j] = v;
+        }
+        changed(slf)
+    }
+
+    fn __delitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        if let Ok(sl) = key.cast::<PySlice>() {
+            let list = snapshot(slf)?;
+            list.as_any().del_item(sl)?;
+            slf.try_borrow_mut()?.items = list.iter().map(|v| v.unbind()).collect();
+        } else {
+            let i: isize = key.extract()?;
+            let mut b = slf.try_borrow_mut()?;
+            let j = index(i, b.items.len())?;
+            b.items.remove(j);
+        }
+        changed(slf)
+    }
+
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        Ok(snapshot(slf)?.as_any().try_iter()?.into_any().unbind())
+    }
+
+    fn __contains__(slf: &Bound<'_, Self>, v: &Bound<'_, PyAny>) -> PyResult<bool> {
+        snapshot(slf)?.contains(v)
+    }
+
+    fn __richcmp__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, op: pyo3::basic::CompareOp) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let mine = snapshot(slf)?;
+        let theirs = if let Ok(o) = other.cast::<Repeated>() {
+            snapshot(o)?.into_any()
+        } else if other.is_instance_of::<PyList>() {
+            other.clone()
+        } else {
+            return Ok(py.NotImplemented());
+        };
+        Ok(mine.as_any().rich_compare(theirs, op)?.unbind())
+    }
+
+    fn __hash__(&self) -> PyResult<isize> {
+        Err(PyTypeError::new_err("unhashable object"))
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(snapshot(slf)?.repr()?.to_string())
+    }
+
+    /// Add a value (a copy, for messages).
+    fn append(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = checked(slf, value)?;
+        slf.try_borrow_mut()?.items.push(v);
+        changed(slf)
+    }
+
+    /// Add every value of an iterable.
+    fn extend(slf: &Bound<'_, Self>, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        if values.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err("extend() takes an iterable of values, not a str"));
+        }
+        let mut new = Vec::new();
+        for v in values.try_iter()? {
+            new.push(checked(slf, &v?)?);
+        }
+        slf.try_borrow_mut()?.items.extend(new);
+        changed(slf)
+    }
+
+    /// Insert a value before index `i`.
+    fn insert(slf: &Bound<'_, Self>, i: isize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = checked(slf, value)?;
+        {
+            let mut b = slf.try_borrow_mut()?;
+            let n = b.items.len() as isize;
+            let j = if i < 0 { (i + n).max(0) } else { i.min(n) };
+            b.items.insert(j as usize, v);
+        }
+        changed(slf)
+    }
+
+    /// Remove and return the value at `i` (the last by default).
+    #[pyo3(signature = (i = -1))]
+    fn pop(slf: &Bound<'_, Self>, i: isize) -> PyResult<Py<PyAny>> {
+        let v = {
+            let mut b = slf.try_borrow_mut()?;
+            let j = index(i, b.items.len()).map_err(|_| PyIndexError::new_err("pop index out of range"))?;
+            b.items.remove(j)
+        };
+        changed(slf)?;
+        Ok(v)
+    }
+
+    /// Remove the first value equal to `value`.
+    fn remove(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let at = snapshot(slf)?.index(value)?;
+        slf.try_borrow_mut()?.items.remove(at);
+        changed(slf)
+    }
+
+    /// Remove every value.
+    fn clear(slf: &Bound<'_, Self>) -> PyResult<()> {
+        slf.try_borrow_mut()?.items.clear();
+        changed(slf)
+    }
+
+    /// Sort in place (`key` and `reverse` as for `list.sort`).
+    #[pyo3(signature = (*, key = None, reverse = false))]
+    fn sort(slf: &Bound<'_, Self>, key: Option<&Bound<'_, PyAny>>, reverse: bool) -> PyResult<()> {
+        let list = snapshot(slf)?;
+        let kw = PyDict::new(slf.py());
+        kw.set_item("key", key)?;
+        kw.set_item("reverse", reverse)?;
+        list.call_method("sort", (), Some(&kw))?;
+        slf.try_borrow_mut()?.items = list.iter().map(|v| v.unbind()).collect();
+        changed(slf)
+    }
+
+    /// Reverse in place.
+    fn reverse(slf: &Bound<'_, Self>) -> PyResult<()> {
+        slf.try_borrow_mut()?.items.reverse();
+        changed(slf)
+    }
+
+    /// The index of the first value equal to `value`.
+    fn index(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+        snapshot(slf)?.index(value)
+    }
+
+    /// How many values equal `value`.
+    fn count(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+        snapshot(slf)?.call_method1("count", (value,))?.extract()
+    }
+
+    /// (Message fields) add a new message built from keywords; returns it.
+    #[pyo3(signature = (**kwargs))]
+    fn add<'py>(slf: &Bound<'py, Self>, kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let sub = match slf.try_borrow()?.field().kind {
+            Kind::Message(sub) => sub,
+            _ => {
+                return Err(PyTypeError::new_err(
+                    "add() is for repeated message fields; use append()",
+                ))
+            }
+        };
+        let cls = slf.try_borrow()?.s.class(py, sub)?.clone();
+        let m = cls.call((), kwargs)?;
+        slf.try_borrow_mut()?.items.push(m.clone().unbind());
+        changed(slf)?;
+        Ok(m)
+    }
+
+    /// Append copies of another repeated field's values.
+    fn MergeFrom(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        Repeated::extend(slf, other)
+    }
+
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "a repeated field is pickled with its message, not alone",
+        ))
+    }
+}
+
+/// The container's values as a new list (iteration sees a snapshot).
+fn snapshot<'py>(slf: &Bound<'py, Repeated>) -> PyResult<Bound<'py, PyList>> {
+    let b = slf.try_borrow()?;
+    PyList::new(slf.py(), b.items.iter().map(|v| v.bind(slf.py())))
+}
+
+/// A map key, hashable in Rust.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum MapKey {
+    Int(i128),
+    Bool(bool),
+    Str(Vec<u8>),
+}
+
+impl MapKey {
+    /// The key of a stored (checked) key object.
+    pub fn of(k: &Bound<'_, PyAny>) -> PyResult<MapKey> {
+        if let Ok(b) = k.cast_exact::<PyBool>() {
+            return Ok(MapKey::Bool(b.is_true()));
+        }
+        if let Ok(s) = k.cast::<PyString>() {
+            return Ok(MapKey::Str(match s.to_str() {
+                Ok(t) => t.as_bytes().to_vec(),
+                Err(_) => values::escaped_bytes(k)?.as_bytes().to_vec(),
+            }));
+        }
+        Ok(MapKey::Int(k.extract()?))
+    }
+}
+
+/// A map's entries in insertion order, with an index by key.
+#[derive(Default)]
+pub struct MapData {
+    pub entries: Vec<(Py<PyAny>, Py<PyAny>)>,
+    index: HashMap<MapKey, usize>,
+}
+
+impl MapData {
+    /// Insert or replace (checked key and value).
+    pub fn insert(&mut self, py: Python<'_>, k: Py<PyAny>, v: Py<PyAny>) -> PyResult<()> {
+        let key = MapKey::of(k.bind(py))?;
+        match self.index.get(&key) {
+            Some(&i) => self.entries[i].1 = v,
+            None => {
+                self.index.insert(key, self.entries.len());
+                self.entries.push((k, v));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn find(&self, key: &MapKey) -> Option<usize> {
+        self.index.get(key).copied()
+    }
+
+    pub fn remove(&mut self, py: Python<'_>, key: &MapKey) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
+        let Some(i) = self.index.remove(key) else {
+            return Ok(None);
+        };
+        let e = self.entries.swap_remove(i);
+        if i < self.entries.len() {
+            let moved = MapKey::of(self.entries[i].0.bind(py))?;
+            self.index.insert(moved, i);
+        }
+        Ok(Some(e))
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.index.clear();
+    }
+}
+
+/// A map field's entries.
+#[pyclass(module = "amber.proto", name = "MapContainer", mapping)]
+pub struct MapField {
+    pub s: Arc<Schema>,
+    pub ty: u32,
+    pub pos: u32,
+    pub data: MapData,
+    pub owner: Option<Py<PyWeakrefReference>>,
+}
+
+impl MapField {
+    pub fn new(s: Arc<Schema>, ty: u32, pos: u32, data: MapData) -> MapField {
+        MapField {
+            s,
+            ty,
+            pos,
+            data,
+            owner: None,
+        }
+    }
+
+    fn entry_type(&self) -> u32 {
+        match self.s.tables.messages[self.ty as usize].fields[self.pos as usize].kind {
+            Kind::Message(e) => e,
+            _ => unreachable!("a map field's kind is its entry type"),
+        }
+    }
+
+    fn entry_field(&self, n: usize) -> &FieldInfo {
+        &self.s.tables.messages[self.entry_type() as usize].fields[n]
+    }
+
+    pub fn value_kind(&self) -> Kind {
+        self.entry_field(1).kind
+    }
+
+    pub fn check_key(&self, k: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let f = self.entry_field(0);
+        values::check(&self.s.tables, f, f.kind, k)
+    }
+
+    pub fn check_value(&self, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let f = self.entry_field(1);
+        message::element(v.py(), &self.s, f, v)
+    }
+
+    /// The value a missing key reads as (inserted by `m[key]`).
+    fn fresh(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.value_kind() {
+            Kind::Message(sub) => Ok(message::instantiate(py, Message::empty(self.s.clone(), sub))?
+                .into_any()
+                .unbind()),
+            _ => Ok(self.s.defaults[self.entry_type() as usize][1].clone_ref(py)),
+        }
+    }
+}
+
+fn map_changed(slf: &Bound<'_, MapField>) -> PyResult<()> {
+    let owner = slf.try_borrow()?.owner.as_ref().map(|o| o.clone_ref(slf.py()));
+    attach_owner(slf.py(), &owner)
+}
+
+/// A checked key, and its hashable form.
+fn key_of(slf: &Bound<'_, MapField>, k: &Bound<'_, PyAny>) -> PyResult<(Py<PyAny>, MapKey)> {
+    let k = slf.try_borrow()?.check_key(k).map_err(|e| {
+        if e.is_instance_of::<PyValueError>(k.py()) || e.is_instance_of::<PyTypeError>(k.py()) {
+            e
+        } else {
+            PyKeyError::new_err(k.clone().unbind())
+        }
+    })?;
+    let mk = MapKey::of(k.bind(slf.py()))?;
+    Ok((k, mk))
+}
+
+fn as_dict<'py>(slf: &Bound<'py, MapField>) -> PyResult<Bound<'py, PyDict>> {
+    let py = slf.py();
+    let d = PyDict::new(py);
+    for (k, v) in &slf.try_borrow()?.data.entries {
+        d.set_item(k.bind(py), v.bind(py))?;
+    }
+    Ok(d)
+}
+
+#[pymethods]
+impl MapField {
+    fn __len__(&self) -> usize {
+        self.data.entries.len()
+    }
+
+    fn __contains__(slf: &Bound<'_, Self>, k: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok((_, mk)) = key_of(slf, k) else {
+            return Ok(false);
+        };
+        Ok(slf.try_borrow()?.data.find(&mk).is_some())
+    }
+
+    /// The value for `key`; a missing key is inserted with the default
+    /// value (a new message, for message values), as Google's maps do.
+    fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let (k, mk) = key_of(slf, key)?;
+        if let Some(i) = slf.try_borrow()?.data.find(&mk) {
+            return Ok(slf.try_borrow()?.data.entries[i].1.clone_ref(py));
+        }
+        let v = slf.try_borrow()?.fresh(py)?;
+        slf.try_borrow_mut()?.data.insert(py, k, v.clone_ref(py))?;
+        map_changed(slf)?;
+        Ok(v)
+    }
+
+    fn __setitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        if matches!(slf.try_borrow()?.value_kind(), Kind::Message(_)) {
+            return Err(PyValueError::new_err(
+                "May not set values directly, call my_map[key].foo = 5",
+            ));
+        }
+        let (k, _) = key_of(slf, key)?;
+        let v = slf.try_borrow()?.check_value(value)?;
+        slf.try_borrow_mut()?.data.insert(py, k, v)?;
+        map_changed(slf)
+    }
+
+    fn __delitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        let (_, mk) = key_of(slf, key)?;
+        if slf.try_borrow_mut()?.data.remove(py, &mk)?.is_none() {
+            return Err(PyKeyError::new_err(key.clone().unbind()));
+        }
+        map_changed(slf)
+    }
+
+    fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
+        Ok(MapField::keys(slf)?.as_any().try_iter()?.into_any().unbind())
+    }
+
+    fn __richcmp__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, op: pyo3::basic::CompareOp) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let theirs = if let Ok(o) = other.cast::<MapField>() {
+            as_dict(o)?.into_any()
+        } else if other.is_instance_of::<PyDict>() {
+            other.clone()
+        } else {
+            return Ok(py.NotImplemented());
+        };
+        Ok(as_dict(slf)?.as_any().rich_compare(theirs, op)?.unbind())
+    }
+
+    fn __hash__(&self) -> PyResult<isize> {
+        Err(PyTypeError::new_err("unhashable object"))
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(as_dict(slf)?.repr()?.to_string())
+    }
+
+    /// The keys, as a list.
+    fn keys<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyList>> {
+        let b = slf.try_borrow()?;
+        PyList::new(slf.py(), b.data.entries.iter().map(|e| e.0.bind(slf.py())))
+    }
+
+    /// The values, as a list.
+    fn values<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyList>> {
+        let b = slf.try_borrow()?;
+        PyList::new(slf.py(), b.data.entries.iter().map(|e| e.1.bind(slf.py())))
+    }
+
+    /// `(key, value)` pairs, as a list.
+    fn items<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyList>> {
+        let py = slf.py();
+        let b = slf.try_borrow()?;
+        PyList::new(py, b.data.entries.iter().map(|e| (e.0.bind(py), e.1.bind(py))))
+    }
+
+    /// The value for `key`, or `default` (nothing is inserted).
+    #[pyo3(signature = (key, default = None))]
+    fn get(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let Ok((_, mk)) = key_of(slf, key) else {
+            return Ok(default.unwrap_or_else(|| py.None()));
+        };
+        let b = slf.try_borrow()?;
+        Ok(match b.data.find(&mk) {
+            Some(i) => b.data.entries[i].1.clone_ref(py),
+            None => default.unwrap_or_else(|| py.None()),
+        })
+    }
+
+    /// Remove `key` and return its value (or `default`, if given).
+    #[pyo3(signature = (key, default = None))]
+    fn pop(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let (_, mk) = key_of(slf, key)?;
+        let removed = slf.try_borrow_mut()?.data.remove(py, &mk)?;
+        match (removed, default) {
+            (Some((_, v)), _) => {
+                map_changed(slf)?;
+                Ok(v)
+            }
+            (None, Some(d)) => Ok(d),
+            (None, None) => Err(PyKeyError::new_err(key.clone().unbind())),
+        }
+    }
+
+    /// Remove every entry.
+    fn clear(slf: &Bound<'_, Self>) -> PyResult<()> {
+        slf.try_borrow_mut()?.data.clear();
+        map_changed(slf)
+    }
+
+    /// Set entries from a mapping (scalar values; message values are
+    /// copied).
+    #[pyo3(signature = (other = None, **kwargs))]
+    fn update(slf: &Bound<'_, Self>, other: Option<&Bound<'_, PyAny>>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        let py = slf.py();
+        let add = |k: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>| -> PyResult<()> {
+            let (k, _) = key_of(slf, k)?;
+            let v = slf.try_borrow()?.check_value(v)?;
+            slf.try_borrow_mut()?.data.insert(py, k, v)
+        };
+        if let Some(o) = other {
+            let items = if o.hasattr("items")? { o.call_method0("items")? } else { o.clone() };
+            for kv in items.try_iter()? {
+                let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = kv?.extract()?;
+                add(&k, &v)?;
+            }
+        }
+        if let Some(kw) = kwargs {
+            for (k, v) in kw.iter() {
+                add(&k, &v)?;
+            }
+        }
+        map_changed(slf)
+    }
+
+    /// (Message values) the value for `key`, inserting a new one.
+    fn get_or_create(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        MapField::__getitem__(slf, key)
+    }
+
+    /// Set default for a missing key (scalar values) and return the value.
+    #[pyo3(signature = (key, default = None))]
+    fn setdefault(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+        if MapField::__contains__(slf, key)? {
+            return MapField::__getitem__(slf, key);
+        }
+        match default {
+            Some(d) => {
+                MapField::__setitem__(slf, key, d)?;
+                MapField::__getitem__(slf, key)
+            }
+            None => MapField::__getitem__(slf, key),
+        }
+    }
+
+    /// Copy another map's entries in (replacing values of equal keys).
+    fn MergeFrom(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        let o = other.cast::<MapField>()?;
+        let entries: Vec<(Py<PyAny>, Py<PyAny>)> = o
+            .try_borrow()?
+            .data
+            .entries
+            .iter()
+            .map(|(k, v)| (k.clone_ref(py), v.clone_ref(py)))
+            .collect();
+        for (k, v) in entries {
+            let v = match slf.try_borrow()?.value_kind() {
+                Kind::Message(_) => message::copy_obj(py, v.bind(py))?.into_any().unbind(),
+                _ => v,
+            };
+            slf.try_borrow_mut()?.data.insert(py, k, v)?;
+        }
+        map_changed(slf)
+    }
+
+    fn __reduce__(&self) -> PyResult<()> {
+        Err(PyTypeError::new_err(
+            "a map field is pickled with its message, not alone",
+        ))
+    }
+}

@@ -1,0 +1,876 @@
+//! `amber.proto.Message`: the native base of every message class.
+//!
+//! A message holds one [`Slot`] per field of its type (by position in the
+//! type's table), its unknown fields as wire bytes, and, while it is a
+//! default sub-message handed out by reading an unset field, a weak link
+//! to the parent that takes it in on its first change (Google's
+//! semantics: `m.sub.x = 1` makes `m.sub` present; `m.sub.x` alone does
+//! not). Messages form trees: assignment and `append` copy, so no message
+//! is ever reachable from itself and nothing here needs the cyclic GC.
+//!
+//! Field access goes through one [`Field`] descriptor per field in the
+//! class's namespace; values are checked and normalised by
+//! [`values::check`] on the way in, so encoding reads exact builtin types
+//! and runs no Python code.
+
+use std::sync::Arc;
+
+use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind, MessageInfo};
+use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType, PyWeakrefReference};
+
+use crate::proto::containers::{MapData, MapField, Repeated};
+use crate::proto::schema::Schema;
+use crate::proto::{parse, serialize, values};
+
+/// One field's state.
+pub enum Slot {
+    /// Not set: reads give the default.
+    Unset,
+    /// A scalar (exact builtin type), or a present sub-message.
+    Val(Py<PyAny>),
+    /// A default sub-message handed out by a read; not present.
+    Lazy(Py<Message>),
+    /// A repeated field's container.
+    List(Py<Repeated>),
+    /// A map field's container.
+    Map(Py<MapField>),
+}
+
+impl Slot {
+    fn clone_ref(&self, py: Python<'_>) -> Slot {
+        match self {
+            Slot::Unset => Slot::Unset,
+            Slot::Val(v) => Slot::Val(v.clone_ref(py)),
+            Slot::Lazy(v) => Slot::Lazy(v.clone_ref(py)),
+            Slot::List(v) => Slot::List(v.clone_ref(py)),
+            Slot::Map(v) => Slot::Map(v.clone_ref(py)),
+        }
+    }
+}
+
+static UNSET: Slot = Slot::Unset;
+
+/// The class-level handle of a message type (`cls.__amber__`).
+#[pyclass(frozen, module = "amber._native", name = "ProtoMessageType")]
+pub struct MessageType {
+    pub s: Arc<Schema>,
+    pub ty: u32,
+}
+
+#[pymethods]
+impl MessageType {
+    /// The type's full name.
+    #[getter]
+    fn full_name(&self) -> &str {
+        &self.s.tables.messages[self.ty as usize].full_name
+    }
+
+    /// The type's index in its schema.
+    #[getter]
+    fn index(&self) -> u32 {
+        self.ty
+    }
+}
+
+/// The base class of every message class.
+#[pyclass(subclass, weakref, module = "amber.proto", name = "Message")]
+pub struct Message {
+    pub s: Arc<Schema>,
+    pub ty: u32,
+    /// By field position; shorter than the field list means the rest are
+    /// unset (a new message allocates nothing).
+    pub vals: Vec<Slot>,
+    pub unknown: Vec<u8>,
+    /// While a default sub-message: the parent and the field's position.
+    pub parent: Option<(Py<PyWeakrefReference>, u32)>,
+}
+
+impl Message {
+    pub fn empty(s: Arc<Schema>, ty: u32) -> Message {
+        Message {
+            s,
+            ty,
+            vals: Vec::new(),
+            unknown: Vec::new(),
+            parent: None,
+        }
+    }
+
+    pub fn info(&self) -> &MessageInfo {
+        &self.s.tables.messages[self.ty as usize]
+    }
+
+    pub fn slot(&self, pos: usize) -> &Slot {
+        self.vals.get(pos).unwrap_or(&UNSET)
+    }
+
+    pub fn slot_mut(&mut self, pos: usize) -> &mut Slot {
+        if self.vals.len() <= pos {
+            let n = self.info().fields.len().max(pos + 1);
+            self.vals.resize_with(n, || Slot::Unset);
+        }
+        &mut self.vals[pos]
+    }
+
+    /// Set field `pos` to a new slot, clearing the other members of its
+    /// oneof. Returns the slots replaced, to be dropped (or detached)
+    /// once no borrow is held.
+    pub fn put(&mut self, pos: usize, slot: Slot) -> Vec<Slot> {
+        let mut old = vec![std::mem::replace(self.slot_mut(pos), slot)];
+        let s = self.s.clone();
+        let fields = &s.tables.messages[self.ty as usize].fields;
+        if let Some(o) = fields[pos].oneof {
+            for (i, f) in fields.iter().enumerate() {
+                if i != pos && f.oneof == Some(o) && i < self.vals.len() {
+                    old.push(std::mem::replace(&mut self.vals[i], Slot::Unset));
+                }
+            }
+        }
+        old
+    }
+
+    /// Whether field `pos` is present (set, non-empty, or for a field
+    /// without presence, not zero).
+    pub fn present(&self, py: Python<'_>, pos: usize) -> bool {
+        let f = &self.info().fields[pos];
+        match self.slot(pos) {
+            Slot::Unset | Slot::Lazy(_) => false,
+            Slot::Val(v) => match f.card {
+                Cardinality::Singular { presence: false } => !values::is_zero(v.bind(py), f.kind),
+                _ => true,
+            },
+            Slot::List(l) => !l.borrow(py).items.is_empty(),
+            Slot::Map(m) => !m.borrow(py).data.entries.is_empty(),
+        }
+    }
+
+    fn pos_of(&self, name: &str) -> PyResult<usize> {
+        self.s.field_pos(self.ty, name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "Protocol message {} has no \"{name}\" field.",
+                self.short_name()
+            ))
+        })
+    }
+
+    pub fn short_name(&self) -> &str {
+        let full = &self.info().full_name;
+        full.rsplit('.').next().unwrap_or(full)
+    }
+}
+
+/// Drop replaced slots, cutting the parent link of default sub-messages
+/// so that a later change to them does not reach back into this message.
+pub fn release(py: Python<'_>, old: Vec<Slot>) {
+    for s in old {
+        if let Slot::Lazy(c) = s {
+            if let Ok(mut c) = c.bind(py).try_borrow_mut() {
+                c.parent = None;
+            }
+        }
+    }
+}
+
+/// A new instance of message type `m.ty`'s class holding `m`.
+pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, Message>> {
+    let cls = m.s.class(py, m.ty)?;
+    let obj = cls.call0()?.cast_into::<Message>()?;
+    *obj.try_borrow_mut()? = m;
+    Ok(obj)
+}
+
+/// Make a default sub-message present in its parent (and the parent in
+/// its own, up the chain): called by every change to a message.
+pub fn attach(slf: &Bound<'_, Message>) -> PyResult<()> {
+    let mut cur = slf.clone();
+    loop {
+        let link = cur.try_borrow_mut()?.parent.take();
+        let Some((weak, pos)) = link else {
+            return Ok(());
+        };
+        let Some(parent) = weak.bind(cur.py()).upgrade() else {
+            return Ok(());
+        };
+        let parent = parent.cast_into::<Message>()?;
+        let old = {
+            let mut p = parent.try_borrow_mut()?;
+            let stays = matches!(p.slot(pos as usize), Slot::Lazy(c) if c.is(&cur));
+            if !stays {
+                // The parent was cleared or set since: this one is on its own.
+                return Ok(());
+            }
+            p.put(pos as usize, Slot::Val(cur.clone().into_any().unbind()))
+        };
+        release(cur.py(), old);
+        cur = parent;
+    }
+}
+
+/// Attach the message behind an optional weak link (containers).
+pub fn attach_owner(py: Python<'_>, owner: &Option<Py<PyWeakrefReference>>) -> PyResult<()> {
+    if let Some(w) = owner {
+        if let Some(o) = w.bind(py).upgrade() {
+            attach(&o.cast_into::<Message>()?)?;
+        }
+    }
+    Ok(())
+}
+
+/// A weak link to `m` if it is a default sub-message (its containers must
+/// attach it when changed), else `None`.
+fn owner_link(m: &Bound<'_, Message>) -> PyResult<Option<Py<PyWeakrefReference>>> {
+    if m.try_borrow()?.parent.is_some() {
+        Ok(Some(PyWeakrefReference::new(m)?.unbind()))
+    } else {
+        Ok(None)
+    }
+}
+
+/// A deep copy of a message's contents (scalars are immutable and shared).
+pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
+    let mut out = Message::empty(m.s.clone(), m.ty);
+    out.unknown = m.unknown.clone();
+    out.vals.reserve(m.vals.len());
+    for (pos, slot) in m.vals.iter().enumerate() {
+        let f = &m.info().fields[pos];
+        out.vals.push(match slot {
+            Slot::Unset | Slot::Lazy(_) => Slot::Unset,
+            Slot::Val(v) => match f.kind {
+                Kind::Message(_) => Slot::Val(copy_obj(py, v.bind(py))?.into_any().unbind()),
+                _ => Slot::Val(v.clone_ref(py)),
+            },
+            Slot::List(l) => {
+                let l = l.borrow(py);
+                let items = copy_items(py, f, &l.items)?;
+                Slot::List(Py::new(py, Repeated::new(m.s.clone(), m.ty, pos as u32, items))?)
+            }
+            Slot::Map(mp) => {
+                let mp = mp.borrow(py);
+                let mut data = MapData::default();
+                let vkind = mp.value_kind();
+                for (k, v) in &mp.data.entries {
+                    let v = match vkind {
+                        Kind::Message(_) => copy_obj(py, v.bind(py))?.into_any().unbind(),
+                        _ => v.clone_ref(py),
+                    };
+                    data.insert(py, k.clone_ref(py), v)?;
+                }
+                Slot::Map(Py::new(py, MapField::new(m.s.clone(), m.ty, pos as u32, data))?)
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// Copies of a repeated field's items (messages copied, scalars shared).
+pub fn copy_items(py: Python<'_>, f: &FieldInfo, items: &[Py<PyAny>]) -> PyResult<Vec<Py<PyAny>>> {
+    match f.kind {
+        Kind::Message(_) => items
+            .iter()
+            .map(|v| Ok(copy_obj(py, v.bind(py))?.into_any().unbind()))
+            .collect(),
+        _ => Ok(items.iter().map(|v| v.clone_ref(py)).collect()),
+    }
+}
+
+/// A new message object equal to `v` (a message).
+pub fn copy_obj<'py>(py: Python<'py>, v: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Message>> {
+    let m = v.cast::<Message>()?;
+    let c = deep_copy(py, &*m.try_borrow()?)?;
+    instantiate(py, c)
+}
+
+/// Merge `src` (owned: its objects move) into `dst`, Google's `MergeFrom`:
+/// set scalars overwrite, sub-messages merge, repeated fields append,
+/// map entries replace, unknown fields append.
+pub fn merge_owned(py: Python<'_>, dst: &mut Message, src: Message) -> PyResult<()> {
+    let s = src.s.clone();
+    let fields = &s.tables.messages[src.ty as usize].fields;
+    for (pos, slot) in src.vals.into_iter().enumerate() {
+        let f = &fields[pos];
+        match slot {
+            Slot::Unset | Slot::Lazy(_) => {}
+            Slot::Val(v) => {
+                if let Kind::Message(_) = f.kind {
+                    if let Slot::Val(d) = dst.slot(pos) {
+                        let d = d.bind(py).cast::<Message>()?.clone();
+                        let sv = take(v.bind(py).cast::<Message>()?)?;
+                        merge_owned(py, &mut *d.try_borrow_mut()?, sv)?;
+                        continue;
+                    }
+                } else if matches!(f.card, Cardinality::Singular { presence: false })
+                    && values::is_zero(v.bind(py), f.kind)
+                {
+                    continue;
+                }
+                let old = dst.put(pos, Slot::Val(v));
+                release(py, old);
+            }
+            Slot::List(l) => {
+                let items = std::mem::take(&mut l.bind(py).try_borrow_mut()?.items);
+                if items.is_empty() {
+                    continue;
+                }
+                match dst.slot(pos) {
+                    Slot::List(d) => d.bind(py).try_borrow_mut()?.items.extend(items),
+                    _ => {
+                        let c = Repeated::new(s.clone(), dst.ty, pos as u32, items);
+                        *dst.slot_mut(pos) = Slot::List(Py::new(py, c)?);
+                    }
+                }
+            }
+            Slot::Map(mp) => {
+                let data = std::mem::take(&mut mp.bind(py).try_borrow_mut()?.data);
+                if data.entries.is_empty() {
+                    continue;
+                }
+                match dst.slot(pos) {
+                    Slot::Map(d) => {
+                        let mut d = d.bind(py).try_borrow_mut()?;
+                        for (k, v) in data.entries {
+                            d.data.insert(py, k, v)?;
+                        }
+                    }
+                    _ => {
+                        let c = MapField::new(s.clone(), dst.ty, pos as u32, data);
+                        *dst.slot_mut(pos) = Slot::Map(Py::new(py, c)?);
+                    }
+                }
+            }
+        }
+    }
+    dst.unknown.extend_from_slice(&src.unknown);
+    Ok(())
+}
+
+/// Move a message's contents out, leaving it empty.
+pub fn take(m: &Bound<'_, Message>) -> PyResult<Message> {
+    let mut b = m.try_borrow_mut()?;
+    let empty = Message::empty(b.s.clone(), b.ty);
+    Ok(std::mem::replace(&mut *b, empty))
+}
+
+/// The slot a Python value makes for field `pos` of type `ty` (constructor
+/// keywords and assignment): scalars checked, messages copied (or built
+/// from a dict), iterables and mappings checked element by element.
+pub fn slot_from(py: Python<'_>, s: &Arc<Schema>, ty: u32, pos: usize, v: &Bound<'_, PyAny>) -> PyResult<Slot> {
+    let f = &s.tables.messages[ty as usize].fields[pos];
+    Ok(match f.card {
+        Cardinality::Singular { .. } => match f.kind {
+            Kind::Message(sub) => Slot::Val(message_value(py, s, sub, f, v)?.into_any().unbind()),
+            k => Slot::Val(values::check(&s.tables, f, k, v)?),
+        },
+        Cardinality::Repeated { .. } => {
+            if v.is_instance_of::<pyo3::types::PyString>() || v.is_instance_of::<PyBytes>() {
+                return Err(PyTypeError::new_err(format!(
+                    "Value of repeated field {} must be an iterable, not {}",
+                    f.name,
+                    v.get_type().name()?
+                )));
+            }
+            let mut items = Vec::new();
+            for e in v.try_iter()? {
+                items.push(element(py, s, f, &e?)?);
+            }
+            Slot::List(Py::new(py, Repeated::new(s.clone(), ty, pos as u32, items))?)
+        }
+        Cardinality::Map => {
+            let mut data = MapData::default();
+            let map = MapField::new(s.clone(), ty, pos as u32, MapData::default());
+            let items = v.call_method0(pyo3::intern!(py, "items"))?;
+            for kv in items.try_iter()? {
+                let (k, val): (Bound<'_, PyAny>, Bound<'_, PyAny>) = kv?.extract()?;
+                let k = map.check_key(&k)?;
+                let val = map.check_value(&val)?;
+                data.insert(py, k, val)?;
+            }
+            Slot::Map(Py::new(py, MapField::new(s.clone(), ty, pos as u32, data))?)
+        }
+    })
+}
+
+/// One element of a repeated field, checked (messages copied or built).
+pub fn element(py: Python<'_>, s: &Arc<Schema>, f: &FieldInfo, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    match f.kind {
+        Kind::Message(sub) => Ok(message_value(py, s, sub, f, v)?.into_any().unbind()),
+        k => values::check(&s.tables, f, k, v),
+    }
+}
+
+/// A message of type `sub` from a value: a copy of a message of that type,
+/// or one built from a dict of its fields.
+pub fn message_value<'py>(
+    py: Python<'py>,
+    s: &Arc<Schema>,
+    sub: u32,
+    f: &FieldInfo,
+    v: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, Message>> {
+    if let Ok(m) = v.cast::<Message>() {
+        let b = m.try_borrow()?;
+        if b.ty == sub && Arc::ptr_eq(&b.s, s) {
+            let c = deep_copy(py, &b)?;
+            drop(b);
+            return instantiate(py, c);
+        }
+        return Err(PyTypeError::new_err(format!(
+            "field {} takes a {} message, not {}",
+            f.name,
+            s.tables.messages[sub as usize].full_name,
+            b.info().full_name
+        )));
+    }
+    if let Ok(d) = v.cast::<PyDict>() {
+        let cls = s.class(py, sub)?;
+        return cls.call((), Some(d))?.cast_into::<Message>().map_err(Into::into);
+    }
+    Err(PyTypeError::new_err(format!(
+        "field {} takes a {} message or a dict, not {}",
+        f.name,
+        s.tables.messages[sub as usize].full_name,
+        v.get_type().name()?
+    )))
+}
+
+/// A field's attribute: reads give the value (the default when unset),
+/// assignments check the value first.
+#[pyclass(frozen, module = "amber._native", name = "ProtoField")]
+pub struct Field {
+    pub s: Arc<Schema>,
+    pub ty: u32,
+    pub pos: u32,
+}
+
+impl Field {
+    fn info(&self) -> &FieldInfo {
+        &self.s.tables.messages[self.ty as usize].fields[self.pos as usize]
+    }
+
+    fn target<'a, 'py>(&self, obj: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, Message>> {
+        let m = obj.cast::<Message>()?;
+        let b = m.try_borrow()?;
+        if b.ty != self.ty || !Arc::ptr_eq(&b.s, &self.s) {
+            return Err(PyTypeError::new_err(format!(
+                "field {} belongs to {}, not {}",
+                self.info().name,
+                self.s.tables.messages[self.ty as usize].full_name,
+                b.info().full_name
+            )));
+        }
+        Ok(m)
+    }
+}
+
+#[pymethods]
+impl Field {
+    fn __get__(
+        slf: &Bound<'_, Self>,
+        obj: Option<&Bound<'_, PyAny>>,
+        _owner: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let this = slf.get();
+        let Some(obj) = obj else {
+            return Ok(slf.clone().into_any().unbind());
+        };
+        let m = this.target(obj)?;
+        get_field(py, m, this.pos as usize)
+    }
+
+    fn __set__(slf: &Bound<'_, Self>, obj: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let this = slf.get();
+        let m = this.target(obj)?;
+        set_field(m, this.pos as usize, value)
+    }
+
+    fn __delete__(slf: &Bound<'_, Self>, _obj: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(PyAttributeError::new_err(format!(
+            "cannot delete field {}; use ClearField",
+            slf.get().info().name
+        )))
+    }
+
+    /// The field's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.info().name
+    }
+
+    /// The field's number.
+    #[getter]
+    fn number(&self) -> u32 {
+        self.info().number
+    }
+}
+
+/// Read field `pos`: the value, the default, or a new container or
+/// default sub-message (kept, so that reads give the same object).
+pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult<Py<PyAny>> {
+    {
+        let b = m.try_borrow()?;
+        match b.slot(pos) {
+            Slot::Val(v) => return Ok(v.clone_ref(py)),
+            Slot::Lazy(c) => return Ok(c.clone_ref(py).into_any()),
+            Slot::List(l) => return Ok(l.clone_ref(py).into_any()),
+            Slot::Map(l) => return Ok(l.clone_ref(py).into_any()),
+            Slot::Unset => {
+                let f = &b.info().fields[pos];
+                let scalar = !matches!(f.kind, Kind::Message(_));
+                if scalar && matches!(f.card, Cardinality::Singular { .. }) {
+                    return Ok(b.s.defaults[b.ty as usize][pos].clone_ref(py));
+                }
+            }
+        }
+    }
+    // Unset message, repeated or map field: make its object.
+    let (s, ty, card, kind) = {
+        let b = m.try_borrow()?;
+        let f = &b.info().fields[pos];
+        (b.s.clone(), b.ty, f.card, f.kind)
+    };
+    let slot = match (card, kind) {
+        (Cardinality::Singular { .. }, Kind::Message(sub)) => {
+            let mut child = Message::empty(s.clone(), sub);
+            child.parent = Some((PyWeakrefReference::new(m)?.unbind(), pos as u32));
+            Slot::Lazy(instantiate(py, child)?.unbind())
+        }
+        (Cardinality::Map, _) => {
+            let mut c = MapField::new(s.clone(), ty, pos as u32, MapData::default());
+            c.owner = owner_link(m)?;
+            Slot::Map(Py::new(py, c)?)
+        }
+        _ => {
+            let mut c = Repeated::new(s.clone(), ty, pos as u32, Vec::new());
+            c.owner = owner_link(m)?;
+            Slot::List(Py::new(py, c)?)
+        }
+    };
+    let out = slot.clone_ref(py);
+    *m.try_borrow_mut()?.slot_mut(pos) = slot;
+    Ok(match out {
+        Slot::Lazy(c) => c.into_any(),
+        Slot::List(c) => c.into_any(),
+        Slot::Map(c) => c.into_any(),
+        Slot::Val(v) => v,
+        Slot::Unset => py.None(),
+    })
+}
+
+/// Assign field `pos` (checked first), then attach the message.
+pub fn set_field(m: &Bound<'_, Message>, pos: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = m.py();
+    let (s, ty) = {
+        let b = m.try_borrow()?;
+        (b.s.clone(), b.ty)
+    };
+    let slot = slot_from(py, &s, ty, pos, value)?;
+    let old = m.try_borrow_mut()?.put(pos, slot);
+    release(py, old);
+    attach(m)
+}
+
+fn kwargs_into(py: Python<'_>, m: &mut Message, kwargs: &Bound<'_, PyDict>) -> PyResult<()> {
+    let s = m.s.clone();
+    for (k, v) in kwargs.iter() {
+        let name: &str = &k.cast::<pyo3::types::PyString>()?.to_cow()?;
+        let pos = m.pos_of(name)?;
+        if v.is_none() {
+            continue;
+        }
+        let slot = slot_from(py, &s, m.ty, pos, &v)?;
+        let old = m.put(pos, slot);
+        release(py, old);
+    }
+    Ok(())
+}
+
+#[pymethods]
+impl Message {
+    #[new]
+    #[classmethod]
+    #[pyo3(signature = (*args, **kwargs))]
+    fn new(
+        cls: &Bound<'_, PyType>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Message> {
+        let py = cls.py();
+        let t = cls
+            .getattr(pyo3::intern!(py, "__amber__"))
+            .map_err(|_| PyTypeError::new_err("amber.proto.Message is abstract; use a loaded message class"))?;
+        let t = t.cast::<MessageType>()?.get();
+        if !args.is_empty() {
+            return Err(PyTypeError::new_err(
+                "message constructors take keyword arguments only",
+            ));
+        }
+        let mut m = Message::empty(t.s.clone(), t.ty);
+        if let Some(kw) = kwargs {
+            kwargs_into(py, &mut m, kw)?;
+        }
+        Ok(m)
+    }
+
+    /// The wire form. Raises `amber.EncodeError` when a required field
+    /// (proto2) is missing; `deterministic=True` sorts map entries.
+    #[pyo3(signature = (*, deterministic = false))]
+    fn SerializeToString<'py>(slf: &Bound<'py, Self>, deterministic: bool) -> PyResult<Bound<'py, PyBytes>> {
+        serialize::check_initialized(slf)?;
+        serialize::to_bytes(slf, deterministic)
+    }
+
+    /// The wire form, without the required-field check.
+    #[pyo3(signature = (*, deterministic = false))]
+    fn SerializePartialToString<'py>(slf: &Bound<'py, Self>, deterministic: bool) -> PyResult<Bound<'py, PyBytes>> {
+        serialize::to_bytes(slf, deterministic)
+    }
+
+    /// Replace the contents with the message in `data`; returns its length.
+    fn ParseFromString(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let n = parse::merge_from_bytes(slf, data, true)?;
+        attach(slf)?;
+        Ok(n)
+    }
+
+    /// Merge the message in `data` into this one; returns its length.
+    fn MergeFromString(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let n = parse::merge_from_bytes(slf, data, false)?;
+        attach(slf)?;
+        Ok(n)
+    }
+
+    /// A new message parsed from `data`.
+    #[classmethod]
+    fn FromString<'py>(cls: &Bound<'py, PyType>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let m = cls.call0()?;
+        parse::merge_from_bytes(m.cast::<Message>()?, data, true)?;
+        Ok(m)
+    }
+
+    /// Merge another message of the same type into this one.
+    fn MergeFrom(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        let src = same_type(slf, other)?;
+        let copy = deep_copy(py, &*src.try_borrow()?)?;
+        merge_owned(py, &mut *slf.try_borrow_mut()?, copy)?;
+        attach(slf)
+    }
+
+    /// Replace this message's contents with a copy of `other`'s.
+    fn CopyFrom(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        let src = same_type(slf, other)?;
+        if src.is(slf) {
+            return Ok(());
+        }
+        let copy = deep_copy(py, &*src.try_borrow()?)?;
+        let old = {
+            let mut b = slf.try_borrow_mut()?;
+            b.unknown = copy.unknown;
+            std::mem::replace(&mut b.vals, copy.vals)
+        };
+        release(py, old);
+        attach(slf)
+    }
+
+    /// Clear every field and the unknown fields.
+    fn Clear(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let old = {
+            let mut b = slf.try_borrow_mut()?;
+            b.unknown.clear();
+            std::mem::take(&mut b.vals)
+        };
+        release(slf.py(), old);
+        Ok(())
+    }
+
+    /// Clear one field (or the set member of a oneof, by the oneof's name).
+    fn ClearField(slf: &Bound<'_, Self>, field_name: &str) -> PyResult<()> {
+        let old = {
+            let mut b = slf.try_borrow_mut()?;
+            let positions: Vec<usize> = match b.s.names[b.ty as usize].get(field_name) {
+                Some(&p) if p >= 0 => vec![p as usize],
+                Some(&o) => {
+                    let o = !o as u32;
+                    b.info()
+                        .fields
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, f)| f.oneof == Some(o))
+                        .map(|(i, _)| i)
+                        .collect()
+                }
+                None => {
+                    return Err(PyValueError::new_err(format!(
+                        "Protocol message {} has no \"{field_name}\" field.",
+                        b.short_name()
+                    )))
+                }
+            };
+            let mut old = Vec::new();
+            for p in positions {
+                if p < b.vals.len() {
+                    old.push(std::mem::replace(&mut b.vals[p], Slot::Unset));
+                }
+            }
+            old
+        };
+        release(slf.py(), old);
+        Ok(())
+    }
+
+    /// Whether a field with presence (or a oneof) is set.
+    fn HasField(&self, py: Python<'_>, field_name: &str) -> PyResult<bool> {
+        match self.s.names[self.ty as usize].get(field_name) {
+            Some(&p) if p >= 0 => {
+                let f = &self.info().fields[p as usize];
+                match f.card {
+                    Cardinality::Singular { presence: true } => Ok(self.present(py, p as usize)),
+                    _ => Err(PyValueError::new_err(format!(
+                        "Field {}.{field_name} does not have presence.",
+                        self.info().full_name
+                    ))),
+                }
+            }
+            Some(&o) => Ok(self.which(py, !o as u32).is_some()),
+            None => Err(PyValueError::new_err(format!(
+                "Protocol message {} has no \"{field_name}\" field.",
+                self.short_name()
+            ))),
+        }
+    }
+
+    /// The name of the oneof's set member, or `None`.
+    fn WhichOneof(&self, py: Python<'_>, oneof_group: &str) -> PyResult<Option<String>> {
+        match self.s.names[self.ty as usize].get(oneof_group) {
+            Some(&o) if o < 0 => Ok(self
+                .which(py, !o as u32)
+                .map(|p| self.info().fields[p].name.clone())),
+            _ => Err(PyValueError::new_err(format!(
+                "Protocol message has no oneof \"{oneof_group}\" field."
+            ))),
+        }
+    }
+
+    /// Whether every required field (proto2), here and below, is set.
+    fn IsInitialized(slf: &Bound<'_, Self>) -> PyResult<bool> {
+        Ok(serialize::missing_required(slf)?.is_empty())
+    }
+
+    /// The paths of required fields that are not set.
+    fn FindInitializationErrors(slf: &Bound<'_, Self>) -> PyResult<Vec<String>> {
+        serialize::missing_required(slf)
+    }
+
+    /// The length of the wire form.
+    fn ByteSize(slf: &Bound<'_, Self>) -> PyResult<usize> {
+        Ok(serialize::to_bytes(slf, false)?.as_bytes().len())
+    }
+
+    /// Drop unknown fields, here and in every sub-message.
+    fn DiscardUnknownFields(slf: &Bound<'_, Self>) -> PyResult<()> {
+        let py = slf.py();
+        let mut b = slf.try_borrow_mut()?;
+        b.unknown.clear();
+        let s = b.s.clone();
+        let fields = &s.tables.messages[b.ty as usize].fields;
+        for (pos, slot) in b.vals.iter().enumerate() {
+            if !matches!(fields[pos].kind, Kind::Message(_)) {
+                continue;
+            }
+            let subs: Vec<Py<PyAny>> = match slot {
+                Slot::Val(v) => vec![v.clone_ref(py)],
+                Slot::List(l) => l.borrow(py).items.iter().map(|v| v.clone_ref(py)).collect(),
+                Slot::Map(m) => m.borrow(py).data.entries.iter().map(|e| e.1.clone_ref(py)).collect(),
+                _ => continue,
+            };
+            for v in subs {
+                if let Ok(m) = v.bind(py).cast::<Message>() {
+                    Message::DiscardUnknownFields(m)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Mark this (default) sub-message present in its parent.
+    fn SetInParent(slf: &Bound<'_, Self>) -> PyResult<()> {
+        attach(slf)
+    }
+
+    /// The unknown fields as they were on the wire (tags included).
+    fn _unknown_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.unknown)
+    }
+
+    /// `[(position, value)]` of the present fields, by field number.
+    fn _present<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        for pos in 0..self.vals.len() {
+            if self.present(py, pos) {
+                let v = match &self.vals[pos] {
+                    Slot::Val(v) => v.clone_ref(py),
+                    Slot::List(l) => l.clone_ref(py).into_any(),
+                    Slot::Map(m) => m.clone_ref(py).into_any(),
+                    _ => continue,
+                };
+                out.append((pos, v))?;
+            }
+        }
+        Ok(out)
+    }
+
+    fn __richcmp__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, op: pyo3::basic::CompareOp) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        use pyo3::basic::CompareOp::*;
+        let eq = match op {
+            Eq | Ne => {
+                let Ok(o) = other.cast::<Message>() else {
+                    return Ok(py.NotImplemented());
+                };
+                let same = {
+                    let (a, b) = (slf.try_borrow()?, o.try_borrow()?);
+                    a.ty == b.ty && Arc::ptr_eq(&a.s, &b.s)
+                };
+                same && (slf.is(o)
+                    || serialize::to_bytes(slf, true)?.as_bytes()
+                        == serialize::to_bytes(o, true)?.as_bytes())
+            }
+            _ => return Ok(py.NotImplemented()),
+        };
+        Ok(pyo3::types::PyBool::new(py, if matches!(op, Eq) { eq } else { !eq }).to_owned().into_any().unbind())
+    }
+
+    fn __hash__(&self) -> PyResult<isize> {
+        Err(PyTypeError::new_err("unhashable object"))
+    }
+}
+
+impl Message {
+    /// The position of oneof `o`'s present member.
+    fn which(&self, py: Python<'_>, o: u32) -> Option<usize> {
+        let fields = &self.info().fields;
+        (0..self.vals.len()).find(|&p| fields[p].oneof == Some(o) && self.present(py, p))
+    }
+}
+
+fn same_type<'py>(slf: &Bound<'py, Message>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Message>> {
+    let o = other.cast::<Message>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "Parameter to MergeFrom() must be instance of same class: expected {} got {}.",
+            slf.get_type().name().map(|n| n.to_string()).unwrap_or_default(),
+            other.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+        ))
+    })?;
+    let (a, b) = (slf.try_borrow()?, o.try_borrow()?);
+    if a.ty != b.ty || !Arc::ptr_eq(&a.s, &b.s) {
+        return Err(PyTypeError::new_err(format!(
+            "Parameter to MergeFrom() must be instance of same class: expected {} got {}.",
+            a.info().full_name,
+            b.info().full_name
+        )));
+    }
+    Ok(o.clone())
+}

@@ -1,0 +1,35 @@
+//! The Protocol Buffers part's edge, for `amber.proto`: compiled schemas,
+//! the native base class of message classes, field descriptors, repeated
+//! and map containers, and the builder and source the core's wire decoder
+//! and encoder drive.
+//!
+//! - `schema.rs`: `ProtoSchema` (compile `.proto` files or load a
+//!   descriptor set; what `amber.proto` builds its classes from);
+//! - `message.rs`: `Message`, its slots, presence and Google's semantics
+//!   for default sub-messages;
+//! - `containers.rs`: repeated and map fields;
+//! - `values.rs`: checking values on the way in, Python objects of decoded
+//!   scalars, and scalars of stored values;
+//! - `parse.rs`, `serialize.rs`: wire bytes in and out.
+
+// Method names are Google's (`SerializeToString`, `MergeFrom`, ...).
+#[allow(non_snake_case)]
+mod containers;
+#[allow(non_snake_case)]
+mod message;
+mod parse;
+mod schema;
+mod serialize;
+mod values;
+
+use pyo3::prelude::*;
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<schema::PySchema>()?;
+    m.add_class::<message::Message>()?;
+    m.add_class::<message::MessageType>()?;
+    m.add_class::<message::Field>()?;
+    m.add_class::<containers::Repeated>()?;
+    m.add_class::<containers::MapField>()?;
+    Ok(())
+}

@@ -1,0 +1,212 @@
+//! Wire bytes into messages: the core's decoder drives a builder that
+//! makes the Python values as it goes. Messages are drafts (plain Rust)
+//! until their last byte is read, so a singular sub-message seen twice on
+//! the wire merges without touching Python objects, and each finished
+//! message becomes a Python object once.
+
+use std::sync::Arc;
+
+use amber_core::proto::runtime::{
+    decode, Cardinality, DecodeOptions, Failure, FieldInfo, MapValue, MessageBuilder, Scalar,
+};
+use pyo3::prelude::*;
+
+use crate::errors;
+use crate::ffi::buffer::InputBuffer;
+use crate::proto::containers::{MapData, MapField, Repeated};
+use crate::proto::message::{self, instantiate, merge_owned, release, Message, Slot};
+use crate::proto::schema::Schema;
+use crate::proto::values;
+
+/// A message being decoded.
+pub struct Draft {
+    ty: u32,
+    vals: Vec<DSlot>,
+    unknown: Vec<u8>,
+}
+
+enum DSlot {
+    Unset,
+    Val(Py<PyAny>),
+    Msg(Box<Draft>),
+    List(Vec<Py<PyAny>>),
+    Map(MapData),
+}
+
+struct Builder<'py> {
+    py: Python<'py>,
+    s: Arc<Schema>,
+}
+
+impl Builder<'_> {
+    fn pos(&self, ty: u32, f: &FieldInfo) -> usize {
+        self.s.tables.messages[ty as usize]
+            .find(f.number)
+            .expect("the decoder reports fields of the message's own type")
+    }
+
+    fn slot<'d>(&self, m: &'d mut Draft, f: &FieldInfo) -> &'d mut DSlot {
+        let pos = self.pos(m.ty, f);
+        if m.vals.len() <= pos {
+            let n = self.s.tables.messages[m.ty as usize].fields.len();
+            m.vals.resize_with(n, || DSlot::Unset);
+        }
+        &mut m.vals[pos]
+    }
+
+    /// Setting a oneof member clears the others.
+    fn clear_oneof(&self, m: &mut Draft, f: &FieldInfo) {
+        if let Some(o) = f.oneof {
+            let fields = &self.s.tables.messages[m.ty as usize].fields;
+            for (i, g) in fields.iter().enumerate() {
+                if g.oneof == Some(o) && g.number != f.number && i < m.vals.len() {
+                    m.vals[i] = DSlot::Unset;
+                }
+            }
+        }
+    }
+
+    /// A finished draft as a message (not yet a Python object).
+    fn finish(&self, d: Draft) -> PyResult<Message> {
+        let py = self.py;
+        let mut m = Message::empty(self.s.clone(), d.ty);
+        m.unknown = d.unknown;
+        m.vals.reserve_exact(d.vals.len());
+        for (pos, slot) in d.vals.into_iter().enumerate() {
+            m.vals.push(match slot {
+                DSlot::Unset => Slot::Unset,
+                DSlot::Val(v) => Slot::Val(v),
+                DSlot::Msg(sub) => Slot::Val(self.object(*sub)?.into_any()),
+                DSlot::List(items) => {
+                    Slot::List(Py::new(py, Repeated::new(self.s.clone(), d.ty, pos as u32, items))?)
+                }
+                DSlot::Map(data) => {
+                    Slot::Map(Py::new(py, MapField::new(self.s.clone(), d.ty, pos as u32, data))?)
+                }
+            });
+        }
+        Ok(m)
+    }
+
+    fn object(&self, d: Draft) -> PyResult<Py<PyAny>> {
+        Ok(instantiate(self.py, self.finish(d)?)?.into_any().unbind())
+    }
+}
+
+impl MessageBuilder for Builder<'_> {
+    type Msg = Draft;
+    type Err = PyErr;
+
+    fn start(&mut self, ty: u32) -> PyResult<Draft> {
+        Ok(Draft {
+            ty,
+            vals: Vec::new(),
+            unknown: Vec::new(),
+        })
+    }
+
+    fn set(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> PyResult<()> {
+        let v = values::to_py(self.py, v)?;
+        self.clear_oneof(m, f);
+        *self.slot(m, f) = DSlot::Val(v);
+        Ok(())
+    }
+
+    fn push(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> PyResult<()> {
+        let v = values::to_py(self.py, v)?;
+        let slot = self.slot(m, f);
+        match slot {
+            DSlot::List(items) => items.push(v),
+            _ => *slot = DSlot::List(vec![v]),
+        }
+        Ok(())
+    }
+
+    fn begin(&mut self, m: &mut Draft, f: &FieldInfo, ty: u32) -> PyResult<Draft> {
+        if matches!(f.card, Cardinality::Singular { .. }) {
+            if let DSlot::Msg(d) = std::mem::replace(self.slot(m, f), DSlot::Unset) {
+                return Ok(*d);
+            }
+        }
+        self.start(ty)
+    }
+
+    fn end(&mut self, m: &mut Draft, f: &FieldInfo, sub: Draft) -> PyResult<()> {
+        if matches!(f.card, Cardinality::Singular { .. }) {
+            self.clear_oneof(m, f);
+            *self.slot(m, f) = DSlot::Msg(Box::new(sub));
+            return Ok(());
+        }
+        let v = self.object(sub)?;
+        let slot = self.slot(m, f);
+        match slot {
+            DSlot::List(items) => items.push(v),
+            _ => *slot = DSlot::List(vec![v]),
+        }
+        Ok(())
+    }
+
+    fn map_entry(
+        &mut self,
+        m: &mut Draft,
+        f: &FieldInfo,
+        key: Scalar<'_>,
+        value: MapValue<'_, Draft>,
+    ) -> PyResult<()> {
+        let k = values::to_py(self.py, key)?;
+        let v = match value {
+            MapValue::Scalar(s) => values::to_py(self.py, s)?,
+            MapValue::Message(d) => self.object(d)?,
+        };
+        let py = self.py;
+        let slot = self.slot(m, f);
+        if !matches!(slot, DSlot::Map(_)) {
+            *slot = DSlot::Map(MapData::default());
+        }
+        if let DSlot::Map(data) = slot {
+            data.insert(py, k, v)?;
+        }
+        Ok(())
+    }
+
+    fn unknown(&mut self, m: &mut Draft, bytes: &[u8]) -> PyResult<()> {
+        m.unknown.extend_from_slice(bytes);
+        Ok(())
+    }
+}
+
+/// Decode `data` (any bytes-like object) as a message of `m`'s type and
+/// merge it in (after clearing `m` when `replace`). Returns the length.
+pub fn merge_from_bytes(m: &Bound<'_, Message>, data: &Bound<'_, PyAny>, replace: bool) -> PyResult<usize> {
+    let py = m.py();
+    let buf = InputBuffer::get(data)?;
+    let bytes = buf.bytes();
+    let (s, ty) = {
+        let b = m.try_borrow()?;
+        (b.s.clone(), b.ty)
+    };
+    let mut builder = Builder { py, s: s.clone() };
+    let draft = match decode(&s.tables, ty, bytes, &mut builder, DecodeOptions::default()) {
+        Ok(d) => d,
+        Err(Failure::Wire(e)) => {
+            return Err(errors::proto_decode(py, e.message, Some(e.offset), Some(e.path)))
+        }
+        Err(Failure::Build(e)) => return Err(e),
+    };
+    let new = builder.finish(draft)?;
+    if replace {
+        let old = {
+            let mut b = m.try_borrow_mut()?;
+            b.unknown = new.unknown;
+            std::mem::replace(&mut b.vals, new.vals)
+        };
+        release(py, old);
+    } else {
+        merge_owned(py, &mut *m.try_borrow_mut()?, new)?;
+    }
+    Ok(bytes.len())
+}
+
+/// Keep `message` used for its re-exports in this module's docs.
+#[allow(unused_imports)]
+use message as _;

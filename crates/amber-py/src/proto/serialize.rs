@@ -1,0 +1,268 @@
+//! Messages into wire bytes: the core's encoder reads each message through
+//! a source over its slots. Every message and container read is borrowed
+//! for the whole encode (a change made meanwhile, by a finalizer say, gets
+//! an "already borrowed" error instead of changing what is being read), and
+//! stored values are exact builtin types, so no Python code runs.
+
+use std::cell::RefCell;
+
+use amber_core::proto::runtime::{
+    encode, Cardinality, EncodeFailure, EncodeOptions, FieldInfo, Kind, MessageSource, Scalar,
+    SrcValue,
+};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::errors::{self, EncodeKind};
+use crate::proto::containers::{MapField, Repeated};
+use crate::proto::message::{Message, Slot};
+use crate::proto::values;
+
+struct Source<'py> {
+    py: Python<'py>,
+    msgs: RefCell<Vec<PyRef<'py, Message>>>,
+    lists: RefCell<Vec<PyRef<'py, Repeated>>>,
+    maps: RefCell<Vec<PyRef<'py, MapField>>>,
+    escaped: RefCell<Vec<Bound<'py, PyBytes>>>,
+}
+
+fn fail(msg: String) -> PyErr {
+    Python::attach(|py| {
+        errors::make(py, errors::encode_error(py), EncodeKind::Unsupported.name(), msg, None, None, None)
+    })
+}
+
+impl<'py> Source<'py> {
+    fn new(py: Python<'py>) -> Self {
+        Source {
+            py,
+            msgs: RefCell::new(Vec::new()),
+            lists: RefCell::new(Vec::new()),
+            maps: RefCell::new(Vec::new()),
+            escaped: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Borrow a sub-message for the rest of the encode.
+    fn message<'m>(&self, o: &Py<PyAny>, ty: u32) -> PyResult<&'m Message> {
+        let m = o.bind(self.py).cast::<Message>()?.try_borrow()?;
+        if m.ty != ty {
+            return Err(fail(format!("a field of type {} holds a {}", ty, m.info().full_name)));
+        }
+        let r: *const Message = &*m;
+        self.msgs.borrow_mut().push(m);
+        // SAFETY: the guard just pushed keeps the object alive and shared-
+        // borrowed until this source is dropped, after `encode` returns and
+        // with it every `'m` reference; the pyclass contents live in the
+        // Python object's memory, which never moves, so moving the guard
+        // into the vector does not move `*r`.
+        Ok(unsafe { &*r })
+    }
+
+    fn list<'m>(&self, l: &Py<Repeated>) -> PyResult<&'m Repeated> {
+        let g = l.bind(self.py).try_borrow()?;
+        let r: *const Repeated = &*g;
+        self.lists.borrow_mut().push(g);
+        // SAFETY: as in `message`.
+        Ok(unsafe { &*r })
+    }
+
+    fn map<'m>(&self, l: &Py<MapField>) -> PyResult<&'m MapField> {
+        let g = l.bind(self.py).try_borrow()?;
+        let r: *const MapField = &*g;
+        self.maps.borrow_mut().push(g);
+        // SAFETY: as in `message`.
+        Ok(unsafe { &*r })
+    }
+
+    fn scalar<'m>(&self, o: &'m Py<PyAny>, f: &FieldInfo, kind: Kind) -> PyResult<Scalar<'m>>
+    where
+        'py: 'm,
+    {
+        let b: &'m Bound<'py, PyAny> = o.bind(self.py);
+        match values::to_scalar(b, kind) {
+            Some(Ok(s)) => Ok(s),
+            Some(Err(())) => {
+                let e = values::escaped_bytes(b)?;
+                let p = e.as_bytes();
+                let r: *const [u8] = p;
+                self.escaped.borrow_mut().push(e);
+                // SAFETY: the bytes object pushed is kept until the source
+                // is dropped (after `encode` returns); bytes are immutable.
+                let bytes: &'m [u8] = unsafe { &*r };
+                Ok(Scalar::Str(bytes))
+            }
+            None => Err(fail(format!(
+                "field {} holds a {}, not a {} value",
+                f.name,
+                b.get_type().name()?,
+                values::kind_name(kind).0
+            ))),
+        }
+    }
+
+    fn value<'m>(
+        &self,
+        o: &'m Py<PyAny>,
+        f: &FieldInfo,
+        kind: Kind,
+    ) -> PyResult<SrcValue<'m, &'m Message>>
+    where
+        'py: 'm,
+    {
+        match kind {
+            Kind::Message(t) => Ok(SrcValue::Message(self.message(o, t)?)),
+            k => Ok(SrcValue::Scalar(self.scalar(o, f, k)?)),
+        }
+    }
+}
+
+fn pos(m: &Message, f: &FieldInfo) -> usize {
+    m.info()
+        .find(f.number)
+        .expect("the encoder asks for fields of the message's own type")
+}
+
+impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
+    type Msg = &'m Message;
+    type Err = PyErr;
+
+    fn count(&self, m: &'m Message, f: &FieldInfo) -> PyResult<usize> {
+        Ok(match m.slot(pos(m, f)) {
+            Slot::Unset | Slot::Lazy(_) => 0,
+            Slot::Val(_) => 1,
+            Slot::List(l) => self.list(l)?.items.len(),
+            Slot::Map(l) => self.map(l)?.data.entries.len(),
+        })
+    }
+
+    fn get(&self, m: &'m Message, f: &FieldInfo, i: usize) -> PyResult<SrcValue<'m, &'m Message>> {
+        match m.slot(pos(m, f)) {
+            Slot::Val(v) => self.value(v, f, f.kind),
+            Slot::List(l) => {
+                let l = self.list(l)?;
+                let v = l.items.get(i).ok_or_else(|| fail("a repeated field changed".into()))?;
+                self.value(v, f, f.kind)
+            }
+            _ => Err(fail(format!("field {} is not set", f.name))),
+        }
+    }
+
+    fn entry(
+        &self,
+        m: &'m Message,
+        f: &FieldInfo,
+        i: usize,
+    ) -> PyResult<(Scalar<'m>, SrcValue<'m, &'m Message>)> {
+        let Slot::Map(l) = m.slot(pos(m, f)) else {
+            return Err(fail(format!("field {} is not a map", f.name)));
+        };
+        let l = self.map(l)?;
+        let (k, v) = l.data.entries.get(i).ok_or_else(|| fail("a map field changed".into()))?;
+        let Kind::Message(entry) = f.kind else {
+            return Err(fail(format!("field {} is not a map", f.name)));
+        };
+        let ef = &m.s.tables.messages[entry as usize].fields;
+        Ok((self.scalar(k, &ef[0], ef[0].kind)?, self.value(v, &ef[1], ef[1].kind)?))
+    }
+
+    fn unknown(&self, m: &'m Message) -> PyResult<&'m [u8]> {
+        Ok(&m.unknown)
+    }
+}
+
+/// The wire form of `m`.
+pub fn to_bytes<'py>(m: &Bound<'py, Message>, deterministic: bool) -> PyResult<Bound<'py, PyBytes>> {
+    let py = m.py();
+    let root = m.try_borrow()?;
+    let src = Source::new(py);
+    let opts = EncodeOptions {
+        deterministic,
+        ..EncodeOptions::default()
+    };
+    let out = match encode(&root.s.tables, root.ty, &*root, &src, opts) {
+        Ok(b) => b,
+        Err(EncodeFailure::Source(e)) => return Err(e),
+        Err(EncodeFailure::Encode(e)) => {
+            let kind = if e.message.contains("deep") || e.message.contains("stack") {
+                EncodeKind::Limit
+            } else {
+                EncodeKind::Unsupported
+            };
+            return Err(errors::make(py, errors::encode_error(py), kind.name(), e.to_string(), None, Some(e.path), None));
+        }
+    };
+    drop(src);
+    Ok(PyBytes::new(py, &out))
+}
+
+/// The paths of required fields not set in `m` and below (`a.b[2].c`).
+pub fn missing_required(m: &Bound<'_, Message>) -> PyResult<Vec<String>> {
+    let mut out = Vec::new();
+    walk_required(m, "", &mut out, 0)?;
+    Ok(out)
+}
+
+fn walk_required(m: &Bound<'_, Message>, prefix: &str, out: &mut Vec<String>, depth: usize) -> PyResult<()> {
+    let py = m.py();
+    let b = m.try_borrow()?;
+    if !b.s.needs_check[b.ty as usize] || depth > amber_core::proto::wire::MAX_DEPTH {
+        return Ok(());
+    }
+    for (pos, f) in b.info().fields.iter().enumerate() {
+        if f.required && !b.present(py, pos) {
+            out.push(format!("{prefix}{}", f.name));
+        }
+        let Kind::Message(sub) = f.kind else { continue };
+        if !b.s.needs_check[sub as usize] {
+            continue;
+        }
+        match (b.slot(pos), f.card) {
+            (Slot::Val(v), Cardinality::Singular { .. }) => {
+                walk_required(v.bind(py).cast::<Message>()?, &format!("{prefix}{}.", f.name), out, depth + 1)?
+            }
+            (Slot::List(l), _) => {
+                let items: Vec<Py<PyAny>> = l.borrow(py).items.iter().map(|v| v.clone_ref(py)).collect();
+                for (i, v) in items.iter().enumerate() {
+                    walk_required(v.bind(py).cast::<Message>()?, &format!("{prefix}{}[{i}].", f.name), out, depth + 1)?;
+                }
+            }
+            (Slot::Map(l), _) => {
+                let items: Vec<(Py<PyAny>, Py<PyAny>)> = l
+                    .borrow(py)
+                    .data
+                    .entries
+                    .iter()
+                    .map(|(k, v)| (k.clone_ref(py), v.clone_ref(py)))
+                    .collect();
+                for (k, v) in items {
+                    if let Ok(vm) = v.bind(py).cast::<Message>() {
+                        walk_required(vm, &format!("{prefix}{}[{}].", f.name, k.bind(py).repr()?), out, depth + 1)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Raise `amber.EncodeError` (kind `required`) when `m` misses required
+/// fields, as Google's `SerializeToString` does.
+pub fn check_initialized(m: &Bound<'_, Message>) -> PyResult<()> {
+    let missing = missing_required(m)?;
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let py = m.py();
+    let name = m.try_borrow()?.info().full_name.clone();
+    Err(errors::make(
+        py,
+        errors::encode_error(py),
+        EncodeKind::Required.name(),
+        format!("Message {name} is missing required fields: {}", missing.join(",")),
+        None,
+        None,
+        None,
+    ))
+}

@@ -1,0 +1,305 @@
+"""amber.proto: Protocol Buffers from `.proto` files at run time.
+
+`load(*files, include=[...])` compiles `.proto` files in amber's Rust core (no protoc, no
+generated code) and returns a namespace of message classes and enums, with packages as
+nested namespaces. Messages speak Google's API (`SerializeToString`, `ParseFromString`,
+`HasField`, `MergeFrom`, repeated fields like lists, maps like dicts, ...); the guide lists
+where amber differs.
+
+    ns = amber.proto.load("shop.proto", include=["protos"])
+    order = ns.shop.Order(id=7, items=[{"sku": "a", "qty": 2}])
+    data = order.SerializeToString()
+    assert ns.shop.Order.FromString(data) == order
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import types
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from amber._native import (
+    MapContainer,
+    ProtoDecodeError,
+    ProtoSchema,
+    ProtoSchemaError,
+    RepeatedContainer,
+)
+from amber._native import Message as _NativeMessage
+from amber.proto._descriptors import (
+    Descriptor,
+    EnumDescriptor,
+    FieldDescriptor,
+    OneofDescriptor,
+)
+
+DecodeError = ProtoDecodeError
+SchemaError = ProtoSchemaError
+
+__all__ = [
+    "DecodeError",
+    "Descriptor",
+    "EnumDescriptor",
+    "EnumType",
+    "FieldDescriptor",
+    "MapContainer",
+    "Message",
+    "Namespace",
+    "OneofDescriptor",
+    "RepeatedContainer",
+    "SchemaError",
+    "load",
+    "load_descriptor_set",
+    "load_text",
+]
+
+
+class Message(_NativeMessage):
+    """Base class of every loaded message class."""
+
+    __slots__ = ()
+    DESCRIPTOR: Descriptor
+
+    def ListFields(self) -> list[tuple[FieldDescriptor, Any]]:  # noqa: N802 - Google's name
+        """`(field descriptor, value)` of each present field, by field number."""
+        fields = type(self).DESCRIPTOR._by_position  # type: ignore[attr-defined]
+        return [(fields[pos], value) for pos, value in self._present()]
+
+    def __repr__(self) -> str:
+        parts = []
+        for f, value in self.ListFields():
+            if isinstance(value, (RepeatedContainer, MapContainer)):
+                value = list(value) if isinstance(value, RepeatedContainer) else dict(value.items())
+            parts.append(f"{f.name}={value!r}")
+        return f"{type(self).__qualname__}({', '.join(parts)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_unpickle, (type(self).DESCRIPTOR.full_name, self.SerializePartialToString()))
+
+    def __copy__(self) -> Message:
+        m = type(self)()
+        m.CopyFrom(self)
+        return m
+
+    def __deepcopy__(self, memo: Any = None) -> Message:
+        return self.__copy__()
+
+
+class EnumType:
+    """An enum: values as attributes (`Color.RED == 0`), `Name(number)`, `Value(name)`,
+    `keys()`, `values()`, `items()` and `DESCRIPTOR`, as Google's `EnumTypeWrapper`."""
+
+    def __init__(self, descriptor: EnumDescriptor) -> None:
+        self.DESCRIPTOR = descriptor
+        for v in descriptor.values:
+            setattr(self, v.name, v.number)
+
+    def Name(self, number: int) -> str:  # noqa: N802 - Google's name
+        v = self.DESCRIPTOR.values_by_number.get(number)
+        if v is None:
+            raise ValueError(f"Enum {self.DESCRIPTOR.name} has no name defined for value {number!r}")
+        return v.name
+
+    def Value(self, name: str) -> int:  # noqa: N802 - Google's name
+        v = self.DESCRIPTOR.values_by_name.get(name)
+        if v is None:
+            raise ValueError(f"Enum {self.DESCRIPTOR.name} has no value defined for name {name!r}")
+        return v.number
+
+    def keys(self) -> list[str]:
+        return [v.name for v in self.DESCRIPTOR.values]
+
+    def values(self) -> list[int]:
+        return [v.number for v in self.DESCRIPTOR.values]
+
+    def items(self) -> list[tuple[str, int]]:
+        return [(v.name, v.number) for v in self.DESCRIPTOR.values]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __repr__(self) -> str:
+        return f"<enum {self.DESCRIPTOR.full_name}>"
+
+
+class Namespace(types.SimpleNamespace):
+    """What `load` returns: message classes, enums and nested package namespaces as
+    attributes. `descriptor_set()` gives the compiled `FileDescriptorSet` bytes (imports
+    included); `types` maps full names to classes."""
+
+    def descriptor_set(self) -> bytes:
+        return self.__dict__["_schema"].descriptor_set()  # type: ignore[no-any-return]
+
+    @property
+    def types(self) -> dict[str, type[Message]]:
+        return dict(self.__dict__["_types"])
+
+    def __repr__(self) -> str:
+        names = sorted(k for k in self.__dict__ if not k.startswith("_"))
+        return f"<amber.proto namespace: {', '.join(names)}>"
+
+
+# Full name -> class, of every load in this process (latest wins): what unpickling uses.
+_LOADED: dict[str, type[Message]] = {}
+_LOADED_LOCK = threading.Lock()
+
+
+def _unpickle(full_name: str, data: bytes) -> Message:
+    cls = _LOADED.get(full_name)
+    if cls is None:
+        raise DecodeError(
+            f"cannot unpickle a {full_name} message: no loaded .proto defines it in this "
+            "process (call amber.proto.load first)"
+        )
+    return cls.FromString(data)
+
+
+def _split_files(files: Iterable[str | os.PathLike[str]], include: list[str]) -> list[str]:
+    """Import names for `files`: a path under an include directory becomes its name there;
+    another existing file adds its own directory to the include path; anything else is
+    taken as an import name to search for."""
+    names = []
+    for f in files:
+        p = os.fspath(f)
+        if os.path.isfile(p):
+            full = os.path.abspath(p)
+            for d in include:
+                root = os.path.abspath(d)
+                if full.startswith(root + os.sep):
+                    names.append(os.path.relpath(full, root).replace(os.sep, "/"))
+                    break
+            else:
+                include.append(os.path.dirname(full))
+                names.append(os.path.basename(full))
+        else:
+            names.append(p.replace(os.sep, "/"))
+    return names
+
+
+def load(
+    *files: str | os.PathLike[str], include: Iterable[str | os.PathLike[str]] = ()
+) -> Namespace:
+    """Compile `.proto` files and return their message classes and enums.
+
+    `include` lists import directories, searched in order like protoc's `-I`; a file
+    outside them has its own directory searched too. `google/protobuf/*.proto` are built
+    in. A file that does not compile raises `SchemaError` saying file:line:col."""
+    inc = [os.fspath(d) for d in include]
+    names = _split_files(files, inc)
+    return _namespace(ProtoSchema.compile(names, inc))
+
+
+def load_text(
+    source: str | bytes,
+    *,
+    name: str = "source.proto",
+    include: Iterable[str | os.PathLike[str]] = (),
+) -> Namespace:
+    """Compile `.proto` text held in memory (as file `name`; its imports are searched in
+    `include`)."""
+    data = source.encode() if isinstance(source, str) else bytes(source)
+    inc = [os.fspath(d) for d in include]
+    return _namespace(ProtoSchema.compile_sources([name], {name: data}, inc))
+
+
+def load_descriptor_set(data: bytes) -> Namespace:
+    """The classes of a serialized `FileDescriptorSet` (as `protoc --include_imports
+    --descriptor_set_out` writes, or `Namespace.descriptor_set()` gives)."""
+    return _namespace(ProtoSchema.from_descriptor_set(data))
+
+
+def _namespace(schema: ProtoSchema) -> Namespace:
+    messages = schema.messages()
+    enums = schema.enums()
+    descs: list[Descriptor] = [Descriptor(full, entry) for full, _f, _o, entry in messages]
+    edescs = [EnumDescriptor(full, closed, values) for full, closed, values in enums]
+    by_name: dict[str, Descriptor | EnumDescriptor] = {d.full_name: d for d in descs}
+    by_name.update({e.full_name: e for e in edescs})
+    for d, (_full, fields, oneofs, _entry) in zip(descs, messages):
+        d.oneofs = [OneofDescriptor(d, n, i) for i, n in enumerate(oneofs)]
+        by_pos = []
+        for name, number, json_name, kind, index, label, oneof, presence, packed in fields:
+            f = FieldDescriptor(d, name, number, json_name, kind, label, presence, packed)
+            if kind == "message":
+                f.message_type = descs[index]
+            elif kind == "enum":
+                f.enum_type = edescs[index]
+            if oneof is not None:
+                f.containing_oneof = d.oneofs[oneof]
+                d.oneofs[oneof].fields.append(f)
+            by_pos.append(f)
+        d.fields = by_pos
+        d._by_position = by_pos  # type: ignore[attr-defined]
+    # Nesting: a type's parent is the longest full-name prefix that is a message.
+    for t in [*descs, *edescs]:
+        parent = by_name.get(t.full_name.rsplit(".", 1)[0]) if "." in t.full_name else None
+        if isinstance(parent, Descriptor):
+            t.containing_type = parent
+            if isinstance(t, Descriptor):
+                parent.nested_types.append(t)
+            else:
+                parent.enum_types.append(t)
+    for d in descs:
+        d._index()
+
+    classes: dict[str, type[Message]] = {}
+    enum_objs = {e.full_name: EnumType(e) for e in edescs}
+    # Parents before children: the order of the schema (files, then nesting, pre-order).
+    for ty, d in enumerate(descs):
+        ns: dict[str, Any] = {
+            "__slots__": (),
+            "__module__": "amber.proto.loaded",
+            "__qualname__": _qualname(d),
+            "__amber__": schema.message_type(ty),
+            "DESCRIPTOR": d,
+        }
+        for pos, f in enumerate(d.fields):
+            ns[f.name] = schema.field(ty, pos)
+        cls = type(d.name, (Message,), ns)
+        d._concrete_class = cls
+        schema.bind(ty, cls)
+        classes[d.full_name] = cls
+    for d in descs:
+        cls = classes[d.full_name]
+        for n in d.nested_types:
+            setattr(cls, n.name, classes[n.full_name])
+        for e in d.enum_types:
+            setattr(cls, e.name, enum_objs[e.full_name])
+            for v in e.values:
+                if v.name not in cls.__dict__:
+                    setattr(cls, v.name, v.number)
+
+    root = Namespace()
+    root.__dict__["_schema"] = schema
+    root.__dict__["_types"] = classes
+    top: list[tuple[str, Any]] = [
+        (d.full_name, classes[d.full_name]) for d in descs if d.containing_type is None
+    ]
+    top += [(e.full_name, enum_objs[e.full_name]) for e in edescs if e.containing_type is None]
+    for full, obj in top:
+        *pkg, short = full.split(".")
+        space = root
+        for part in pkg:
+            nxt = space.__dict__.get(part)
+            if not isinstance(nxt, Namespace):
+                nxt = Namespace()
+                space.__dict__[part] = nxt
+            space = nxt
+        space.__dict__[short] = obj
+        if isinstance(obj, EnumType):
+            for v in obj.DESCRIPTOR.values:
+                space.__dict__.setdefault(v.name, v.number)
+    with _LOADED_LOCK:
+        _LOADED.update(classes)
+    return root
+
+
+def _qualname(d: Descriptor) -> str:
+    names = []
+    t: Descriptor | None = d
+    while t is not None:
+        names.append(t.name)
+        t = t.containing_type
+    return ".".join(reversed(names))
