@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
 use crate::proto::containers::{MapData, MapField, Repeated};
-use crate::proto::message::{self, instantiate, merge_owned, release, Message, Slot};
+use crate::proto::message::{instantiate, merge_owned, release, Message, Slot};
 use crate::proto::schema::Schema;
 use crate::proto::values;
 
@@ -36,7 +36,12 @@ enum DSlot {
 struct Builder<'py> {
     py: Python<'py>,
     s: Arc<Schema>,
+    /// The error behind a `Stashed` (the decoder's results stay small).
+    err: Option<PyErr>,
 }
+
+/// The builder failed; the error is in `Builder::err`.
+pub struct Stashed;
 
 impl Builder<'_> {
     fn pos(&self, ty: u32, f: &FieldInfo) -> usize {
@@ -93,11 +98,19 @@ impl Builder<'_> {
     }
 }
 
+impl Builder<'_> {
+    #[cold]
+    fn stash(&mut self, e: PyErr) -> Stashed {
+        self.err = Some(e);
+        Stashed
+    }
+}
+
 impl MessageBuilder for Builder<'_> {
     type Msg = Draft;
-    type Err = PyErr;
+    type Err = Stashed;
 
-    fn start(&mut self, ty: u32) -> PyResult<Draft> {
+    fn start(&mut self, ty: u32) -> Result<Draft, Stashed> {
         Ok(Draft {
             ty,
             vals: Vec::new(),
@@ -105,15 +118,15 @@ impl MessageBuilder for Builder<'_> {
         })
     }
 
-    fn set(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> PyResult<()> {
-        let v = values::to_py(self.py, v)?;
+    fn set(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
+        let v = values::to_py(self.py, v).map_err(|e| self.stash(e))?;
         self.clear_oneof(m, f);
         *self.slot(m, f) = DSlot::Val(v);
         Ok(())
     }
 
-    fn push(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> PyResult<()> {
-        let v = values::to_py(self.py, v)?;
+    fn push(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
+        let v = values::to_py(self.py, v).map_err(|e| self.stash(e))?;
         let slot = self.slot(m, f);
         match slot {
             DSlot::List(items) => items.push(v),
@@ -122,7 +135,7 @@ impl MessageBuilder for Builder<'_> {
         Ok(())
     }
 
-    fn begin(&mut self, m: &mut Draft, f: &FieldInfo, ty: u32) -> PyResult<Draft> {
+    fn begin(&mut self, m: &mut Draft, f: &FieldInfo, ty: u32) -> Result<Draft, Stashed> {
         if matches!(f.card, Cardinality::Singular { .. }) {
             if let DSlot::Msg(d) = std::mem::replace(self.slot(m, f), DSlot::Unset) {
                 return Ok(*d);
@@ -131,13 +144,13 @@ impl MessageBuilder for Builder<'_> {
         self.start(ty)
     }
 
-    fn end(&mut self, m: &mut Draft, f: &FieldInfo, sub: Draft) -> PyResult<()> {
+    fn end(&mut self, m: &mut Draft, f: &FieldInfo, sub: Draft) -> Result<(), Stashed> {
         if matches!(f.card, Cardinality::Singular { .. }) {
             self.clear_oneof(m, f);
             *self.slot(m, f) = DSlot::Msg(Box::new(sub));
             return Ok(());
         }
-        let v = self.object(sub)?;
+        let v = self.object(sub).map_err(|e| self.stash(e))?;
         let slot = self.slot(m, f);
         match slot {
             DSlot::List(items) => items.push(v),
@@ -152,24 +165,26 @@ impl MessageBuilder for Builder<'_> {
         f: &FieldInfo,
         key: Scalar<'_>,
         value: MapValue<'_, Draft>,
-    ) -> PyResult<()> {
-        let k = values::to_py(self.py, key)?;
+    ) -> Result<(), Stashed> {
+        let k = values::to_py(self.py, key).map_err(|e| self.stash(e))?;
         let v = match value {
-            MapValue::Scalar(s) => values::to_py(self.py, s)?,
-            MapValue::Message(d) => self.object(d)?,
-        };
+            MapValue::Scalar(s) => values::to_py(self.py, s),
+            MapValue::Message(d) => self.object(d),
+        }
+        .map_err(|e| self.stash(e))?;
         let py = self.py;
         let slot = self.slot(m, f);
         if !matches!(slot, DSlot::Map(_)) {
             *slot = DSlot::Map(MapData::default());
         }
-        if let DSlot::Map(data) = slot {
-            data.insert(py, k, v)?;
-        }
-        Ok(())
+        let r = match slot {
+            DSlot::Map(data) => data.insert(py, k, v),
+            _ => Ok(()),
+        };
+        r.map_err(|e| self.stash(e))
     }
 
-    fn unknown(&mut self, m: &mut Draft, bytes: &[u8]) -> PyResult<()> {
+    fn unknown(&mut self, m: &mut Draft, bytes: &[u8]) -> Result<(), Stashed> {
         m.unknown.extend_from_slice(bytes);
         Ok(())
     }
@@ -185,13 +200,17 @@ pub fn merge_from_bytes(m: &Bound<'_, Message>, data: &Bound<'_, PyAny>, replace
         let b = m.try_borrow()?;
         (b.s.clone(), b.ty)
     };
-    let mut builder = Builder { py, s: s.clone() };
+    let mut builder = Builder {
+        py,
+        s: s.clone(),
+        err: None,
+    };
     let draft = match decode(&s.tables, ty, bytes, &mut builder, DecodeOptions::default()) {
         Ok(d) => d,
         Err(Failure::Wire(e)) => {
             return Err(errors::proto_decode(py, e.message, Some(e.offset), Some(e.path)))
         }
-        Err(Failure::Build(e)) => return Err(e),
+        Err(Failure::Build(Stashed)) => return Err(builder.err.take().expect("a stashed error")),
     };
     let new = builder.finish(draft)?;
     if replace {
@@ -206,7 +225,3 @@ pub fn merge_from_bytes(m: &Bound<'_, Message>, data: &Bound<'_, PyAny>, replace
     }
     Ok(bytes.len())
 }
-
-/// Keep `message` used for its re-exports in this module's docs.
-#[allow(unused_imports)]
-use message as _;

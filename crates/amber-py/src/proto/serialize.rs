@@ -4,7 +4,7 @@
 //! an "already borrowed" error instead of changing what is being read), and
 //! stored values are exact builtin types, so no Python code runs.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use amber_core::proto::runtime::{
     encode, Cardinality, EncodeFailure, EncodeOptions, FieldInfo, Kind, MessageSource, Scalar,
@@ -24,7 +24,17 @@ struct Source<'py> {
     lists: RefCell<Vec<PyRef<'py, Repeated>>>,
     maps: RefCell<Vec<PyRef<'py, MapField>>>,
     escaped: RefCell<Vec<Bound<'py, PyBytes>>>,
+    /// The container `count` borrowed last, which the encoder's `get` and
+    /// `entry` calls that follow read (by its object's address).
+    last_list: Cell<(usize, *const Repeated)>,
+    last_map: Cell<(usize, *const MapField)>,
+    /// The error behind a `Stashed` (kept here so the encoder's results
+    /// stay small).
+    err: RefCell<Option<PyErr>>,
 }
+
+/// The source failed; the error is in `Source::err`.
+pub struct Stashed;
 
 fn fail(msg: String) -> PyErr {
     Python::attach(|py| {
@@ -40,7 +50,16 @@ impl<'py> Source<'py> {
             lists: RefCell::new(Vec::new()),
             maps: RefCell::new(Vec::new()),
             escaped: RefCell::new(Vec::new()),
+            last_list: Cell::new((0, std::ptr::null())),
+            last_map: Cell::new((0, std::ptr::null())),
+            err: RefCell::new(None),
         }
+    }
+
+    #[cold]
+    fn stash(&self, e: PyErr) -> Stashed {
+        *self.err.borrow_mut() = Some(e);
+        Stashed
     }
 
     /// Borrow a sub-message for the rest of the encode.
@@ -60,18 +79,34 @@ impl<'py> Source<'py> {
     }
 
     fn list<'m>(&self, l: &Py<Repeated>) -> PyResult<&'m Repeated> {
-        let g = l.bind(self.py).try_borrow()?;
-        let r: *const Repeated = &*g;
-        self.lists.borrow_mut().push(g);
-        // SAFETY: as in `message`.
+        let key = l.as_ptr() as usize;
+        let (k, r) = self.last_list.get();
+        if k != key {
+            let g = l.bind(self.py).try_borrow()?;
+            let r: *const Repeated = &*g;
+            self.lists.borrow_mut().push(g);
+            self.last_list.set((key, r));
+            // SAFETY: as in `message`.
+            return Ok(unsafe { &*r });
+        }
+        // SAFETY: `r` was taken from a guard of this same object pushed
+        // into `lists` (the object stays alive, so its address is not
+        // reused); as in `message`, it is valid until the source drops.
         Ok(unsafe { &*r })
     }
 
     fn map<'m>(&self, l: &Py<MapField>) -> PyResult<&'m MapField> {
-        let g = l.bind(self.py).try_borrow()?;
-        let r: *const MapField = &*g;
-        self.maps.borrow_mut().push(g);
-        // SAFETY: as in `message`.
+        let key = l.as_ptr() as usize;
+        let (k, r) = self.last_map.get();
+        if k != key {
+            let g = l.bind(self.py).try_borrow()?;
+            let r: *const MapField = &*g;
+            self.maps.borrow_mut().push(g);
+            self.last_map.set((key, r));
+            // SAFETY: as in `message`.
+            return Ok(unsafe { &*r });
+        }
+        // SAFETY: as in `list`.
         Ok(unsafe { &*r })
     }
 
@@ -125,18 +160,43 @@ fn pos(m: &Message, f: &FieldInfo) -> usize {
 
 impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
     type Msg = &'m Message;
-    type Err = PyErr;
+    type Err = Stashed;
 
-    fn count(&self, m: &'m Message, f: &FieldInfo) -> PyResult<usize> {
+    #[inline]
+    fn count(&self, m: &'m Message, f: &FieldInfo) -> Result<usize, Stashed> {
         Ok(match m.slot(pos(m, f)) {
             Slot::Unset | Slot::Lazy(_) => 0,
             Slot::Val(_) => 1,
-            Slot::List(l) => self.list(l)?.items.len(),
-            Slot::Map(l) => self.map(l)?.data.entries.len(),
+            Slot::List(l) => self.list(l).map_err(|e| self.stash(e))?.items.len(),
+            Slot::Map(l) => self.map(l).map_err(|e| self.stash(e))?.data.entries.len(),
         })
     }
 
-    fn get(&self, m: &'m Message, f: &FieldInfo, i: usize) -> PyResult<SrcValue<'m, &'m Message>> {
+    #[inline]
+    fn get(&self, m: &'m Message, f: &FieldInfo, i: usize) -> Result<SrcValue<'m, &'m Message>, Stashed> {
+        self.get_value(m, f, i).map_err(|e| self.stash(e))
+    }
+
+    fn entry(
+        &self,
+        m: &'m Message,
+        f: &FieldInfo,
+        i: usize,
+    ) -> Result<(Scalar<'m>, SrcValue<'m, &'m Message>), Stashed> {
+        self.get_entry(m, f, i).map_err(|e| self.stash(e))
+    }
+
+    fn unknown(&self, m: &'m Message) -> Result<&'m [u8], Stashed> {
+        Ok(&m.unknown)
+    }
+}
+
+impl<'py> Source<'py> {
+    #[inline]
+    fn get_value<'m>(&self, m: &'m Message, f: &FieldInfo, i: usize) -> PyResult<SrcValue<'m, &'m Message>>
+    where
+        'py: 'm,
+    {
         match m.slot(pos(m, f)) {
             Slot::Val(v) => self.value(v, f, f.kind),
             Slot::List(l) => {
@@ -148,12 +208,15 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
         }
     }
 
-    fn entry(
+    fn get_entry<'m>(
         &self,
         m: &'m Message,
         f: &FieldInfo,
         i: usize,
-    ) -> PyResult<(Scalar<'m>, SrcValue<'m, &'m Message>)> {
+    ) -> PyResult<(Scalar<'m>, SrcValue<'m, &'m Message>)>
+    where
+        'py: 'm,
+    {
         let Slot::Map(l) = m.slot(pos(m, f)) else {
             return Err(fail(format!("field {} is not a map", f.name)));
         };
@@ -164,10 +227,6 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
         };
         let ef = &m.s.tables.messages[entry as usize].fields;
         Ok((self.scalar(k, &ef[0], ef[0].kind)?, self.value(v, &ef[1], ef[1].kind)?))
-    }
-
-    fn unknown(&self, m: &'m Message) -> PyResult<&'m [u8]> {
-        Ok(&m.unknown)
     }
 }
 
@@ -182,7 +241,9 @@ pub fn to_bytes<'py>(m: &Bound<'py, Message>, deterministic: bool) -> PyResult<B
     };
     let out = match encode(&root.s.tables, root.ty, &*root, &src, opts) {
         Ok(b) => b,
-        Err(EncodeFailure::Source(e)) => return Err(e),
+        Err(EncodeFailure::Source(Stashed)) => {
+            return Err(src.err.borrow_mut().take().expect("a stashed error"))
+        }
         Err(EncodeFailure::Encode(e)) => {
             let kind = if e.message.contains("deep") || e.message.contains("stack") {
                 EncodeKind::Limit

@@ -208,9 +208,9 @@ pub fn to_scalar<'m>(
     let s = match kind {
         Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Scalar::I32(int(o)?.try_into().ok()?),
         Kind::Enum(_) => Scalar::Enum(int(o)?.try_into().ok()?),
-        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Scalar::I64(int(o)?.try_into().ok()?),
-        Kind::Uint32 | Kind::Fixed32 => Scalar::U32(int(o)?.try_into().ok()?),
-        Kind::Uint64 | Kind::Fixed64 => Scalar::U64(int(o)?.try_into().ok()?),
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Scalar::I64(int(o)?),
+        Kind::Uint32 | Kind::Fixed32 => Scalar::U32(uint(o)?.try_into().ok()?),
+        Kind::Uint64 | Kind::Fixed64 => Scalar::U64(uint(o)?),
         Kind::Double => Scalar::F64(o.cast_exact::<PyFloat>().ok()?.value()),
         Kind::Float => Scalar::F32(o.cast_exact::<PyFloat>().ok()?.value() as f32),
         Kind::Bool => Scalar::Bool(o.cast_exact::<PyBool>().ok()?.is_true()),
@@ -224,8 +224,19 @@ pub fn to_scalar<'m>(
     Some(Ok(s))
 }
 
-/// An exact `int` (a `bool` counts) as i128; no Python code runs.
-fn int(o: &Bound<'_, PyAny>) -> Option<i128> {
+/// An exact `int` (a `bool` counts) that fits an i64; no Python code runs.
+#[inline]
+fn int(o: &Bound<'_, PyAny>) -> Option<i64> {
+    if o.is_exact_instance_of::<PyInt>() || o.is_exact_instance_of::<PyBool>() {
+        o.extract().ok()
+    } else {
+        None
+    }
+}
+
+/// An exact `int` (a `bool` counts) that fits a u64; no Python code runs.
+#[inline]
+fn uint(o: &Bound<'_, PyAny>) -> Option<u64> {
     if o.is_exact_instance_of::<PyInt>() || o.is_exact_instance_of::<PyBool>() {
         o.extract().ok()
     } else {

@@ -110,8 +110,9 @@ impl Default for DecodeOptions {
 /// Why decoding failed: the input, or the builder.
 #[derive(Debug)]
 pub enum Failure<E> {
-    /// Malformed or hostile input.
-    Wire(DecodeError),
+    /// Malformed or hostile input (boxed: results stay small on the
+    /// hot path).
+    Wire(Box<DecodeError>),
     /// The builder's own error.
     Build(E),
 }
@@ -136,7 +137,7 @@ pub fn decode<B: MessageBuilder>(
     let mut r = WireReader::new(data);
     crate::bytes::stack::enter(
         || d.fields(&mut r, ty, &mut m, None, 0),
-        || Failure::Wire(DecodeError::new(0, "out of stack", "$".into())),
+        || Failure::Wire(Box::new(DecodeError::new(0, "out of stack", "$".into()))),
     )?;
     Ok(m)
 }
@@ -150,20 +151,20 @@ struct Decoder<'t, 'b, B: MessageBuilder> {
 
 impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
     fn err<T>(&self, at: usize, msg: impl Into<String>) -> Res<T, B::Err> {
-        Err(Failure::Wire(DecodeError::new(
+        Err(Failure::Wire(Box::new(DecodeError::new(
             at,
             msg,
             crate::proto::runtime::error::render(&self.path),
-        )))
+        ))))
     }
 
     fn wire<T>(&self, r: Result<T, WireError>) -> Res<T, B::Err> {
         r.map_err(|e| {
-            Failure::Wire(DecodeError::new(
+            Failure::Wire(Box::new(DecodeError::new(
                 e.offset,
                 e.message,
                 crate::proto::runtime::error::render(&self.path),
-            ))
+            )))
         })
     }
 
@@ -295,7 +296,7 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
             crate::bytes::stack::descend(
                 depth,
                 || self.fields(r, ty, sub, Some(f.number), depth),
-                || Failure::Wire(DecodeError::new(at, "out of stack", String::new())),
+                || Failure::Wire(Box::new(DecodeError::new(at, "out of stack", String::new()))),
             )
         } else {
             let (s, e) = self.wire(r.len_prefixed())?;
@@ -303,7 +304,7 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
             crate::bytes::stack::descend(
                 depth,
                 || self.fields(&mut sr, ty, sub, None, depth),
-                || Failure::Wire(DecodeError::new(s, "out of stack", String::new())),
+                || Failure::Wire(Box::new(DecodeError::new(s, "out of stack", String::new()))),
             )
         }
     }
@@ -439,7 +440,7 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                     crate::bytes::stack::descend(
                         depth + 1,
                         || self.skip(r, n, w, depth + 1),
-                        || Failure::Wire(DecodeError::new(at, "out of stack", String::new())),
+                        || Failure::Wire(Box::new(DecodeError::new(at, "out of stack", String::new()))),
                     )?;
                 }
             }

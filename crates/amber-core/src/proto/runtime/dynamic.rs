@@ -400,7 +400,7 @@ pub fn decode_dyn_with(
 ) -> Result<DynMessage, DecodeError> {
     let mut b = DynBuilder { tables };
     let mut m = decode::decode(tables, ty, data, &mut b, opts).map_err(|e| match e {
-        Failure::Wire(e) => e,
+        Failure::Wire(e) => *e,
         Failure::Build(never) => match never {},
     })?;
     dedup_maps(&mut m);
@@ -418,6 +418,7 @@ pub fn encode_dyn(
         ..EncodeOptions::default()
     };
     encode::encode(tables, m.ty, m, &DynSource, opts).map_err(|e| match e {
-        EncodeFailure::Encode(e) | EncodeFailure::Source(e) => e,
+        EncodeFailure::Encode(e) => *e,
+        EncodeFailure::Source(e) => e,
     })
 }

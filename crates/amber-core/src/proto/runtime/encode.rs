@@ -4,8 +4,8 @@
 //! It writes backwards (as upb does): the output is built from its end, so
 //! a sub-message's length is known when its prefix is written, each byte is
 //! written once and there is no size pass nor copying per level: time is
-//! linear in the output at any depth. The bytes are reversed once at the
-//! end. Packed or unpacked, groups or length-prefixed, per the field's
+//! linear in the output at any depth. Each piece (a string, a varint) is
+//! copied as it is in front of what is already written. Packed or unpacked, groups or length-prefixed, per the field's
 //! table entry; fields without presence are skipped at their zero value
 //! (floats by bits: `-0.0` is written, as protobuf does). Deterministic
 //! mode writes map entries sorted by key in the order of protobuf Python's
@@ -80,7 +80,7 @@ impl Default for EncodeOptions {
 #[derive(Debug)]
 pub enum EncodeFailure<E> {
     /// The source gave a value of the wrong kind, or nested too deeply.
-    Encode(EncodeError),
+    Encode(Box<EncodeError>),
     /// The source's own error.
     Source(E),
 }
@@ -99,47 +99,90 @@ pub fn encode<'m, S: MessageSource<'m>>(
         t: tables,
         src,
         opts,
-        out: Vec::new(),
+        out: RevBuf::default(),
         path: Vec::new(),
     };
     crate::bytes::stack::enter(
         || e.message(ty, m, 0),
         || {
-            EncodeFailure::Encode(EncodeError {
+            EncodeFailure::Encode(Box::new(EncodeError {
                 message: "out of stack".into(),
                 path: "$".into(),
-            })
+            }))
         },
     )?;
-    let mut out = e.out;
-    out.reverse();
-    Ok(out)
+    Ok(e.out.into_vec())
+}
+
+/// A buffer filled from its end: the bytes written are `buf[head..]`.
+#[derive(Default)]
+struct RevBuf {
+    buf: Vec<u8>,
+    head: usize,
+}
+
+impl RevBuf {
+    #[inline]
+    fn len(&self) -> usize {
+        self.buf.len() - self.head
+    }
+
+    /// Put `b` in front of what is written.
+    #[inline]
+    fn put(&mut self, b: &[u8]) {
+        if self.head < b.len() {
+            self.grow(b.len());
+        }
+        let start = self.head - b.len();
+        self.buf[start..self.head].copy_from_slice(b);
+        self.head = start;
+    }
+
+    /// Make room for `n` more bytes in front (at least doubling).
+    #[cold]
+    fn grow(&mut self, n: usize) {
+        let used = self.len();
+        let cap = (self.buf.len() * 2).max(used + n).max(256);
+        let mut nb = vec![0u8; cap];
+        nb[cap - used..].copy_from_slice(&self.buf[self.head..]);
+        self.head = cap - used;
+        self.buf = nb;
+    }
+
+    fn into_vec(mut self) -> Vec<u8> {
+        self.buf.drain(..self.head);
+        self.buf
+    }
 }
 
 struct Encoder<'t, 's, S> {
     t: &'t Tables,
     src: &'s S,
     opts: EncodeOptions,
-    /// The output, reversed.
-    out: Vec<u8>,
+    /// The output, written from its end.
+    out: RevBuf,
     path: Vec<PathSeg<'t>>,
 }
 
 impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
     fn err<T>(&self, msg: impl Into<String>) -> Res<T, S::Err> {
-        Err(EncodeFailure::Encode(EncodeError {
+        Err(EncodeFailure::Encode(Box::new(EncodeError {
             message: msg.into(),
             path: render(&self.path),
-        }))
+        })))
     }
 
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        self.out.extend(bytes.iter().rev());
+        self.out.put(bytes);
     }
 
     #[inline]
     fn put_varint(&mut self, v: u64) {
+        if v < 0x80 {
+            self.put(&[v as u8]);
+            return;
+        }
         let mut b = [0u8; varint::MAX_LEN];
         let n = varint::encode(v, &mut b);
         self.put(&b[..n]);
@@ -246,10 +289,10 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             depth,
             || self.message(ty, sub, depth),
             || {
-                EncodeFailure::Encode(EncodeError {
+                EncodeFailure::Encode(Box::new(EncodeError {
                     message: "out of stack".into(),
                     path: String::new(),
-                })
+                }))
             },
         )
     }
