@@ -21,7 +21,11 @@ import amber.proto as P
 
 DATA = Path(__file__).resolve().parent.parent / "crates" / "amber-core" / "tests" / "data" / "proto"
 CONF = DATA / "conformance"
-FILES = ["test_messages_proto3.proto", "test_messages_proto2.proto", "test_messages_edition2023.proto"]
+FILES = [
+    "test_messages_proto3.proto",
+    "test_messages_proto2.proto",
+    "test_messages_edition2023.proto",
+]
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +197,7 @@ def test_construct_read_and_defaults(shop: Any) -> None:
     assert isinstance(o, P.Message) and isinstance(o, shop.Order)
     assert shop.Order.Kind.Name(1) == "K_A" and shop.Order.Kind.Value("K_NONE") == 0
     assert shop.Order.DESCRIPTOR.fields_by_name["items"].message_type is shop.Item.DESCRIPTOR
-    with pytest.raises(ValueError, match="no \"nope\" field"):
+    with pytest.raises(ValueError, match='no "nope" field'):
         shop.Order(nope=1)
     with pytest.raises(TypeError):
         shop.Order(1)
@@ -260,7 +264,9 @@ def test_oneof(shop: Any) -> None:
     assert o.WhichOneof("pay") == "voucher" and o.cash == 0
     o.ClearField("pay")
     assert o.WhichOneof("pay") is None
-    parsed = shop.Order.FromString(shop.Order(card="a").SerializeToString() + shop.Order(cash=2).SerializeToString())
+    parsed = shop.Order.FromString(
+        shop.Order(card="a").SerializeToString() + shop.Order(cash=2).SerializeToString()
+    )
     assert parsed.WhichOneof("pay") == "cash"  # the last one on the wire wins
 
 
@@ -358,7 +364,9 @@ def test_closed_enum_rejects_unknown_numbers() -> None:
 
 
 def test_load_files_and_errors(tmp_path: Path) -> None:
-    (tmp_path / "dep.proto").write_text('syntax = "proto3"; package dep; message D { int32 x = 1; }')
+    (tmp_path / "dep.proto").write_text(
+        'syntax = "proto3"; package dep; message D { int32 x = 1; }'
+    )
     (tmp_path / "top.proto").write_text(
         'syntax = "proto3";\nimport "dep.proto";\nimport "google/protobuf/timestamp.proto";\n'
         "message T { dep.D d = 1; google.protobuf.Timestamp at = 2; }\n"
@@ -373,7 +381,7 @@ def test_load_files_and_errors(tmp_path: Path) -> None:
         P.load(tmp_path / "bad.proto")
     assert str(e.value).startswith("bad.proto:3:3:") and e.value.line == 3 and e.value.col == 3
     assert isinstance(e.value, amber.AmberError) and isinstance(e.value, ValueError)
-    with pytest.raises(P.SchemaError, match="not found|File not found|missing"):
+    with pytest.raises(P.SchemaError, match=r"not found|missing"):
         P.load("does/not/exist.proto")
 
 
@@ -414,8 +422,11 @@ def test_random_bytes_never_crash(conf: P.Namespace) -> None:
     rng = random.Random(7)
     seeds = [cls().SerializePartialToString() for cls in conf.types.values()]
     base = conf.types["protobuf_test_messages.proto3.TestAllTypesProto3"](
-        optional_int32=5, repeated_string=["a", "b"], map_int32_int32={1: 2},
-        optional_nested_message={"a": 3}, oneof_string="x",
+        optional_int32=5,
+        repeated_string=["a", "b"],
+        map_int32_int32={1: 2},
+        optional_nested_message={"a": 3},
+        oneof_string="x",
     ).SerializeToString()
     seeds.append(base)
     for cls in list(conf.types.values())[:20]:

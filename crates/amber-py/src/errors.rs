@@ -164,9 +164,7 @@ pub fn proto_decode_error(py: Python<'_>) -> &Bound<'_, PyType> {
                     "Bytes that are not a valid message of the type asked for; `offset` \
                      says where, `path` in which field ($.a.b[2]).",
                 )?;
-                let t = py
-                    .get_type::<PyType>()
-                    .call1(("DecodeError", bases, ns))?;
+                let t = py.get_type::<PyType>().call1(("DecodeError", bases, ns))?;
                 Ok(t.cast_into::<PyType>()?.unbind())
             })();
             made.expect("creating amber.proto.DecodeError")

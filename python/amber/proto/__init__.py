@@ -62,7 +62,7 @@ class Message(_NativeMessage):
     __slots__ = ()
     DESCRIPTOR: Descriptor
 
-    def ListFields(self) -> list[tuple[FieldDescriptor, Any]]:  # noqa: N802 - Google's name
+    def ListFields(self) -> list[tuple[FieldDescriptor, Any]]:
         """`(field descriptor, value)` of each present field, by field number."""
         fields = type(self).DESCRIPTOR._by_position  # type: ignore[attr-defined]
         return [(fields[pos], value) for pos, value in self._present()]
@@ -96,13 +96,15 @@ class EnumType:
         for v in descriptor.values:
             setattr(self, v.name, v.number)
 
-    def Name(self, number: int) -> str:  # noqa: N802 - Google's name
+    def Name(self, number: int) -> str:
         v = self.DESCRIPTOR.values_by_number.get(number)
         if v is None:
-            raise ValueError(f"Enum {self.DESCRIPTOR.name} has no name defined for value {number!r}")
+            raise ValueError(
+                f"Enum {self.DESCRIPTOR.name} has no name defined for value {number!r}"
+            )
         return v.name
 
-    def Value(self, name: str) -> int:  # noqa: N802 - Google's name
+    def Value(self, name: str) -> int:
         v = self.DESCRIPTOR.values_by_name.get(name)
         if v is None:
             raise ValueError(f"Enum {self.DESCRIPTOR.name} has no value defined for name {name!r}")
@@ -217,14 +219,14 @@ def _namespace(schema: ProtoSchema) -> Namespace:
     edescs = [EnumDescriptor(full, closed, values) for full, closed, values in enums]
     by_name: dict[str, Descriptor | EnumDescriptor] = {d.full_name: d for d in descs}
     by_name.update({e.full_name: e for e in edescs})
-    for d, (_full, fields, oneofs, _entry) in zip(descs, messages):
+    for d, (_full, fields, oneofs, _entry) in zip(descs, messages, strict=True):
         d.oneofs = [OneofDescriptor(d, n, i) for i, n in enumerate(oneofs)]
         by_pos = []
         for name, number, json_name, kind, index, label, oneof, presence, packed in fields:
             f = FieldDescriptor(d, name, number, json_name, kind, label, presence, packed)
-            if kind == "message":
+            if kind == "message" and index is not None:
                 f.message_type = descs[index]
-            elif kind == "enum":
+            elif kind == "enum" and index is not None:
                 f.enum_type = edescs[index]
             if oneof is not None:
                 f.containing_oneof = d.oneofs[oneof]
@@ -233,7 +235,8 @@ def _namespace(schema: ProtoSchema) -> Namespace:
         d.fields = by_pos
         d._by_position = by_pos  # type: ignore[attr-defined]
     # Nesting: a type's parent is the longest full-name prefix that is a message.
-    for t in [*descs, *edescs]:
+    every: list[Descriptor | EnumDescriptor] = [*descs, *edescs]
+    for t in every:
         parent = by_name.get(t.full_name.rsplit(".", 1)[0]) if "." in t.full_name else None
         if isinstance(parent, Descriptor):
             t.containing_type = parent

@@ -153,7 +153,7 @@ class Descriptor:
         self.enum_types_by_name = {e.name: e for e in self.enum_types}
         self.enum_values_by_name = {v.name: v for e in self.enum_types for v in e.values}
 
-    def GetOptions(self) -> None:  # noqa: N802 - Google's name
+    def GetOptions(self) -> None:
         return None
 
     def __repr__(self) -> str:

@@ -57,7 +57,11 @@ fn checked(slf: &Bound<'_, Repeated>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny
 }
 
 fn changed(slf: &Bound<'_, Repeated>) -> PyResult<()> {
-    let owner = slf.try_borrow()?.owner.as_ref().map(|o| o.clone_ref(slf.py()));
+    let owner = slf
+        .try_borrow()?
+        .owner
+        .as_ref()
+        .map(|o| o.clone_ref(slf.py()));
     attach_owner(slf.py(), &owner)
 }
 
@@ -90,7 +94,11 @@ impl Repeated {
         Ok(self.items[index(i, self.items.len())?].clone_ref(py))
     }
 
-    fn __setitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn __setitem__(
+        slf: &Bound<'_, Self>,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         if slf.try_borrow()?.composite() {
             return Err(PyTypeError::new_err(
                 "does not support assignment; use add(), append() or CopyFrom()",
@@ -138,7 +146,11 @@ impl Repeated {
         snapshot(slf)?.contains(v)
     }
 
-    fn __richcmp__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, op: pyo3::basic::CompareOp) -> PyResult<Py<PyAny>> {
+    fn __richcmp__(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        op: pyo3::basic::CompareOp,
+    ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let mine = snapshot(slf)?;
         let theirs = if let Ok(o) = other.cast::<Repeated>() {
@@ -169,7 +181,9 @@ impl Repeated {
     /// Add every value of an iterable.
     fn extend(slf: &Bound<'_, Self>, values: &Bound<'_, PyAny>) -> PyResult<()> {
         if values.is_instance_of::<PyString>() {
-            return Err(PyTypeError::new_err("extend() takes an iterable of values, not a str"));
+            return Err(PyTypeError::new_err(
+                "extend() takes an iterable of values, not a str",
+            ));
         }
         let mut new = Vec::new();
         for v in values.try_iter()? {
@@ -196,7 +210,8 @@ impl Repeated {
     fn pop(slf: &Bound<'_, Self>, i: isize) -> PyResult<Py<PyAny>> {
         let v = {
             let mut b = slf.try_borrow_mut()?;
-            let j = index(i, b.items.len()).map_err(|_| PyIndexError::new_err("pop index out of range"))?;
+            let j = index(i, b.items.len())
+                .map_err(|_| PyIndexError::new_err("pop index out of range"))?;
             b.items.remove(j)
         };
         changed(slf)?;
@@ -246,7 +261,10 @@ impl Repeated {
 
     /// (Message fields) add a new message built from keywords; returns it.
     #[pyo3(signature = (**kwargs))]
-    fn add<'py>(slf: &Bound<'py, Self>, kwargs: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyAny>> {
+    fn add<'py>(
+        slf: &Bound<'py, Self>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         let sub = match slf.try_borrow()?.field().kind {
             Kind::Message(sub) => sub,
@@ -330,7 +348,11 @@ impl MapData {
         self.index.get(key).copied()
     }
 
-    pub fn remove(&mut self, py: Python<'_>, key: &MapKey) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
+    pub fn remove(
+        &mut self,
+        py: Python<'_>,
+        key: &MapKey,
+    ) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
         let Some(i) = self.index.remove(key) else {
             return Ok(None);
         };
@@ -397,16 +419,23 @@ impl MapField {
     /// The value a missing key reads as (inserted by `m[key]`).
     fn fresh(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self.value_kind() {
-            Kind::Message(sub) => Ok(message::instantiate(py, Message::empty(self.s.clone(), sub))?
-                .into_any()
-                .unbind()),
+            Kind::Message(sub) => Ok(message::instantiate(
+                py,
+                Message::empty(self.s.clone(), sub),
+            )?
+            .into_any()
+            .unbind()),
             _ => Ok(self.s.defaults[self.entry_type() as usize][1].clone_ref(py)),
         }
     }
 }
 
 fn map_changed(slf: &Bound<'_, MapField>) -> PyResult<()> {
-    let owner = slf.try_borrow()?.owner.as_ref().map(|o| o.clone_ref(slf.py()));
+    let owner = slf
+        .try_borrow()?
+        .owner
+        .as_ref()
+        .map(|o| o.clone_ref(slf.py()));
     attach_owner(slf.py(), &owner)
 }
 
@@ -459,7 +488,11 @@ impl MapField {
         Ok(v)
     }
 
-    fn __setitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn __setitem__(
+        slf: &Bound<'_, Self>,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let py = slf.py();
         if matches!(slf.try_borrow()?.value_kind(), Kind::Message(_)) {
             return Err(PyValueError::new_err(
@@ -482,10 +515,18 @@ impl MapField {
     }
 
     fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        Ok(MapField::keys(slf)?.as_any().try_iter()?.into_any().unbind())
+        Ok(MapField::keys(slf)?
+            .as_any()
+            .try_iter()?
+            .into_any()
+            .unbind())
     }
 
-    fn __richcmp__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, op: pyo3::basic::CompareOp) -> PyResult<Py<PyAny>> {
+    fn __richcmp__(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        op: pyo3::basic::CompareOp,
+    ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let theirs = if let Ok(o) = other.cast::<MapField>() {
             as_dict(o)?.into_any()
@@ -521,12 +562,19 @@ impl MapField {
     fn items<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyList>> {
         let py = slf.py();
         let b = slf.try_borrow()?;
-        PyList::new(py, b.data.entries.iter().map(|e| (e.0.bind(py), e.1.bind(py))))
+        PyList::new(
+            py,
+            b.data.entries.iter().map(|e| (e.0.bind(py), e.1.bind(py))),
+        )
     }
 
     /// The value for `key`, or `default` (nothing is inserted).
     #[pyo3(signature = (key, default = None))]
-    fn get(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    fn get(
+        slf: &Bound<'_, Self>,
+        key: &Bound<'_, PyAny>,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let Ok((_, mk)) = key_of(slf, key) else {
             return Ok(default.unwrap_or_else(|| py.None()));
@@ -540,7 +588,11 @@ impl MapField {
 
     /// Remove `key` and return its value (or `default`, if given).
     #[pyo3(signature = (key, default = None))]
-    fn pop(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, default: Option<Py<PyAny>>) -> PyResult<Py<PyAny>> {
+    fn pop(
+        slf: &Bound<'_, Self>,
+        key: &Bound<'_, PyAny>,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let (_, mk) = key_of(slf, key)?;
         let removed = slf.try_borrow_mut()?.data.remove(py, &mk)?;
@@ -563,7 +615,11 @@ impl MapField {
     /// Set entries from a mapping (scalar values; message values are
     /// copied).
     #[pyo3(signature = (other = None, **kwargs))]
-    fn update(slf: &Bound<'_, Self>, other: Option<&Bound<'_, PyAny>>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+    fn update(
+        slf: &Bound<'_, Self>,
+        other: Option<&Bound<'_, PyAny>>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
         let py = slf.py();
         let add = |k: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>| -> PyResult<()> {
             let (k, _) = key_of(slf, k)?;
@@ -571,7 +627,11 @@ impl MapField {
             slf.try_borrow_mut()?.data.insert(py, k, v)
         };
         if let Some(o) = other {
-            let items = if o.hasattr("items")? { o.call_method0("items")? } else { o.clone() };
+            let items = if o.hasattr("items")? {
+                o.call_method0("items")?
+            } else {
+                o.clone()
+            };
             for kv in items.try_iter()? {
                 let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = kv?.extract()?;
                 add(&k, &v)?;
@@ -592,7 +652,11 @@ impl MapField {
 
     /// Set default for a missing key (scalar values) and return the value.
     #[pyo3(signature = (key, default = None))]
-    fn setdefault(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>) -> PyResult<Py<PyAny>> {
+    fn setdefault(
+        slf: &Bound<'_, Self>,
+        key: &Bound<'_, PyAny>,
+        default: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
         if MapField::__contains__(slf, key)? {
             return MapField::__getitem__(slf, key);
         }

@@ -244,7 +244,10 @@ pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
             Slot::List(l) => {
                 let l = l.borrow(py);
                 let items = copy_items(py, f, &l.items)?;
-                Slot::List(Py::new(py, Repeated::new(m.s.clone(), m.ty, pos as u32, items))?)
+                Slot::List(Py::new(
+                    py,
+                    Repeated::new(m.s.clone(), m.ty, pos as u32, items),
+                )?)
             }
             Slot::Map(mp) => {
                 let mp = mp.borrow(py);
@@ -257,7 +260,10 @@ pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
                     };
                     data.insert(py, k.clone_ref(py), v)?;
                 }
-                Slot::Map(Py::new(py, MapField::new(m.s.clone(), m.ty, pos as u32, data))?)
+                Slot::Map(Py::new(
+                    py,
+                    MapField::new(m.s.clone(), m.ty, pos as u32, data),
+                )?)
             }
         });
     }
@@ -355,7 +361,13 @@ pub fn take(m: &Bound<'_, Message>) -> PyResult<Message> {
 /// The slot a Python value makes for field `pos` of type `ty` (constructor
 /// keywords and assignment): scalars checked, messages copied (or built
 /// from a dict), iterables and mappings checked element by element.
-pub fn slot_from(py: Python<'_>, s: &Arc<Schema>, ty: u32, pos: usize, v: &Bound<'_, PyAny>) -> PyResult<Slot> {
+pub fn slot_from(
+    py: Python<'_>,
+    s: &Arc<Schema>,
+    ty: u32,
+    pos: usize,
+    v: &Bound<'_, PyAny>,
+) -> PyResult<Slot> {
     let f = &s.tables.messages[ty as usize].fields[pos];
     Ok(match f.card {
         Cardinality::Singular { .. } => match f.kind {
@@ -374,7 +386,10 @@ pub fn slot_from(py: Python<'_>, s: &Arc<Schema>, ty: u32, pos: usize, v: &Bound
             for e in v.try_iter()? {
                 items.push(element(py, s, f, &e?)?);
             }
-            Slot::List(Py::new(py, Repeated::new(s.clone(), ty, pos as u32, items))?)
+            Slot::List(Py::new(
+                py,
+                Repeated::new(s.clone(), ty, pos as u32, items),
+            )?)
         }
         Cardinality::Map => {
             let mut data = MapData::default();
@@ -392,7 +407,12 @@ pub fn slot_from(py: Python<'_>, s: &Arc<Schema>, ty: u32, pos: usize, v: &Bound
 }
 
 /// One element of a repeated field, checked (messages copied or built).
-pub fn element(py: Python<'_>, s: &Arc<Schema>, f: &FieldInfo, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+pub fn element(
+    py: Python<'_>,
+    s: &Arc<Schema>,
+    f: &FieldInfo,
+    v: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
     match f.kind {
         Kind::Message(sub) => Ok(message_value(py, s, sub, f, v)?.into_any().unbind()),
         k => values::check(&s.tables, f, k, v),
@@ -424,7 +444,10 @@ pub fn message_value<'py>(
     }
     if let Ok(d) = v.cast::<PyDict>() {
         let cls = s.class(py, sub)?;
-        return cls.call((), Some(d))?.cast_into::<Message>().map_err(Into::into);
+        return cls
+            .call((), Some(d))?
+            .cast_into::<Message>()
+            .map_err(Into::into);
     }
     Err(PyTypeError::new_err(format!(
         "field {} takes a {} message or a dict, not {}",
@@ -479,7 +502,11 @@ impl Field {
         get_field(py, m, this.pos as usize)
     }
 
-    fn __set__(slf: &Bound<'_, Self>, obj: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn __set__(
+        slf: &Bound<'_, Self>,
+        obj: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let this = slf.get();
         let m = this.target(obj)?;
         set_field(m, this.pos as usize, value)
@@ -597,9 +624,9 @@ impl Message {
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Message> {
         let py = cls.py();
-        let t = cls
-            .getattr(pyo3::intern!(py, "__amber__"))
-            .map_err(|_| PyTypeError::new_err("amber.proto.Message is abstract; use a loaded message class"))?;
+        let t = cls.getattr(pyo3::intern!(py, "__amber__")).map_err(|_| {
+            PyTypeError::new_err("amber.proto.Message is abstract; use a loaded message class")
+        })?;
         let t = t.cast::<MessageType>()?.get();
         if !args.is_empty() {
             return Err(PyTypeError::new_err(
@@ -616,14 +643,20 @@ impl Message {
     /// The wire form. Raises `amber.EncodeError` when a required field
     /// (proto2) is missing; `deterministic=True` sorts map entries.
     #[pyo3(signature = (*, deterministic = false))]
-    fn SerializeToString<'py>(slf: &Bound<'py, Self>, deterministic: bool) -> PyResult<Bound<'py, PyBytes>> {
+    fn SerializeToString<'py>(
+        slf: &Bound<'py, Self>,
+        deterministic: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         serialize::check_initialized(slf)?;
         serialize::to_bytes(slf, deterministic)
     }
 
     /// The wire form, without the required-field check.
     #[pyo3(signature = (*, deterministic = false))]
-    fn SerializePartialToString<'py>(slf: &Bound<'py, Self>, deterministic: bool) -> PyResult<Bound<'py, PyBytes>> {
+    fn SerializePartialToString<'py>(
+        slf: &Bound<'py, Self>,
+        deterministic: bool,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         serialize::to_bytes(slf, deterministic)
     }
 
@@ -643,7 +676,10 @@ impl Message {
 
     /// A new message parsed from `data`.
     #[classmethod]
-    fn FromString<'py>(cls: &Bound<'py, PyType>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn FromString<'py>(
+        cls: &Bound<'py, PyType>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let m = cls.call0()?;
         parse::merge_from_bytes(m.cast::<Message>()?, data, true)?;
         Ok(m)
@@ -783,7 +819,13 @@ impl Message {
             let subs: Vec<Py<PyAny>> = match slot {
                 Slot::Val(v) => vec![v.clone_ref(py)],
                 Slot::List(l) => l.borrow(py).items.iter().map(|v| v.clone_ref(py)).collect(),
-                Slot::Map(m) => m.borrow(py).data.entries.iter().map(|e| e.1.clone_ref(py)).collect(),
+                Slot::Map(m) => m
+                    .borrow(py)
+                    .data
+                    .entries
+                    .iter()
+                    .map(|e| e.1.clone_ref(py))
+                    .collect(),
                 _ => continue,
             };
             for v in subs {
@@ -822,7 +864,11 @@ impl Message {
         Ok(out)
     }
 
-    fn __richcmp__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>, op: pyo3::basic::CompareOp) -> PyResult<Py<PyAny>> {
+    fn __richcmp__(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        op: pyo3::basic::CompareOp,
+    ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         use pyo3::basic::CompareOp::*;
         let eq = match op {
@@ -840,7 +886,12 @@ impl Message {
             }
             _ => return Ok(py.NotImplemented()),
         };
-        Ok(pyo3::types::PyBool::new(py, if matches!(op, Eq) { eq } else { !eq }).to_owned().into_any().unbind())
+        Ok(
+            pyo3::types::PyBool::new(py, if matches!(op, Eq) { eq } else { !eq })
+                .to_owned()
+                .into_any()
+                .unbind(),
+        )
     }
 
     fn __hash__(&self) -> PyResult<isize> {
@@ -856,12 +907,22 @@ impl Message {
     }
 }
 
-fn same_type<'py>(slf: &Bound<'py, Message>, other: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Message>> {
+fn same_type<'py>(
+    slf: &Bound<'py, Message>,
+    other: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, Message>> {
     let o = other.cast::<Message>().map_err(|_| {
         PyTypeError::new_err(format!(
             "Parameter to MergeFrom() must be instance of same class: expected {} got {}.",
-            slf.get_type().name().map(|n| n.to_string()).unwrap_or_default(),
-            other.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            slf.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
+            other
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
         ))
     })?;
     let (a, b) = (slf.try_borrow()?, o.try_borrow()?);

@@ -82,12 +82,14 @@ impl Builder<'_> {
                 DSlot::Unset => Slot::Unset,
                 DSlot::Val(v) => Slot::Val(v),
                 DSlot::Msg(sub) => Slot::Val(self.object(*sub)?.into_any()),
-                DSlot::List(items) => {
-                    Slot::List(Py::new(py, Repeated::new(self.s.clone(), d.ty, pos as u32, items))?)
-                }
-                DSlot::Map(data) => {
-                    Slot::Map(Py::new(py, MapField::new(self.s.clone(), d.ty, pos as u32, data))?)
-                }
+                DSlot::List(items) => Slot::List(Py::new(
+                    py,
+                    Repeated::new(self.s.clone(), d.ty, pos as u32, items),
+                )?),
+                DSlot::Map(data) => Slot::Map(Py::new(
+                    py,
+                    MapField::new(self.s.clone(), d.ty, pos as u32, data),
+                )?),
             });
         }
         Ok(m)
@@ -192,7 +194,11 @@ impl MessageBuilder for Builder<'_> {
 
 /// Decode `data` (any bytes-like object) as a message of `m`'s type and
 /// merge it in (after clearing `m` when `replace`). Returns the length.
-pub fn merge_from_bytes(m: &Bound<'_, Message>, data: &Bound<'_, PyAny>, replace: bool) -> PyResult<usize> {
+pub fn merge_from_bytes(
+    m: &Bound<'_, Message>,
+    data: &Bound<'_, PyAny>,
+    replace: bool,
+) -> PyResult<usize> {
     let py = m.py();
     let buf = InputBuffer::get(data)?;
     let bytes = buf.bytes();
@@ -208,7 +214,12 @@ pub fn merge_from_bytes(m: &Bound<'_, Message>, data: &Bound<'_, PyAny>, replace
     let draft = match decode(&s.tables, ty, bytes, &mut builder, DecodeOptions::default()) {
         Ok(d) => d,
         Err(Failure::Wire(e)) => {
-            return Err(errors::proto_decode(py, e.message, Some(e.offset), Some(e.path)))
+            return Err(errors::proto_decode(
+                py,
+                e.message,
+                Some(e.offset),
+                Some(e.path),
+            ))
         }
         Err(Failure::Build(Stashed)) => return Err(builder.err.take().expect("a stashed error")),
     };

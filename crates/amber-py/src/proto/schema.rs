@@ -56,7 +56,9 @@ impl Schema {
         }
         let needs_check = required_closure(&tables);
         Ok(Schema {
-            classes: (0..tables.messages.len()).map(|_| OnceLock::new()).collect(),
+            classes: (0..tables.messages.len())
+                .map(|_| OnceLock::new())
+                .collect(),
             set_bytes: set.encode(),
             tables,
             defaults,
@@ -213,9 +215,11 @@ impl PySchema {
             for f in &m.fields {
                 let (kind, index) = values::kind_name(f.kind);
                 let (label, presence, packed) = match f.card {
-                    Cardinality::Singular { presence } => {
-                        (if f.required { "required" } else { "optional" }, presence, false)
-                    }
+                    Cardinality::Singular { presence } => (
+                        if f.required { "required" } else { "optional" },
+                        presence,
+                        false,
+                    ),
                     Cardinality::Repeated { packed } => ("repeated", false, packed),
                     Cardinality::Map => ("map", false, false),
                 };

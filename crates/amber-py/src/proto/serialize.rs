@@ -38,7 +38,15 @@ pub struct Stashed;
 
 fn fail(msg: String) -> PyErr {
     Python::attach(|py| {
-        errors::make(py, errors::encode_error(py), EncodeKind::Unsupported.name(), msg, None, None, None)
+        errors::make(
+            py,
+            errors::encode_error(py),
+            EncodeKind::Unsupported.name(),
+            msg,
+            None,
+            None,
+            None,
+        )
     })
 }
 
@@ -66,7 +74,11 @@ impl<'py> Source<'py> {
     fn message<'m>(&self, o: &Py<PyAny>, ty: u32) -> PyResult<&'m Message> {
         let m = o.bind(self.py).cast::<Message>()?.try_borrow()?;
         if m.ty != ty {
-            return Err(fail(format!("a field of type {} holds a {}", ty, m.info().full_name)));
+            return Err(fail(format!(
+                "a field of type {} holds a {}",
+                ty,
+                m.info().full_name
+            )));
         }
         let r: *const Message = &*m;
         self.msgs.borrow_mut().push(m);
@@ -173,7 +185,12 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
     }
 
     #[inline]
-    fn get(&self, m: &'m Message, f: &FieldInfo, i: usize) -> Result<SrcValue<'m, &'m Message>, Stashed> {
+    fn get(
+        &self,
+        m: &'m Message,
+        f: &FieldInfo,
+        i: usize,
+    ) -> Result<SrcValue<'m, &'m Message>, Stashed> {
         self.get_value(m, f, i).map_err(|e| self.stash(e))
     }
 
@@ -193,7 +210,12 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
 
 impl<'py> Source<'py> {
     #[inline]
-    fn get_value<'m>(&self, m: &'m Message, f: &FieldInfo, i: usize) -> PyResult<SrcValue<'m, &'m Message>>
+    fn get_value<'m>(
+        &self,
+        m: &'m Message,
+        f: &FieldInfo,
+        i: usize,
+    ) -> PyResult<SrcValue<'m, &'m Message>>
     where
         'py: 'm,
     {
@@ -201,7 +223,10 @@ impl<'py> Source<'py> {
             Slot::Val(v) => self.value(v, f, f.kind),
             Slot::List(l) => {
                 let l = self.list(l)?;
-                let v = l.items.get(i).ok_or_else(|| fail("a repeated field changed".into()))?;
+                let v = l
+                    .items
+                    .get(i)
+                    .ok_or_else(|| fail("a repeated field changed".into()))?;
                 self.value(v, f, f.kind)
             }
             _ => Err(fail(format!("field {} is not set", f.name))),
@@ -221,17 +246,27 @@ impl<'py> Source<'py> {
             return Err(fail(format!("field {} is not a map", f.name)));
         };
         let l = self.map(l)?;
-        let (k, v) = l.data.entries.get(i).ok_or_else(|| fail("a map field changed".into()))?;
+        let (k, v) = l
+            .data
+            .entries
+            .get(i)
+            .ok_or_else(|| fail("a map field changed".into()))?;
         let Kind::Message(entry) = f.kind else {
             return Err(fail(format!("field {} is not a map", f.name)));
         };
         let ef = &m.s.tables.messages[entry as usize].fields;
-        Ok((self.scalar(k, &ef[0], ef[0].kind)?, self.value(v, &ef[1], ef[1].kind)?))
+        Ok((
+            self.scalar(k, &ef[0], ef[0].kind)?,
+            self.value(v, &ef[1], ef[1].kind)?,
+        ))
     }
 }
 
 /// The wire form of `m`.
-pub fn to_bytes<'py>(m: &Bound<'py, Message>, deterministic: bool) -> PyResult<Bound<'py, PyBytes>> {
+pub fn to_bytes<'py>(
+    m: &Bound<'py, Message>,
+    deterministic: bool,
+) -> PyResult<Bound<'py, PyBytes>> {
     let py = m.py();
     let root = m.try_borrow()?;
     let src = Source::new(py);
@@ -250,7 +285,15 @@ pub fn to_bytes<'py>(m: &Bound<'py, Message>, deterministic: bool) -> PyResult<B
             } else {
                 EncodeKind::Unsupported
             };
-            return Err(errors::make(py, errors::encode_error(py), kind.name(), e.to_string(), None, Some(e.path), None));
+            return Err(errors::make(
+                py,
+                errors::encode_error(py),
+                kind.name(),
+                e.to_string(),
+                None,
+                Some(e.path),
+                None,
+            ));
         }
     };
     drop(src);
@@ -264,7 +307,12 @@ pub fn missing_required(m: &Bound<'_, Message>) -> PyResult<Vec<String>> {
     Ok(out)
 }
 
-fn walk_required(m: &Bound<'_, Message>, prefix: &str, out: &mut Vec<String>, depth: usize) -> PyResult<()> {
+fn walk_required(
+    m: &Bound<'_, Message>,
+    prefix: &str,
+    out: &mut Vec<String>,
+    depth: usize,
+) -> PyResult<()> {
     let py = m.py();
     let b = m.try_borrow()?;
     if !b.s.needs_check[b.ty as usize] || depth > amber_core::proto::wire::MAX_DEPTH {
@@ -279,13 +327,22 @@ fn walk_required(m: &Bound<'_, Message>, prefix: &str, out: &mut Vec<String>, de
             continue;
         }
         match (b.slot(pos), f.card) {
-            (Slot::Val(v), Cardinality::Singular { .. }) => {
-                walk_required(v.bind(py).cast::<Message>()?, &format!("{prefix}{}.", f.name), out, depth + 1)?
-            }
+            (Slot::Val(v), Cardinality::Singular { .. }) => walk_required(
+                v.bind(py).cast::<Message>()?,
+                &format!("{prefix}{}.", f.name),
+                out,
+                depth + 1,
+            )?,
             (Slot::List(l), _) => {
-                let items: Vec<Py<PyAny>> = l.borrow(py).items.iter().map(|v| v.clone_ref(py)).collect();
+                let items: Vec<Py<PyAny>> =
+                    l.borrow(py).items.iter().map(|v| v.clone_ref(py)).collect();
                 for (i, v) in items.iter().enumerate() {
-                    walk_required(v.bind(py).cast::<Message>()?, &format!("{prefix}{}[{i}].", f.name), out, depth + 1)?;
+                    walk_required(
+                        v.bind(py).cast::<Message>()?,
+                        &format!("{prefix}{}[{i}].", f.name),
+                        out,
+                        depth + 1,
+                    )?;
                 }
             }
             (Slot::Map(l), _) => {
@@ -298,7 +355,12 @@ fn walk_required(m: &Bound<'_, Message>, prefix: &str, out: &mut Vec<String>, de
                     .collect();
                 for (k, v) in items {
                     if let Ok(vm) = v.bind(py).cast::<Message>() {
-                        walk_required(vm, &format!("{prefix}{}[{}].", f.name, k.bind(py).repr()?), out, depth + 1)?;
+                        walk_required(
+                            vm,
+                            &format!("{prefix}{}[{}].", f.name, k.bind(py).repr()?),
+                            out,
+                            depth + 1,
+                        )?;
                     }
                 }
             }
@@ -321,7 +383,10 @@ pub fn check_initialized(m: &Bound<'_, Message>) -> PyResult<()> {
         py,
         errors::encode_error(py),
         EncodeKind::Required.name(),
-        format!("Message {name} is missing required fields: {}", missing.join(",")),
+        format!(
+            "Message {name} is missing required fields: {}",
+            missing.join(",")
+        ),
         None,
         None,
         None,

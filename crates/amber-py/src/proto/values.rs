@@ -201,10 +201,7 @@ pub fn to_py(py: Python<'_>, s: Scalar<'_>) -> PyResult<Py<PyAny>> {
 /// for this kind (someone went around the checks); the caller reports it.
 /// A `str` holding lone surrogates gives `Err(())`; the caller encodes it
 /// with `surrogateescape` (see [`escaped_bytes`]).
-pub fn to_scalar<'m>(
-    o: &'m Bound<'_, PyAny>,
-    kind: Kind,
-) -> Option<Result<Scalar<'m>, ()>> {
+pub fn to_scalar<'m>(o: &'m Bound<'_, PyAny>, kind: Kind) -> Option<Result<Scalar<'m>, ()>> {
     let s = match kind {
         Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Scalar::I32(int(o)?.try_into().ok()?),
         Kind::Enum(_) => Scalar::Enum(int(o)?.try_into().ok()?),
@@ -216,7 +213,11 @@ pub fn to_scalar<'m>(
         Kind::Bool => Scalar::Bool(o.cast_exact::<PyBool>().ok()?.is_true()),
         Kind::String => {
             let s = o.cast_exact::<PyString>().ok()?;
-            return Some(s.to_str().map(|s| Scalar::Str(s.as_bytes())).map_err(|_| ()));
+            return Some(
+                s.to_str()
+                    .map(|s| Scalar::Str(s.as_bytes()))
+                    .map_err(|_| ()),
+            );
         }
         Kind::Bytes => Scalar::Bytes(o.cast_exact::<PyBytes>().ok()?.as_bytes()),
         Kind::Message(_) => return None,

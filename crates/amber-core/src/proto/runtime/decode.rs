@@ -296,7 +296,13 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
             crate::bytes::stack::descend(
                 depth,
                 || self.fields(r, ty, sub, Some(f.number), depth),
-                || Failure::Wire(Box::new(DecodeError::new(at, "out of stack", String::new()))),
+                || {
+                    Failure::Wire(Box::new(DecodeError::new(
+                        at,
+                        "out of stack",
+                        String::new(),
+                    )))
+                },
             )
         } else {
             let (s, e) = self.wire(r.len_prefixed())?;
@@ -440,7 +446,13 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                     crate::bytes::stack::descend(
                         depth + 1,
                         || self.skip(r, n, w, depth + 1),
-                        || Failure::Wire(Box::new(DecodeError::new(at, "out of stack", String::new()))),
+                        || {
+                            Failure::Wire(Box::new(DecodeError::new(
+                                at,
+                                "out of stack",
+                                String::new(),
+                            )))
+                        },
                     )?;
                 }
             }
