@@ -17,7 +17,7 @@
 
 use crate::bytes::varint;
 use crate::proto::error::WireError;
-use crate::proto::runtime::error::{DecodeError, PathSeg};
+use crate::proto::runtime::error::DecodeError;
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
 use crate::proto::wire::{self, WireReader, EGROUP, FIXED32, FIXED64, LEN, SGROUP, VARINT};
 
@@ -131,41 +131,110 @@ pub fn decode<B: MessageBuilder>(
         t: tables,
         b: builder,
         opts,
-        path: Vec::new(),
+        err_index: None,
     };
     let mut m = d.b.start(ty).map_err(Failure::Build)?;
     let mut r = WireReader::new(data);
-    crate::bytes::stack::enter(
+    let done = crate::bytes::stack::enter(
         || d.fields(&mut r, ty, &mut m, None, 0),
-        || Failure::Wire(Box::new(DecodeError::new(0, "out of stack", "$".into()))),
-    )?;
-    Ok(m)
+        || Failure::Wire(Box::new(DecodeError::new(0, "out of stack", String::new()))),
+    );
+    match done {
+        Ok(()) => Ok(m),
+        Err(Failure::Wire(mut e)) => {
+            e.path.insert(0, '$');
+            Err(Failure::Wire(e))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 struct Decoder<'t, 'b, B: MessageBuilder> {
     t: &'t Tables,
     b: &'b mut B,
     opts: DecodeOptions,
-    path: Vec<PathSeg<'t>>,
+    /// Set when an error happens inside a packed run: the element's index
+    /// in that run (see `locate`).
+    err_index: Option<u32>,
 }
 
-impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
+impl<B: MessageBuilder> Decoder<'_, '_, B> {
+    /// An error at byte `at`; its path is filled in as it travels up
+    /// through the fields it is in (`locate`), so the happy path keeps no
+    /// path at all.
+    #[cold]
     fn err<T>(&self, at: usize, msg: impl Into<String>) -> Res<T, B::Err> {
         Err(Failure::Wire(Box::new(DecodeError::new(
             at,
             msg,
-            crate::proto::runtime::error::render(&self.path),
+            String::new(),
         ))))
     }
 
+    #[inline]
     fn wire<T>(&self, r: Result<T, WireError>) -> Res<T, B::Err> {
-        r.map_err(|e| {
-            Failure::Wire(Box::new(DecodeError::new(
-                e.offset,
-                e.message,
-                crate::proto::runtime::error::render(&self.path),
-            )))
-        })
+        match r {
+            Ok(v) => Ok(v),
+            Err(e) => self.err(e.offset, e.message),
+        }
+    }
+
+    /// Put field `f` in front of an error's path on its way up; for a
+    /// repeated or map field, with the element's index, counted again from
+    /// the message's bytes before the failing occurrence (`msg` up to
+    /// `start`).
+    #[cold]
+    fn locate(&mut self, e: Failure<B::Err>, f: &FieldInfo, msg: &[u8]) -> Failure<B::Err> {
+        let Failure::Wire(mut e) = e else { return e };
+        let inner = self.err_index.take();
+        let seg = match f.card {
+            Cardinality::Singular { .. } => format!(".{}", f.name),
+            _ => format!(
+                ".{}[{}]",
+                f.name,
+                self.count_in(msg, f) + inner.unwrap_or(0)
+            ),
+        };
+        e.path.insert_str(0, &seg);
+        Failure::Wire(e)
+    }
+
+    /// How many elements of field `f` the (valid) bytes `msg` hold.
+    fn count_in(&self, msg: &[u8], f: &FieldInfo) -> u32 {
+        let mut r = WireReader::new(msg);
+        let expected = if f.delimited {
+            SGROUP
+        } else {
+            f.kind.wire_type()
+        };
+        let packable = matches!(f.card, Cardinality::Repeated { .. }) && f.kind.packable();
+        let mut n = 0;
+        while !r.at_end() {
+            let Ok((num, wt)) = r.tag() else { break };
+            if num == f.number && packable && wt == LEN {
+                let Ok((s, e)) = r.len_prefixed() else { break };
+                let mut pr = r.sub(s, e);
+                while !pr.at_end() {
+                    let step = match expected {
+                        VARINT => pr.varint().map(|_| ()),
+                        FIXED32 => pr.take(4).map(|_| ()),
+                        _ => pr.take(8).map(|_| ()),
+                    };
+                    if step.is_err() {
+                        break;
+                    }
+                    n += 1;
+                }
+                continue;
+            }
+            if num == f.number && wt == expected {
+                n += 1;
+            }
+            if r.skip(num, wt, 0).is_err() {
+                break;
+            }
+        }
+        n
     }
 
     /// Read fields of message `ty` into `m` until the reader's end, or
@@ -180,7 +249,7 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
     ) -> Res<(), B::Err> {
         let t = self.t;
         let info = &t.messages[ty as usize];
-        let mut counts: Vec<u32> = Vec::new();
+        let msg_start = r.pos();
         loop {
             if r.at_end() {
                 if group.is_some() {
@@ -202,28 +271,13 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                 continue;
             };
             let f = &info.fields[fi];
-            let index = match f.card {
-                Cardinality::Singular { .. } => None,
-                _ => {
-                    if counts.is_empty() {
-                        counts = vec![0; info.fields.len()];
-                    }
-                    Some(counts[fi])
-                }
-            };
-            self.path.push(PathSeg {
-                name: &f.name,
-                index,
-            });
-            let n = self.field(r, start, f, wt, m, depth)?;
-            self.path.pop();
-            if index.is_some() {
-                counts[fi] += n;
+            if let Err(e) = self.field(r, start, f, wt, m, depth) {
+                return Err(self.locate(e, f, r.slice(msg_start, start)));
             }
         }
     }
 
-    /// One occurrence of a known field; returns how many elements it held.
+    /// One occurrence of a known field.
     #[allow(clippy::too_many_arguments)]
     fn field(
         &mut self,
@@ -233,7 +287,7 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
         wt: u8,
         m: &mut B::Msg,
         depth: usize,
-    ) -> Res<u32, B::Err> {
+    ) -> Res<(), B::Err> {
         let expected = if f.delimited {
             SGROUP
         } else {
@@ -241,13 +295,11 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
         };
         let packed_ok = matches!(f.card, Cardinality::Repeated { .. }) && f.kind.packable();
         if wt != expected && !(packed_ok && wt == LEN) {
-            self.unknown_field(r, start, f.number, wt, m, depth)?;
-            return Ok(0);
+            return self.unknown_field(r, start, f.number, wt, m, depth);
         }
         match (f.card, f.kind) {
             (Cardinality::Map, Kind::Message(entry)) => {
-                self.map_entry(r, start, f, entry, m, depth)?;
-                Ok(1)
+                self.map_entry(r, start, f, entry, m, depth)
             }
             (_, Kind::Message(sub_ty)) => {
                 if depth + 1 > self.opts.max_depth {
@@ -258,27 +310,28 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
                 }
                 let mut sub = self.b.begin(m, f, sub_ty).map_err(Failure::Build)?;
                 self.sub_message(r, f, sub_ty, &mut sub, depth + 1)?;
-                self.b.end(m, f, sub).map_err(Failure::Build)?;
-                Ok(1)
+                self.b.end(m, f, sub).map_err(Failure::Build)
             }
             (Cardinality::Repeated { .. }, kind) if wt == LEN && kind.packable() => {
                 let (s, e) = self.wire(r.len_prefixed())?;
                 let mut pr = r.sub(s, e);
                 let mut n = 0;
                 while !pr.at_end() {
-                    let (v, raw) = self.scalar_raw(&mut pr, f)?;
-                    self.deliver(f, v, raw, m)?;
-                    n += 1;
-                    if let Some(last) = self.path.last_mut() {
-                        last.index = last.index.map(|i| i + 1);
+                    let step = match self.scalar_raw(&mut pr, f) {
+                        Ok((v, raw)) => self.deliver(f, v, raw, m),
+                        Err(e) => Err(e),
+                    };
+                    if let Err(e) = step {
+                        self.err_index = Some(n);
+                        return Err(e);
                     }
+                    n += 1;
                 }
-                Ok(n)
+                Ok(())
             }
             _ => {
                 let (v, raw) = self.scalar_raw(r, f)?;
-                self.deliver(f, v, raw, m)?;
-                Ok(1)
+                self.deliver(f, v, raw, m)
             }
         }
     }
@@ -506,16 +559,19 @@ impl<'t, B: MessageBuilder> Decoder<'t, '_, B> {
             match target {
                 Some(tf) if wt == tf.kind.wire_type() => {
                     if let Kind::Message(vty) = tf.kind {
-                        self.path.push(PathSeg {
-                            name: "value",
-                            index: None,
-                        });
                         let mut sub = match val.take() {
                             Some(MapValue::Message(sm)) => sm,
                             _ => self.b.start(vty).map_err(Failure::Build)?,
                         };
-                        self.sub_message(&mut er, tf, vty, &mut sub, depth + 1)?;
-                        self.path.pop();
+                        if let Err(e) = self.sub_message(&mut er, tf, vty, &mut sub, depth + 1) {
+                            return Err(match e {
+                                Failure::Wire(mut w) => {
+                                    w.path.insert_str(0, ".value");
+                                    Failure::Wire(w)
+                                }
+                                other => other,
+                            });
+                        }
                         val_raw.push((fstart, er.pos()));
                         val = Some(MapValue::Message(sub));
                     } else {
