@@ -46,6 +46,23 @@ pub fn put_varint(out: &mut Vec<u8>, num: u32, v: u64) {
     varint::write(out, v);
 }
 
+#[cold]
+fn too_long(at: usize, n: u64, left: u64) -> WireError {
+    WireError::new(
+        at,
+        format!("length {n} is larger than the {left} bytes left"),
+    )
+}
+
+#[cold]
+fn bad_tag(at: usize, num: u64, wt: u8) -> WireError {
+    if num == 0 || num > 536_870_911 {
+        WireError::new(at, format!("invalid field number {num}"))
+    } else {
+        WireError::new(at, format!("invalid wire type {wt}"))
+    }
+}
+
 /// A bounds-checked cursor over one message of the input: `pos` and `end`
 /// are absolute offsets in the whole buffer, so errors name the byte.
 pub struct WireReader<'a> {
@@ -75,7 +92,21 @@ impl<'a> WireReader<'a> {
     }
 
     /// Read a varint (lenient, as protobuf parsers read them).
+    #[inline]
     pub fn varint(&mut self) -> Result<u64, WireError> {
+        // One byte: the common case, read inline.
+        if self.pos < self.end {
+            let b = self.data[self.pos];
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(b as u64);
+            }
+        }
+        self.varint_long()
+    }
+
+    #[inline(never)]
+    fn varint_long(&mut self) -> Result<u64, WireError> {
         let at = self.pos;
         match varint::read_lenient(&self.data[self.pos..self.end]) {
             Ok((v, n)) => {
@@ -90,30 +121,34 @@ impl<'a> WireReader<'a> {
     }
 
     /// Read `n` raw bytes.
+    #[inline]
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
         let left = self.end - self.pos;
         if n > left {
-            return Err(WireError::new(
-                self.pos,
-                format!("truncated field: needs {n} bytes, {left} left"),
-            ));
+            return Err(self.short(n, left));
         }
         let s = &self.data[self.pos..self.pos + n];
         self.pos += n;
         Ok(s)
     }
 
+    #[cold]
+    fn short(&self, n: usize, left: usize) -> WireError {
+        WireError::new(
+            self.pos,
+            format!("truncated field: needs {n} bytes, {left} left"),
+        )
+    }
+
     /// Read a length prefix and check it against the bytes left; returns
     /// the absolute start and end of the payload and moves past it.
+    #[inline]
     pub fn len_prefixed(&mut self) -> Result<(usize, usize), WireError> {
         let at = self.pos;
         let n = self.varint()?;
         let left = (self.end - self.pos) as u64;
         if n > left {
-            return Err(WireError::new(
-                at,
-                format!("length {n} is larger than the {left} bytes left"),
-            ));
+            return Err(too_long(at, n, left));
         }
         let start = self.pos;
         self.pos += n as usize;
@@ -135,16 +170,14 @@ impl<'a> WireReader<'a> {
     }
 
     /// Read a tag: the field number and wire type.
+    #[inline]
     pub fn tag(&mut self) -> Result<(u32, u8), WireError> {
         let at = self.pos;
         let t = self.varint()?;
         let num = t >> 3;
         let wt = (t & 7) as u8;
-        if num == 0 || num > 536_870_911 {
-            return Err(WireError::new(at, format!("invalid field number {num}")));
-        }
-        if wt > 5 {
-            return Err(WireError::new(at, format!("invalid wire type {wt}")));
+        if num == 0 || num > 536_870_911 || wt > 5 {
+            return Err(bad_tag(at, num, wt));
         }
         Ok((num as u32, wt))
     }

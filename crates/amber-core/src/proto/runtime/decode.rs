@@ -370,6 +370,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
 
     /// Send a scalar to the builder, or a closed enum's unknown number to
     /// the unknown fields.
+    #[inline]
     fn deliver(
         &mut self,
         f: &FieldInfo,
@@ -393,6 +394,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
     }
 
     /// Read one value, with an enum's varint as read (0 for other kinds).
+    #[inline]
     fn scalar_raw<'a>(
         &self,
         r: &mut WireReader<'a>,
@@ -406,6 +408,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
     }
 
     /// Read one value of a scalar or enum field.
+    #[inline]
     fn scalar<'a>(&self, r: &mut WireReader<'a>, f: &FieldInfo) -> Res<Scalar<'a>, B::Err> {
         Ok(match f.kind {
             Kind::Int32 => Scalar::I32(self.wire(r.varint())? as i32),
@@ -442,11 +445,13 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         })
     }
 
+    #[inline]
     fn four(&self, r: &mut WireReader<'_>) -> Res<[u8; 4], B::Err> {
         let b = self.wire(r.take(4))?;
         Ok([b[0], b[1], b[2], b[3]])
     }
 
+    #[inline]
     fn eight(&self, r: &mut WireReader<'_>) -> Res<[u8; 8], B::Err> {
         let b = self.wire(r.take(8))?;
         let mut a = [0u8; 8];
