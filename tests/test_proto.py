@@ -440,3 +440,25 @@ def test_random_bytes_never_crash(conf: P.Namespace) -> None:
             except P.DecodeError:
                 continue
             cls.FromString(m.SerializePartialToString())
+
+
+def test_text_format_matches_google(conf: P.Namespace) -> None:
+    pytest.importorskip("google.protobuf")
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
+
+    pool = descriptor_pool.DescriptorPool()
+    for f in descriptor_pb2.FileDescriptorSet.FromString(conf.descriptor_set()).file:
+        pool.Add(f)
+    checked = 0
+    for _kind, full, data, expected in _vectors():
+        if expected == "ERR":
+            continue
+        g = message_factory.GetMessageClass(pool.FindMessageTypeByName(full)).FromString(data)
+        a = conf.types[full].FromString(data)
+        for opts in [{}, {"as_one_line": True}, {"as_utf8": False}]:
+            assert a.to_text(**opts) == text_format.MessageToString(
+                g, descriptor_pool=pool, **opts
+            ), (full, opts)
+            checked += 1
+    assert checked > 500
+    assert str(a) == repr(a) == a.to_text()

@@ -67,13 +67,10 @@ class Message(_NativeMessage):
         fields = type(self).DESCRIPTOR._by_position  # type: ignore[attr-defined]
         return [(fields[pos], value) for pos, value in self._present()]
 
-    def __repr__(self) -> str:
-        parts = []
-        for f, value in self.ListFields():
-            if isinstance(value, (RepeatedContainer, MapContainer)):
-                value = list(value) if isinstance(value, RepeatedContainer) else dict(value.items())
-            parts.append(f"{f.name}={value!r}")
-        return f"{type(self).__qualname__}({', '.join(parts)})"
+    def __str__(self) -> str:
+        return self.to_text()
+
+    __repr__ = __str__
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_unpickle, (type(self).DESCRIPTOR.full_name, self.SerializePartialToString()))

@@ -16,6 +16,7 @@
 //!   form;
 //! - [`error`]: [`ProtoError`] (`file:line:col: message`) and
 //!   [`WireError`] (byte offset);
+//! - [`text`]: the text format; [`repr`]: numbers as Python prints them;
 //! - [`runtime`]: the table-driven wire runtime for messages of any
 //!   compiled type (decode through a builder trait, encode through a source
 //!   trait, a generic tree for tests and debugging).
@@ -64,10 +65,12 @@ pub mod names;
 pub mod naming;
 pub mod options;
 pub mod parser;
+pub mod repr;
 pub mod resolve;
 pub mod rules;
 pub mod runtime;
 pub mod symbols;
+pub mod text;
 pub mod wire;
 pub mod wkt;
 

@@ -837,6 +837,18 @@ impl Message {
         Ok(())
     }
 
+    /// The text format, as Google's `text_format.MessageToString` writes it.
+    #[pyo3(signature = (*, as_one_line = false, as_utf8 = true))]
+    fn to_text(slf: &Bound<'_, Self>, as_one_line: bool, as_utf8: bool) -> PyResult<String> {
+        serialize::to_text(
+            slf,
+            amber_core::proto::text::TextOptions {
+                as_one_line,
+                as_utf8,
+            },
+        )
+    }
+
     /// Mark this (default) sub-message present in its parent.
     fn SetInParent(slf: &Bound<'_, Self>) -> PyResult<()> {
         attach(slf)

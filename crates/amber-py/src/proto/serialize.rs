@@ -13,6 +13,8 @@ use amber_core::proto::runtime::{
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
+use amber_core::proto::text::{print_text, PrintFailure, TextOptions};
+
 use crate::errors::{self, EncodeKind};
 use crate::proto::containers::{MapField, Repeated};
 use crate::proto::message::{Message, Slot};
@@ -298,6 +300,28 @@ pub fn to_bytes<'py>(
     };
     drop(src);
     Ok(PyBytes::new(py, &out))
+}
+
+/// The text format of `m` (Google's `text_format.MessageToString`).
+pub fn to_text(m: &Bound<'_, Message>, opts: TextOptions) -> PyResult<String> {
+    let py = m.py();
+    let root = m.try_borrow()?;
+    let src = Source::new(py);
+    match print_text(&root.s.tables, root.ty, &*root, &src, opts) {
+        Ok(s) => Ok(s),
+        Err(PrintFailure::Source(Stashed)) => {
+            Err(src.err.borrow_mut().take().expect("a stashed error"))
+        }
+        Err(PrintFailure::Print(e)) => Err(errors::make(
+            py,
+            errors::encode_error(py),
+            EncodeKind::Limit.name(),
+            e.to_string(),
+            None,
+            None,
+            None,
+        )),
+    }
 }
 
 /// The paths of required fields not set in `m` and below (`a.b[2].c`).
