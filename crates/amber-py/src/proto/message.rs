@@ -849,6 +849,25 @@ impl Message {
         )
     }
 
+    /// A new message from its text format (Google's `text_format.Parse`).
+    #[classmethod]
+    #[pyo3(signature = (text, *, allow_unknown_field = false))]
+    fn from_text<'py>(
+        cls: &Bound<'py, PyType>,
+        text: &str,
+        allow_unknown_field: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let m = cls.call0()?;
+        parse::from_text(
+            m.cast::<Message>()?,
+            text,
+            amber_core::proto::text::ParseOptions {
+                allow_unknown_field,
+            },
+        )?;
+        Ok(m)
+    }
+
     /// Mark this (default) sub-message present in its parent.
     fn SetInParent(slf: &Bound<'_, Self>) -> PyResult<()> {
         attach(slf)

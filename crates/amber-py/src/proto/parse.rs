@@ -9,6 +9,7 @@ use std::sync::Arc;
 use amber_core::proto::runtime::{
     decode, Cardinality, DecodeOptions, Failure, FieldInfo, MapValue, MessageBuilder, Scalar,
 };
+use amber_core::proto::text::{parse_text, ParseOptions, TextFailure};
 use pyo3::prelude::*;
 
 use crate::errors;
@@ -190,6 +191,38 @@ impl MessageBuilder for Builder<'_> {
         m.unknown.extend_from_slice(bytes);
         Ok(())
     }
+}
+
+/// Parse the text format into `m` (replacing its contents).
+pub fn from_text(m: &Bound<'_, Message>, text: &str, opts: ParseOptions) -> PyResult<()> {
+    let py = m.py();
+    let (s, ty) = {
+        let b = m.try_borrow()?;
+        (b.s.clone(), b.ty)
+    };
+    let mut builder = Builder {
+        py,
+        s: s.clone(),
+        err: None,
+    };
+    let draft = match parse_text(&s.tables, ty, text, &mut builder, opts) {
+        Ok(d) => d,
+        Err(TextFailure::Build(Stashed)) => {
+            return Err(builder.err.take().expect("a stashed error"))
+        }
+        Err(e) => {
+            let msg = e.describe().unwrap_or_default();
+            return Err(errors::proto_decode(py, msg, None, None));
+        }
+    };
+    let new = builder.finish(draft)?;
+    let old = {
+        let mut b = m.try_borrow_mut()?;
+        b.unknown = new.unknown;
+        std::mem::replace(&mut b.vals, new.vals)
+    };
+    release(py, old);
+    Ok(())
 }
 
 /// Decode `data` (any bytes-like object) as a message of `m`'s type and

@@ -1,6 +1,10 @@
 //! Protocol Buffers' text format, as Google's Python `text_format` writes
-//! it: [`print::print_text`] over any [`MessageSource`](crate::proto::runtime::MessageSource).
+//! and reads it: [`print::print_text`] over any
+//! [`MessageSource`](crate::proto::runtime::MessageSource), [`parse::parse_text`]
+//! into any [`MessageBuilder`](crate::proto::runtime::MessageBuilder).
 
+pub mod parse;
 pub mod print;
 
+pub use parse::{parse_text, ParseOptions, TextFailure};
 pub use print::{print_text, PrintFailure, TextOptions};

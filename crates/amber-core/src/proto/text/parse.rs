@@ -1,0 +1,914 @@
+//! The text format parser: text as Google's Python `text_format.Parse`
+//! reads it, driving a [`MessageBuilder`] (the same builders the wire
+//! decoder drives).
+//!
+//! Accepted: `#` comments; `name: value`, `name { ... }`, `name: { ... }`
+//! and `name < ... >`; list values `name: [a, b]`; `,` or `;` after a
+//! field; adjacent strings concatenated; C escapes (octal, `\x`, `\u`,
+//! `\U`); integers in decimal, hex and octal; floats with an `f` suffix,
+//! `inf`, `infinity`, `nan` (any case); bools `true`/`false`/`t`/`f`/`1`/`0`/
+//! `True`/`False`; enums by name or number; groups by their type's name;
+//! maps as `{ key: ... value: ... }` entries; an `Any` written as
+//! `[type.googleapis.com/pkg.Type] { ... }` (packed into `type_url` and
+//! `value`). As `Parse` (not `Merge`), a singular field given twice, or
+//! two members of one oneof, is an error. Errors say `line:col` (1-based).
+
+use crate::proto::runtime::dynamic::{dedup_maps, encode_dyn, DynBuilder, DynMessage};
+use crate::proto::runtime::{
+    Cardinality, FieldInfo, Kind, MapValue, MessageBuilder, Scalar, Tables,
+};
+use crate::proto::wire::MAX_DEPTH;
+
+/// Parser settings (Google's names).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ParseOptions {
+    /// Skip fields the message type does not have instead of failing.
+    pub allow_unknown_field: bool,
+}
+
+/// Why parsing failed.
+#[derive(Debug)]
+pub enum TextFailure<E> {
+    /// The text is not a valid message: `line:col : message`.
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// The builder's own error.
+    Build(E),
+}
+
+impl<E> TextFailure<E> {
+    /// `line:col : message`, as Google's `ParseError` says it.
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            TextFailure::Syntax { line, col, message } => Some(format!("{line}:{col} : {message}")),
+            TextFailure::Build(_) => None,
+        }
+    }
+}
+
+type Res<T, E> = Result<T, TextFailure<E>>;
+
+/// Parse `text` as a message of type `ty`.
+pub fn parse_text<B: MessageBuilder>(
+    tables: &Tables,
+    ty: u32,
+    text: &str,
+    builder: &mut B,
+    opts: ParseOptions,
+) -> Res<B::Msg, B::Err> {
+    let mut p = Parser {
+        t: tables,
+        opts,
+        tok: Tokenizer::new(text.as_bytes()),
+    };
+    p.tok.skip_space();
+    let mut m = builder.start(ty).map_err(TextFailure::Build)?;
+    p.fields(builder, ty, &mut m, None, 0)?;
+    Ok(m)
+}
+
+/// A token's text and where it starts.
+#[derive(Debug, Clone, Copy)]
+struct Tok<'a> {
+    text: &'a [u8],
+    line: usize,
+    col: usize,
+}
+
+struct Tokenizer<'a> {
+    s: &'a [u8],
+    pos: usize,
+    line: usize,
+    line_start: usize,
+}
+
+impl<'a> Tokenizer<'a> {
+    fn new(s: &'a [u8]) -> Self {
+        Tokenizer {
+            s,
+            pos: 0,
+            line: 1,
+            line_start: 0,
+        }
+    }
+
+    fn skip_space(&mut self) {
+        while self.pos < self.s.len() {
+            match self.s[self.pos] {
+                b'\n' => {
+                    self.pos += 1;
+                    self.line += 1;
+                    self.line_start = self.pos;
+                }
+                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
+                b'#' => {
+                    while self.pos < self.s.len() && self.s[self.pos] != b'\n' {
+                        self.pos += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+
+    fn at_end(&self) -> bool {
+        self.pos >= self.s.len()
+    }
+
+    /// The next token, without consuming it.
+    fn peek(&self) -> Tok<'a> {
+        let start = self.pos;
+        let col = start - self.line_start + 1;
+        let s = self.s;
+        let end = if start >= s.len() {
+            start
+        } else {
+            let c = s[start];
+            let mut i = start + 1;
+            if c.is_ascii_alphabetic() || c == b'_' {
+                while i < s.len()
+                    && (s[i].is_ascii_alphanumeric() || matches!(s[i], b'_' | b'+' | b'-'))
+                {
+                    i += 1;
+                }
+            } else if c.is_ascii_digit()
+                || c == b'+'
+                || c == b'-'
+                || (c == b'.' && s.get(start + 1).is_some_and(|d| d.is_ascii_digit()))
+            {
+                while i < s.len()
+                    && (s[i].is_ascii_alphanumeric() || matches!(s[i], b'_' | b'.' | b'+' | b'-'))
+                {
+                    i += 1;
+                }
+            } else if c == b'"' || c == b'\'' {
+                while i < s.len() && s[i] != c && s[i] != b'\n' {
+                    if s[i] == b'\\' && i + 1 < s.len() && s[i + 1] != b'\n' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                if i < s.len() && s[i] == c {
+                    i += 1;
+                }
+            }
+            i
+        };
+        Tok {
+            text: &s[start..end],
+            line: self.line,
+            col,
+        }
+    }
+
+    fn next(&mut self) -> Tok<'a> {
+        let t = self.peek();
+        self.pos += t.text.len();
+        self.skip_space();
+        t
+    }
+
+    fn try_consume(&mut self, sym: &[u8]) -> bool {
+        if self.peek().text == sym {
+            self.next();
+            true
+        } else {
+            false
+        }
+    }
+}
+
+struct Parser<'t, 'a> {
+    t: &'t Tables,
+    opts: ParseOptions,
+    tok: Tokenizer<'a>,
+}
+
+fn show(t: &[u8]) -> String {
+    String::from_utf8_lossy(t).into_owned()
+}
+
+impl<'a> Parser<'_, 'a> {
+    fn fail<T, E>(&self, at: Tok<'_>, msg: impl Into<String>) -> Res<T, E> {
+        Err(TextFailure::Syntax {
+            line: at.line,
+            col: at.col,
+            message: msg.into(),
+        })
+    }
+
+    fn expect<E>(&mut self, sym: &[u8]) -> Res<(), E> {
+        let t = self.tok.peek();
+        if t.text == sym {
+            self.tok.next();
+            Ok(())
+        } else {
+            self.fail(t, format!("Expected \"{}\".", show(sym)))
+        }
+    }
+
+    /// Fields until `close` (or the end of the text when `None`).
+    fn fields<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        ty: u32,
+        m: &mut B::Msg,
+        close: Option<&[u8]>,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let t = self.t;
+        let info = &t.messages[ty as usize];
+        let mut seen: Vec<u32> = Vec::new();
+        let mut oneof_set: Vec<(u32, u32)> = Vec::new();
+        loop {
+            match close {
+                Some(c) => {
+                    if self.tok.try_consume(c) {
+                        return Ok(());
+                    }
+                    if self.tok.at_end() {
+                        let at = self.tok.peek();
+                        return self.fail(at, format!("Expected \"{}\".", show(c)));
+                    }
+                }
+                None if self.tok.at_end() => return Ok(()),
+                None => {}
+            }
+            let name_tok = self.tok.peek();
+            if name_tok.text == b"[" {
+                if info.full_name == "google.protobuf.Any" {
+                    self.any(b, info, m, depth)?;
+                    if !self.tok.try_consume(b",") {
+                        self.tok.try_consume(b";");
+                    }
+                    continue;
+                }
+                return self.fail(
+                    name_tok,
+                    format!(
+                        "Message type \"{}\" does not have extensions.",
+                        info.full_name
+                    ),
+                );
+            }
+            if !is_ident(name_tok.text) {
+                return self.fail(
+                    name_tok,
+                    format!(
+                        "Expected identifier or number, got {}.",
+                        show(name_tok.text)
+                    ),
+                );
+            }
+            self.tok.next();
+            let name = std::str::from_utf8(name_tok.text).unwrap_or("");
+            let field = info
+                .fields
+                .iter()
+                .find(|f| f.name == name && !self.group_named(f))
+                .or_else(|| {
+                    // A group is written with its type's name.
+                    info.fields
+                        .iter()
+                        .find(|f| self.group_named(f) && self.type_short_name(f) == Some(name))
+                });
+            let Some(f) = field else {
+                if self.opts.allow_unknown_field {
+                    self.skip_field(depth)?;
+                    continue;
+                }
+                return self.fail(
+                    name_tok,
+                    format!(
+                        "Message type \"{}\" has no field named \"{name}\".",
+                        info.full_name
+                    ),
+                );
+            };
+            if let Some(o) = f.oneof {
+                if let Some(&(_, other)) = oneof_set.iter().find(|(oo, _)| *oo == o) {
+                    if other != f.number {
+                        let other_name = info.field(other).map_or("", |g| g.name.as_str());
+                        return self.fail(
+                            name_tok,
+                            format!(
+                                "Field \"{}\" is specified along with field \"{}\", another member of oneof \"{}\" for message type \"{}\".",
+                                f.name, other_name, info.oneofs.get(o as usize).map_or("", |s| s.as_str()), info.full_name
+                            ),
+                        );
+                    }
+                } else {
+                    oneof_set.push((o, f.number));
+                }
+            }
+            if matches!(f.card, Cardinality::Singular { .. }) {
+                if seen.contains(&f.number) {
+                    return self.fail(
+                        name_tok,
+                        format!(
+                            "Message type \"{}\" should not have multiple \"{}\" fields.",
+                            info.full_name, f.name
+                        ),
+                    );
+                }
+                seen.push(f.number);
+            }
+            self.field_value(b, f, m, depth)?;
+            if !self.tok.try_consume(b",") {
+                self.tok.try_consume(b";");
+            }
+        }
+    }
+
+    fn group_named(&self, f: &FieldInfo) -> bool {
+        f.delimited
+            && self
+                .type_short_name(f)
+                .is_some_and(|n| n.to_ascii_lowercase() == f.name)
+    }
+
+    fn type_short_name(&self, f: &FieldInfo) -> Option<&str> {
+        match f.kind {
+            Kind::Message(sub) => {
+                let full = &self.t.messages[sub as usize].full_name;
+                Some(full.rsplit('.').next().unwrap_or(full))
+            }
+            _ => None,
+        }
+    }
+
+    /// After a field's name: its value or values.
+    fn field_value<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        f: &FieldInfo,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let is_msg = matches!(f.kind, Kind::Message(_));
+        let colon = self.tok.try_consume(b":");
+        if !colon && !is_msg {
+            let at = self.tok.peek();
+            return self.fail(at, "Expected \":\".");
+        }
+        let repeated = !matches!(f.card, Cardinality::Singular { .. });
+        if repeated && colon && self.tok.try_consume(b"[") {
+            if self.tok.try_consume(b"]") {
+                return Ok(());
+            }
+            loop {
+                self.one_value(b, f, m, depth)?;
+                if self.tok.try_consume(b"]") {
+                    return Ok(());
+                }
+                self.expect(b",")?;
+            }
+        }
+        self.one_value(b, f, m, depth)
+    }
+
+    fn one_value<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        f: &FieldInfo,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        match (f.card, f.kind) {
+            (Cardinality::Map, Kind::Message(entry)) => {
+                let close = self.open()?;
+                let einfo = &self.t.messages[entry as usize];
+                let mut key: Option<ScalarBuf> = None;
+                let mut val_scalar: Option<ScalarBuf> = None;
+                let mut val_msg: Option<B::Msg> = None;
+                let (Some(kf), Some(vf)) = (einfo.field(1), einfo.field(2)) else {
+                    let at = self.tok.peek();
+                    return self.fail(at, "map entry type without key and value");
+                };
+                loop {
+                    if self.tok.try_consume(close) {
+                        break;
+                    }
+                    let nt = self.tok.next();
+                    match nt.text {
+                        b"key" => {
+                            self.expect(b":")?;
+                            key = Some(self.scalar(kf)?);
+                        }
+                        b"value" => match vf.kind {
+                            Kind::Message(vt) => {
+                                self.tok.try_consume(b":");
+                                let c = self.open()?;
+                                let mut sub = match val_msg.take() {
+                                    Some(s) => s,
+                                    None => b.start(vt).map_err(TextFailure::Build)?,
+                                };
+                                self.nested(b, vt, &mut sub, c, depth)?;
+                                val_msg = Some(sub);
+                            }
+                            _ => {
+                                self.expect(b":")?;
+                                val_scalar = Some(self.scalar(vf)?);
+                            }
+                        },
+                        _ => {
+                            return self.fail(
+                                nt,
+                                format!(
+                                    "Message type \"{}\" has no field named \"{}\".",
+                                    einfo.full_name,
+                                    show(nt.text)
+                                ),
+                            )
+                        }
+                    }
+                    if !self.tok.try_consume(b",") {
+                        self.tok.try_consume(b";");
+                    }
+                }
+                let k = key.unwrap_or_else(|| ScalarBuf::zero(kf));
+                let v = match (vf.kind, val_msg, val_scalar) {
+                    (Kind::Message(_), Some(sm), _) => MapValue::Message(sm),
+                    (Kind::Message(vt), None, _) => {
+                        MapValue::Message(b.start(vt).map_err(TextFailure::Build)?)
+                    }
+                    (_, _, Some(s)) => {
+                        return b
+                            .map_entry(m, f, k.get(), MapValue::Scalar(s.get()))
+                            .map_err(TextFailure::Build)
+                    }
+                    (_, _, None) => {
+                        let z = ScalarBuf::zero(vf);
+                        return b
+                            .map_entry(m, f, k.get(), MapValue::Scalar(z.get()))
+                            .map_err(TextFailure::Build);
+                    }
+                };
+                b.map_entry(m, f, k.get(), v).map_err(TextFailure::Build)
+            }
+            (_, Kind::Message(sub)) => {
+                let close = self.open()?;
+                let mut sm = b.begin(m, f, sub).map_err(TextFailure::Build)?;
+                self.nested(b, sub, &mut sm, close, depth)?;
+                b.end(m, f, sm).map_err(TextFailure::Build)
+            }
+            (card, _) => {
+                let v = self.scalar(f)?;
+                match card {
+                    Cardinality::Singular { .. } => b.set(m, f, v.get()),
+                    _ => b.push(m, f, v.get()),
+                }
+                .map_err(TextFailure::Build)
+            }
+        }
+    }
+
+    fn nested<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        ty: u32,
+        sm: &mut B::Msg,
+        close: &'static [u8],
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        if depth + 1 > MAX_DEPTH {
+            let at = self.tok.peek();
+            return self.fail(at, format!("Message nested deeper than {MAX_DEPTH}."));
+        }
+        self.fields(b, ty, sm, Some(close), depth + 1)
+    }
+
+    /// `{` or `<`; returns the closing symbol.
+    fn open<E>(&mut self) -> Res<&'static [u8], E> {
+        if self.tok.try_consume(b"{") {
+            Ok(b"}")
+        } else if self.tok.try_consume(b"<") {
+            Ok(b">")
+        } else {
+            let at = self.tok.peek();
+            self.fail(at, "Expected \"{\".")
+        }
+    }
+
+    /// `[type.googleapis.com/pkg.Type] { ... }` inside an `Any`.
+    fn any<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        info: &crate::proto::runtime::MessageInfo,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let start = self.tok.next();
+        let mut url = String::new();
+        loop {
+            let t = self.tok.next();
+            if t.text == b"]" {
+                break;
+            }
+            if t.text.is_empty() {
+                return self.fail(start, "Expected \"]\".");
+            }
+            url.push_str(&show(t.text));
+        }
+        let Some((_, name)) = url.rsplit_once('/') else {
+            return self.fail(start, format!("Invalid Any type URL: {url}"));
+        };
+        let Some(inner) = self.t.message_index(name) else {
+            return self.fail(start, format!("Type {name} not found"));
+        };
+        self.tok.try_consume(b":");
+        let close = self.open()?;
+        // Parse the packed message into a tree, then pack its bytes.
+        let mut db = DynBuilder { tables: self.t };
+        let mut dm: DynMessage = match db.start(inner) {
+            Ok(dm) => dm,
+            Err(never) => match never {},
+        };
+        let r: Res<(), std::convert::Infallible> =
+            self.nested(&mut db, inner, &mut dm, close, depth);
+        if let Err(TextFailure::Syntax { line, col, message }) = r {
+            return Err(TextFailure::Syntax { line, col, message });
+        }
+        dedup_maps(&mut dm);
+        let bytes = encode_dyn(self.t, &dm, true).map_err(|e| TextFailure::Syntax {
+            line: start.line,
+            col: start.col,
+            message: e.to_string(),
+        })?;
+        let (Some(uf), Some(vf)) = (info.field(1), info.field(2)) else {
+            return self.fail(start, "Any without type_url and value");
+        };
+        b.set(m, uf, Scalar::Str(url.as_bytes()))
+            .map_err(TextFailure::Build)?;
+        b.set(m, vf, Scalar::Bytes(&bytes))
+            .map_err(TextFailure::Build)
+    }
+
+    /// Skip an unknown field's value (`allow_unknown_field`).
+    fn skip_field<E>(&mut self, depth: usize) -> Res<(), E> {
+        let colon = self.tok.try_consume(b":");
+        let t = self.tok.peek();
+        if t.text == b"{" || t.text == b"<" {
+            self.skip_message(depth)?;
+        } else if colon && t.text == b"[" {
+            self.tok.next();
+            while !self.tok.try_consume(b"]") {
+                if self.tok.at_end() {
+                    let at = self.tok.peek();
+                    return self.fail(at, "Expected \"]\".");
+                }
+                let t = self.tok.peek();
+                if t.text == b"{" || t.text == b"<" {
+                    self.skip_message(depth)?;
+                } else {
+                    self.tok.next();
+                }
+            }
+        } else if colon {
+            let mut t = self.tok.next();
+            while t.text.first().is_some_and(|c| *c == b'"' || *c == b'\'') {
+                let n = self.tok.peek();
+                if !n.text.first().is_some_and(|c| *c == b'"' || *c == b'\'') {
+                    break;
+                }
+                t = self.tok.next();
+            }
+        } else {
+            return self.fail(t, "Expected \":\".");
+        }
+        if !self.tok.try_consume(b",") {
+            self.tok.try_consume(b";");
+        }
+        Ok(())
+    }
+
+    fn skip_message<E>(&mut self, depth: usize) -> Res<(), E> {
+        if depth + 1 > MAX_DEPTH {
+            let at = self.tok.peek();
+            return self.fail(at, format!("Message nested deeper than {MAX_DEPTH}."));
+        }
+        let close: &[u8] = if self.tok.next().text == b"{" {
+            b"}"
+        } else {
+            b">"
+        };
+        loop {
+            if self.tok.try_consume(close) {
+                return Ok(());
+            }
+            let t = self.tok.peek();
+            if t.text.is_empty() {
+                return self.fail(t, format!("Expected \"{}\".", show(close)));
+            }
+            self.tok.next();
+            self.skip_field(depth + 1)?;
+        }
+    }
+
+    /// One scalar value of field `f`'s kind.
+    fn scalar<E>(&mut self, f: &FieldInfo) -> Res<ScalarBuf, E> {
+        let t = self.tok.peek();
+        let text = std::str::from_utf8(t.text).unwrap_or("");
+        let v = match f.kind {
+            Kind::String | Kind::Bytes => {
+                if !t.text.first().is_some_and(|c| *c == b'"' || *c == b'\'') {
+                    return self.fail(t, format!("Expected string but found: {}", show(t.text)));
+                }
+                let mut out = Vec::new();
+                loop {
+                    let s = self.tok.peek();
+                    if !s.text.first().is_some_and(|c| *c == b'"' || *c == b'\'') {
+                        break;
+                    }
+                    self.tok.next();
+                    if let Err(e) = unescape(s.text, &mut out) {
+                        return self.fail(s, e);
+                    }
+                }
+                if f.kind == Kind::String && std::str::from_utf8(&out).is_err() && f.utf8_verify {
+                    return self.fail(t, "String field contains invalid UTF-8.");
+                }
+                return Ok(if f.kind == Kind::String {
+                    ScalarBuf::Str(out)
+                } else {
+                    ScalarBuf::Bytes(out)
+                });
+            }
+            Kind::Bool => match text {
+                "true" | "t" | "1" | "True" => ScalarBuf::Bool(true),
+                "false" | "f" | "0" | "False" => ScalarBuf::Bool(false),
+                _ => return self.fail(t, "Expected \"true\" or \"false\"."),
+            },
+            Kind::Float | Kind::Double => {
+                let Some(x) = parse_float(text) else {
+                    return self.fail(t, format!("Couldn't parse float: {text}"));
+                };
+                if f.kind == Kind::Float {
+                    ScalarBuf::F32(x as f32)
+                } else {
+                    ScalarBuf::F64(x)
+                }
+            }
+            Kind::Enum(e) => {
+                let info = &self.t.enums[e as usize];
+                if let Some(&(_, n)) = info.names.iter().find(|(n, _)| n.as_bytes() == t.text) {
+                    ScalarBuf::Enum(n)
+                } else if let Some(n) = parse_int(text).and_then(|v| i32::try_from(v).ok()) {
+                    if info.closed && !info.contains(n) {
+                        return self.fail(
+                            t,
+                            format!(
+                                "Enum type \"{}\" has no value with number {n}.",
+                                info.full_name
+                            ),
+                        );
+                    }
+                    ScalarBuf::Enum(n)
+                } else {
+                    return self.fail(
+                        t,
+                        format!(
+                            "Enum type \"{}\" has no value named {text}.",
+                            info.full_name
+                        ),
+                    );
+                }
+            }
+            Kind::Message(_) => return self.fail(t, "Expected a scalar."),
+            k => {
+                let Some(v) = parse_int(text) else {
+                    return self.fail(t, format!("Couldn't parse integer: {text}"));
+                };
+                let (lo, hi): (i128, i128) = match k {
+                    Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => {
+                        (i32::MIN as i128, i32::MAX as i128)
+                    }
+                    Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => {
+                        (i64::MIN as i128, i64::MAX as i128)
+                    }
+                    Kind::Uint32 | Kind::Fixed32 => (0, u32::MAX as i128),
+                    _ => (0, u64::MAX as i128),
+                };
+                if v < lo || v > hi {
+                    return self.fail(t, format!("Couldn't parse integer: {text}"));
+                }
+                match k {
+                    Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => ScalarBuf::I32(v as i32),
+                    Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => ScalarBuf::I64(v as i64),
+                    Kind::Uint32 | Kind::Fixed32 => ScalarBuf::U32(v as u32),
+                    _ => ScalarBuf::U64(v as u64),
+                }
+            }
+        };
+        self.tok.next();
+        Ok(v)
+    }
+}
+
+fn is_ident(t: &[u8]) -> bool {
+    t.first()
+        .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+}
+
+/// An owned scalar (strings unescaped into their own buffer).
+enum ScalarBuf {
+    I32(i32),
+    I64(i64),
+    U32(u32),
+    U64(u64),
+    F32(f32),
+    F64(f64),
+    Bool(bool),
+    Str(Vec<u8>),
+    Bytes(Vec<u8>),
+    Enum(i32),
+}
+
+impl ScalarBuf {
+    fn get(&self) -> Scalar<'_> {
+        match self {
+            ScalarBuf::I32(v) => Scalar::I32(*v),
+            ScalarBuf::I64(v) => Scalar::I64(*v),
+            ScalarBuf::U32(v) => Scalar::U32(*v),
+            ScalarBuf::U64(v) => Scalar::U64(*v),
+            ScalarBuf::F32(v) => Scalar::F32(*v),
+            ScalarBuf::F64(v) => Scalar::F64(*v),
+            ScalarBuf::Bool(v) => Scalar::Bool(*v),
+            ScalarBuf::Str(v) => Scalar::Str(v),
+            ScalarBuf::Bytes(v) => Scalar::Bytes(v),
+            ScalarBuf::Enum(v) => Scalar::Enum(*v),
+        }
+    }
+
+    fn zero(f: &FieldInfo) -> ScalarBuf {
+        match crate::proto::runtime::decode::zero(f) {
+            Scalar::I32(v) => ScalarBuf::I32(v),
+            Scalar::I64(v) => ScalarBuf::I64(v),
+            Scalar::U32(v) => ScalarBuf::U32(v),
+            Scalar::U64(v) => ScalarBuf::U64(v),
+            Scalar::F32(v) => ScalarBuf::F32(v),
+            Scalar::F64(v) => ScalarBuf::F64(v),
+            Scalar::Bool(v) => ScalarBuf::Bool(v),
+            Scalar::Str(v) => ScalarBuf::Str(v.to_vec()),
+            Scalar::Bytes(v) => ScalarBuf::Bytes(v.to_vec()),
+            Scalar::Enum(v) => ScalarBuf::Enum(v),
+        }
+    }
+}
+
+/// An integer as Python's `int(text, 0)` reads it, plus C octal (`017`).
+fn parse_int(text: &str) -> Option<i128> {
+    let (neg, body) = match text.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, text),
+    };
+    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        i128::from_str_radix(h, 16).ok()?
+    } else if body.len() > 1 && body.starts_with('0') {
+        let o = body
+            .strip_prefix("0o")
+            .or_else(|| body.strip_prefix("0O"))
+            .unwrap_or(&body[1..]);
+        i128::from_str_radix(o, 8).ok()?
+    } else {
+        if !body.bytes().all(|c| c.is_ascii_digit()) || body.is_empty() {
+            return None;
+        }
+        body.parse::<i128>().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// A float as `text_format.ParseFloat` reads it: Python's `float()`,
+/// then `-inf`/`infinity` and `nan` with an optional `f` (any case), then
+/// the text without a trailing `f`; `0`-prefixed digits are refused.
+fn parse_float(text: &str) -> Option<f64> {
+    let unsigned = text.strip_prefix('-').unwrap_or(text);
+    if unsigned.len() > 1 && unsigned.starts_with('0') && unsigned.as_bytes()[1].is_ascii_digit() {
+        return None;
+    }
+    if let Ok(x) = text.parse::<f64>() {
+        return Some(x);
+    }
+    let lower = text.to_ascii_lowercase();
+    let neg = lower.starts_with('-');
+    let body = lower.strip_prefix('-').unwrap_or(&lower);
+    if matches!(body, "inf" | "inff" | "infinity" | "infinityf") {
+        return Some(if neg {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        });
+    }
+    if !neg && matches!(body, "nan" | "nanf") {
+        return Some(f64::NAN);
+    }
+    let t = text.trim_end_matches(['f', 'F']);
+    if t.len() < text.len() && !t.to_ascii_lowercase().contains(['i', 'n']) {
+        return t.parse::<f64>().ok();
+    }
+    None
+}
+
+/// Unescape one quoted string token (quotes included) onto `out`.
+fn unescape(tok: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let q = tok[0];
+    if tok.len() < 2 || tok[tok.len() - 1] != q {
+        return Err("String missing ending quote.".into());
+    }
+    let s = &tok[1..tok.len() - 1];
+    let mut i = 0;
+    while i < s.len() {
+        let c = s[i];
+        i += 1;
+        if c != b'\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(&e) = s.get(i) else {
+            return Err("Invalid escape at end of string.".into());
+        };
+        i += 1;
+        match e {
+            b'n' => out.push(b'\n'),
+            b'r' => out.push(b'\r'),
+            b't' => out.push(b'\t'),
+            b'a' => out.push(7),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'v' => out.push(11),
+            b'?' => out.push(b'?'),
+            b'\\' | b'\'' | b'"' => out.push(e),
+            b'0'..=b'7' => {
+                let mut v = (e - b'0') as u32;
+                let mut n = 1;
+                while n < 3 && i < s.len() && (b'0'..=b'7').contains(&s[i]) {
+                    v = v * 8 + (s[i] - b'0') as u32;
+                    i += 1;
+                    n += 1;
+                }
+                if v > 255 {
+                    return Err("Invalid octal escape.".into());
+                }
+                out.push(v as u8);
+            }
+            b'x' | b'X' => {
+                let mut v = 0u32;
+                let mut n = 0;
+                while n < 2 && i < s.len() && s[i].is_ascii_hexdigit() {
+                    v = v * 16 + (s[i] as char).to_digit(16).unwrap_or(0);
+                    i += 1;
+                    n += 1;
+                }
+                if n == 0 {
+                    return Err("Invalid hex escape.".into());
+                }
+                out.push(v as u8);
+            }
+            b'u' | b'U' => {
+                let want = if e == b'u' { 4 } else { 8 };
+                if i + want > s.len() || !s[i..i + want].iter().all(u8::is_ascii_hexdigit) {
+                    return Err("Invalid unicode escape.".into());
+                }
+                let hex = std::str::from_utf8(&s[i..i + want]).unwrap_or("0");
+                let mut cp = u32::from_str_radix(hex, 16).unwrap_or(0);
+                i += want;
+                // A high surrogate followed by a \u low surrogate is one code point.
+                if (0xD800..0xDC00).contains(&cp)
+                    && s.get(i) == Some(&b'\\')
+                    && s.get(i + 1) == Some(&b'u')
+                    && i + 6 <= s.len()
+                {
+                    if let Ok(lo) = u32::from_str_radix(
+                        std::str::from_utf8(&s[i + 2..i + 6]).unwrap_or("x"),
+                        16,
+                    ) {
+                        if (0xDC00..0xE000).contains(&lo) {
+                            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                            i += 6;
+                        }
+                    }
+                }
+                match char::from_u32(cp) {
+                    Some(ch) => {
+                        let mut buf = [0u8; 4];
+                        out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                    }
+                    None => {
+                        return Err(
+                            "Invalid unicode escape (a lone surrogate or out of range).".into()
+                        )
+                    }
+                }
+            }
+            _ => return Err(format!("Invalid escape sequence: \\{}", e as char)),
+        }
+    }
+    Ok(())
+}
