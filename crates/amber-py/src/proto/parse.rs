@@ -45,10 +45,9 @@ struct Builder<'py> {
 pub struct Stashed;
 
 impl Builder<'_> {
+    #[inline]
     fn pos(&self, ty: u32, f: &FieldInfo) -> usize {
-        self.s.tables.messages[ty as usize]
-            .find(f.number)
-            .expect("the decoder reports fields of the message's own type")
+        self.s.tables.messages[ty as usize].position(f)
     }
 
     fn slot<'d>(&self, m: &'d mut Draft, f: &FieldInfo) -> &'d mut DSlot {

@@ -166,10 +166,9 @@ impl<'py> Source<'py> {
     }
 }
 
+#[inline]
 fn pos(m: &Message, f: &FieldInfo) -> usize {
-    m.info()
-        .find(f.number)
-        .expect("the encoder asks for fields of the message's own type")
+    m.info().position(f)
 }
 
 impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {

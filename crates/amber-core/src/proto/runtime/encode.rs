@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 
 use crate::bytes::varint;
 use crate::proto::runtime::decode::Scalar;
-use crate::proto::runtime::error::{render, EncodeError, PathSeg};
+use crate::proto::runtime::error::EncodeError;
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
 use crate::proto::wire::{self, EGROUP, LEN, SGROUP};
 
@@ -100,18 +100,39 @@ pub fn encode<'m, S: MessageSource<'m>>(
         src,
         opts,
         out: RevBuf::default(),
-        path: Vec::new(),
     };
-    crate::bytes::stack::enter(
+    let done = crate::bytes::stack::enter(
         || e.message(ty, m, 0),
         || {
             EncodeFailure::Encode(Box::new(EncodeError {
                 message: "out of stack".into(),
-                path: "$".into(),
+                path: String::new(),
             }))
         },
-    )?;
-    Ok(e.out.into_vec())
+    );
+    match done {
+        Ok(()) => Ok(e.out.into_vec()),
+        Err(EncodeFailure::Encode(mut err)) => {
+            err.path.insert(0, '$');
+            Err(EncodeFailure::Encode(err))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// Put field `f` (and the element's index) in front of an error's path on
+/// its way up.
+#[cold]
+fn locate<E>(e: EncodeFailure<E>, f: &FieldInfo, index: Option<usize>) -> EncodeFailure<E> {
+    let EncodeFailure::Encode(mut e) = e else {
+        return e;
+    };
+    let seg = match index {
+        Some(i) => format!(".{}[{i}]", f.name),
+        None => format!(".{}", f.name),
+    };
+    e.path.insert_str(0, &seg);
+    EncodeFailure::Encode(e)
 }
 
 /// A buffer filled from its end: the bytes written are `buf[head..]`.
@@ -161,14 +182,15 @@ struct Encoder<'t, 's, S> {
     opts: EncodeOptions,
     /// The output, written from its end.
     out: RevBuf,
-    path: Vec<PathSeg<'t>>,
 }
 
 impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
+    /// An error; its path is filled in on the way up (`locate`).
+    #[cold]
     fn err<T>(&self, msg: impl Into<String>) -> Res<T, S::Err> {
         Err(EncodeFailure::Encode(Box::new(EncodeError {
             message: msg.into(),
-            path: render(&self.path),
+            path: String::new(),
         })))
     }
 
@@ -208,26 +230,24 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             if n == 0 {
                 continue;
             }
-            self.path.push(PathSeg {
-                name: &f.name,
-                index: None,
-            });
             match f.card {
                 Cardinality::Singular { presence } => {
                     let v = self.src.get(m, f, 0).map_err(EncodeFailure::Source)?;
                     if presence || !matches!(v, SrcValue::Scalar(s) if is_zero(s)) {
-                        self.value(f, f.number, v, depth)?;
+                        if let Err(e) = self.value(f, f.number, v, depth) {
+                            return Err(locate(e, f, None));
+                        }
                     }
                 }
                 Cardinality::Repeated { packed: true } => {
                     let mark = self.out.len();
                     for i in (0..n).rev() {
-                        if let Some(last) = self.path.last_mut() {
-                            last.index = Some(i as u32);
-                        }
-                        match self.src.get(m, f, i).map_err(EncodeFailure::Source)? {
-                            SrcValue::Scalar(s) => self.scalar(f.kind, s)?,
-                            SrcValue::Message(_) => return self.err("a message in a packed field"),
+                        let r = match self.src.get(m, f, i).map_err(EncodeFailure::Source)? {
+                            SrcValue::Scalar(s) => self.scalar(f.kind, s),
+                            SrcValue::Message(_) => self.err("a message in a packed field"),
+                        };
+                        if let Err(e) = r {
+                            return Err(locate(e, f, Some(i)));
                         }
                     }
                     self.put_varint((self.out.len() - mark) as u64);
@@ -235,16 +255,14 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                 }
                 Cardinality::Repeated { packed: false } => {
                     for i in (0..n).rev() {
-                        if let Some(last) = self.path.last_mut() {
-                            last.index = Some(i as u32);
-                        }
                         let v = self.src.get(m, f, i).map_err(EncodeFailure::Source)?;
-                        self.value(f, f.number, v, depth)?;
+                        if let Err(e) = self.value(f, f.number, v, depth) {
+                            return Err(locate(e, f, Some(i)));
+                        }
                     }
                 }
                 Cardinality::Map => self.map(m, f, n, depth)?,
             }
-            self.path.pop();
         }
         Ok(())
     }
@@ -315,13 +333,15 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             order.sort_by(|&a, &b| cmp_keys(keys[a], keys[b]));
         }
         for &i in order.iter().rev() {
-            if let Some(last) = self.path.last_mut() {
-                last.index = Some(i as u32);
-            }
             let (k, v) = self.src.entry(m, f, i).map_err(EncodeFailure::Source)?;
             let mark = self.out.len();
-            self.value(vf, 2, v, depth)?;
-            self.value(kf, 1, SrcValue::Scalar(k), depth)?;
+            let r = match self.value(vf, 2, v, depth) {
+                Ok(()) => self.value(kf, 1, SrcValue::Scalar(k), depth),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = r {
+                return Err(locate(e, f, Some(i)));
+            }
             self.put_varint((self.out.len() - mark) as u64);
             self.put_tag(f.number, LEN);
         }

@@ -211,6 +211,22 @@ impl MessageInfo {
         }
     }
 
+    /// The position in `fields` of `f`, a reference into this type's
+    /// `fields` (what the decoder and encoder pass to builders and
+    /// sources): found from its address, without a lookup. A field from
+    /// elsewhere is looked up by number.
+    #[inline]
+    pub fn position(&self, f: &FieldInfo) -> usize {
+        let size = std::mem::size_of::<FieldInfo>();
+        let at =
+            (f as *const FieldInfo as usize).wrapping_sub(self.fields.as_ptr() as usize) / size;
+        if at < self.fields.len() && std::ptr::eq(&self.fields[at], f) {
+            at
+        } else {
+            self.find(f.number).unwrap_or(usize::MAX)
+        }
+    }
+
     /// The field with number `num`.
     pub fn field(&self, num: u32) -> Option<&FieldInfo> {
         self.find(num).map(|i| &self.fields[i])
