@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.amber-deps
 
-.PHONY: setup build bench bench-full test test-rust test-python test-pythons lint fmt fuzz clean
+.PHONY: setup build bench bench-full test test-rust test-python test-pythons lint fmt fuzz clean conformance
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -43,15 +43,27 @@ lint: setup
 	cargo fmt --all --check
 	cd crates/fuzz && cargo fmt --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
-	$(VENV)/bin/ruff check python tests benches
-	$(VENV)/bin/ruff format --check python tests benches
+	$(VENV)/bin/ruff check python tests benches scripts
+	$(VENV)/bin/ruff format --check python tests benches scripts
 	$(VENV)/bin/mypy
 	$(PY) -m mypy.stubtest amber._native --allowlist tests/typing/stubtest-allowlist.txt
 
+## conformance: Google's protobuf conformance suite against amber.proto (binary tests; JSON and text are
+## skipped until amber has them). Builds the C++ runner once into the cache; see docs/proto-conformance.md.
+CONFORMANCE := scripts/conformance
+conformance: setup
+	@rm -rf target/conformance && mkdir -p target/conformance
+	runner=$$(bash $(CONFORMANCE)/build-runner.sh) && \
+	  $$runner --maximum_edition 2023 \
+	    --failure_list $(CONFORMANCE)/failure_list_python.txt \
+	    --text_format_failure_list $(CONFORMANCE)/text_format_failure_list_python.txt \
+	    --output_dir target/conformance \
+	    $(abspath $(PY)) $(CURDIR)/$(CONFORMANCE)/testee.py
+
 fmt:
 	cargo fmt --all
-	$(VENV)/bin/ruff format python tests benches
-	$(VENV)/bin/ruff check --fix python tests benches
+	$(VENV)/bin/ruff format python tests benches scripts
+	$(VENV)/bin/ruff check --fix python tests benches scripts
 
 clean:
 	rm -rf $(VENV) target
