@@ -7,9 +7,10 @@ stdin/stdout: each request is a 4-byte little-endian length and a serialized
 amber.proto itself, loaded from the copies of protobuf's .proto files in
 crates/amber-core/tests/data/proto/conformance/.
 
-Binary input with binary output does the real work (parse, then serialize). JSON
-and the text format are not in amber.proto yet: requests that read or write them
-are answered `skipped`. JSPB is Google-internal; open-source testees skip it.
+Binary and text-format input and output do the real work (parse, then serialize).
+JSON is not in amber.proto yet: requests that read or write it are answered
+`skipped`, as are text output requests asking for unknown fields to be printed.
+JSPB is Google-internal; open-source testees skip it.
 
     conformance_test_runner [options] .venv/bin/python scripts/conformance/testee.py
 
@@ -56,12 +57,10 @@ WireFormat = NS.conformance.WireFormat
 
 NOT_YET = {
     "json_payload": "JSON input is not implemented in amber.proto yet",
-    "text_payload": "text format input is not implemented in amber.proto yet",
     "jspb_payload": "JSPB is Google-internal; open-source testees skip it",
 }
 NOT_YET_OUT = {
     WireFormat.JSON: "JSON output is not implemented in amber.proto yet",
-    WireFormat.TEXT_FORMAT: "text format output is not implemented in amber.proto yet",
     WireFormat.JSPB: "JSPB is Google-internal; open-source testees skip it",
 }
 
@@ -87,14 +86,20 @@ def run_test(request: Any) -> Any:
     if fmt in NOT_YET_OUT:
         response.skipped = NOT_YET_OUT[fmt]
         return response
-    if fmt != WireFormat.PROTOBUF:
+    if fmt not in (WireFormat.PROTOBUF, WireFormat.TEXT_FORMAT):
         raise ProtocolError(f"unknown requested_output_format {fmt}")
     cls = TYPES.get(request.message_type) if request.message_type in TEST_TYPES else None
     if cls is None:
         raise ProtocolError(f"unknown message_type {request.message_type!r}")
+    if fmt == WireFormat.TEXT_FORMAT and request.print_unknown_fields:
+        response.skipped = "printing unknown fields in the text format is not implemented"
+        return response
 
     try:
-        message = cls.FromString(request.protobuf_payload)
+        if payload == "text_payload":
+            message = cls.from_text(request.text_payload)
+        else:
+            message = cls.FromString(request.protobuf_payload)
     except amber.proto.DecodeError as e:
         response.parse_error = str(e) or type(e).__name__
         return response
@@ -102,7 +107,10 @@ def run_test(request: Any) -> Any:
         response.runtime_error = f"parse raised {type(e).__name__}: {e}"
         return response
     try:
-        response.protobuf_payload = message.SerializeToString()
+        if fmt == WireFormat.TEXT_FORMAT:
+            response.text_payload = message.to_text()
+        else:
+            response.protobuf_payload = message.SerializeToString()
     except amber.EncodeError as e:
         response.serialize_error = str(e) or type(e).__name__
     except Exception as e:

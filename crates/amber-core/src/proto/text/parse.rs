@@ -268,16 +268,12 @@ impl<'a> Parser<'_, 'a> {
             }
             self.tok.next();
             let name = std::str::from_utf8(name_tok.text).unwrap_or("");
-            let field = info
-                .fields
-                .iter()
-                .find(|f| f.name == name && !self.group_named(f))
-                .or_else(|| {
-                    // A group is written with its type's name.
-                    info.fields
-                        .iter()
-                        .find(|f| self.group_named(f) && self.type_short_name(f) == Some(name))
-                });
+            let field = info.fields.iter().find(|f| f.name == name).or_else(|| {
+                // A group is written with its type's name (or its field's).
+                info.fields
+                    .iter()
+                    .find(|f| self.group_named(f) && self.type_short_name(f) == Some(name))
+            });
             let Some(f) = field else {
                 if self.opts.allow_unknown_field {
                     self.skip_field(depth)?;
@@ -877,33 +873,17 @@ fn unescape(tok: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
                     return Err("Invalid unicode escape.".into());
                 }
                 let hex = std::str::from_utf8(&s[i..i + want]).unwrap_or("0");
-                let mut cp = u32::from_str_radix(hex, 16).unwrap_or(0);
+                let cp = u32::from_str_radix(hex, 16).unwrap_or(0);
                 i += want;
-                // A high surrogate followed by a \u low surrogate is one code point.
-                if (0xD800..0xDC00).contains(&cp)
-                    && s.get(i) == Some(&b'\\')
-                    && s.get(i + 1) == Some(&b'u')
-                    && i + 6 <= s.len()
-                {
-                    if let Ok(lo) = u32::from_str_radix(
-                        std::str::from_utf8(&s[i + 2..i + 6]).unwrap_or("x"),
-                        16,
-                    ) {
-                        if (0xDC00..0xE000).contains(&lo) {
-                            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                            i += 6;
-                        }
-                    }
-                }
+                // Surrogates, paired or not, are refused (as protobuf's C++
+                // parser does): text escapes give code points, not UTF-16.
                 match char::from_u32(cp) {
                     Some(ch) => {
                         let mut buf = [0u8; 4];
                         out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
                     }
                     None => {
-                        return Err(
-                            "Invalid unicode escape (a lone surrogate or out of range).".into()
-                        )
+                        return Err("Invalid unicode escape (a surrogate or out of range).".into())
                     }
                 }
             }
