@@ -1,5 +1,6 @@
 """The `amber` command line: `amber bench` reruns the benchmark studies; `amber ls`, `amber show`
-and `amber verify` look into archives (local paths and URLs). Heavy imports wait until a
+and `amber verify` look into archives (local paths and URLs); `amber proto stubs` and
+`amber proto decode` help with Protocol Buffers. Heavy imports wait until a
 command runs so that `amber --help` stays instant."""
 
 from __future__ import annotations
@@ -83,6 +84,37 @@ def build_parser() -> argparse.ArgumentParser:
         "against the zip directory and the manifest. Exits 1 if anything is wrong.",
     )
     verify.add_argument("target", help="archive path or URL")
+    proto = commands.add_parser(
+        "proto",
+        help="Protocol Buffers tools: typing stubs, decoding bytes",
+        description="Tools for amber.proto: write typing stubs for the message classes of "
+        ".proto files, or print a message read from bytes.",
+    )
+    tools = proto.add_subparsers(dest="tool", required=True, metavar="TOOL")
+    stubs = tools.add_parser(
+        "stubs",
+        help="write .pyi stubs for the messages of .proto files",
+        description="Write a .pyi for a module that binds the top-level messages and enums of "
+        "these files by their short names (as Google's _pb2 modules do), so type checkers see "
+        "the fields.",
+    )
+    stubs.add_argument("files", nargs="+", help=".proto files")
+    stubs.add_argument(
+        "-I", "--include", action="append", default=[], help="import directory (repeatable)"
+    )
+    stubs.add_argument("-o", "--out", type=Path, help="output file (default: stdout)")
+    decode = tools.add_parser(
+        "decode",
+        help="print a message read from stdin",
+        description="Read one serialized message of TYPE from stdin and print it in the text "
+        "format (or as JSON with --json). Exits 1 if the bytes are not a valid message.",
+    )
+    decode.add_argument("file", help=".proto file declaring the type")
+    decode.add_argument("type", help="the message type's full name, e.g. shop.Order")
+    decode.add_argument(
+        "-I", "--include", action="append", default=[], help="import directory (repeatable)"
+    )
+    decode.add_argument("--json", action="store_true", help="print ProtoJSON instead")
     return parser
 
 
@@ -128,6 +160,36 @@ def _verify(args: argparse.Namespace) -> int:
         return 1
     print(f"{args.target}: {len(archive)} keys, every entry checked")
     return 0
+
+
+def _proto(args: argparse.Namespace) -> int:
+    import amber.proto
+    from amber.proto._tools import stubs
+
+    try:
+        if args.tool == "stubs":
+            ns = amber.proto.load(*args.files, include=args.include)
+            names = {Path(f).name for f in args.files}
+            text = stubs(ns, files=[f for f in ns.types_files() if Path(f).name in names])
+            if args.out is None:
+                sys.stdout.write(text)
+            else:
+                args.out.write_text(text)
+            return 0
+        ns = amber.proto.load(args.file, include=args.include)
+        cls = ns.types.get(args.type)
+        if cls is None:
+            print(f"amber proto decode: no message type {args.type!r}", file=sys.stderr)
+            return 2
+        message = cls.FromString(sys.stdin.buffer.read())
+        if args.json:
+            print(message.to_json())
+        else:
+            sys.stdout.write(message.to_text())
+        return 0
+    except amber.AmberError as e:
+        print(f"amber proto {args.tool}: {e}", file=sys.stderr)
+        return 1
 
 
 def _bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
@@ -182,5 +244,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "bench":
         return _bench(args, argv)
-    commands = {"ls": _ls, "show": _show, "verify": _verify}
+    commands = {"ls": _ls, "show": _show, "verify": _verify, "proto": _proto}
     return commands[args.command](args)

@@ -135,6 +135,13 @@ class Namespace(types.SimpleNamespace):
     def types(self) -> dict[str, type[Message]]:
         return dict(self.__dict__["_types"])
 
+    def types_files(self) -> list[str]:
+        """The `.proto` files loaded (imports included), in dependency order."""
+        seen: dict[str, None] = {}
+        for cls in self.__dict__["_types"].values():
+            seen.setdefault(cls.DESCRIPTOR.file_name)
+        return list(seen)
+
     def __repr__(self) -> str:
         names = sorted(k for k in self.__dict__ if not k.startswith("_"))
         return f"<amber.proto namespace: {', '.join(names)}>"
@@ -212,7 +219,11 @@ def load_descriptor_set(data: bytes) -> Namespace:
 def _namespace(schema: ProtoSchema) -> Namespace:
     messages = schema.messages()
     enums = schema.enums()
-    descs: list[Descriptor] = [Descriptor(full, entry) for full, _f, _o, entry in messages]
+    files = schema.message_files()
+    descs: list[Descriptor] = [
+        Descriptor(full, entry, file)
+        for (full, _f, _o, entry), file in zip(messages, files, strict=True)
+    ]
     edescs = [EnumDescriptor(full, closed, values) for full, closed, values in enums]
     by_name: dict[str, Descriptor | EnumDescriptor] = {d.full_name: d for d in descs}
     by_name.update({e.full_name: e for e in edescs})

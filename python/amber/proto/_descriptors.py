@@ -131,10 +131,11 @@ class Descriptor:
     """A message type: `name`, `full_name`, `fields`, `fields_by_name`, `fields_by_number`,
     `fields_by_camelcase_name`, `oneofs`, `oneofs_by_name`, `nested_types`,
     `nested_types_by_name`, `enum_types`, `enum_types_by_name`, `containing_type`,
-    `_concrete_class`."""
+    `file_name` (the `.proto` file declaring it), `_concrete_class`."""
 
-    def __init__(self, full_name: str, map_entry: bool) -> None:
+    def __init__(self, full_name: str, map_entry: bool, file_name: str = "") -> None:
         self.full_name = full_name
+        self.file_name = file_name
         self.name = full_name.rsplit(".", 1)[-1]
         self.fields: list[FieldDescriptor] = []
         self.oneofs: list[OneofDescriptor] = []

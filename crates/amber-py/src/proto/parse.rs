@@ -246,12 +246,8 @@ pub fn merge_from_bytes(
     let draft = match decode(&s.tables, ty, bytes, &mut builder, DecodeOptions::default()) {
         Ok(d) => d,
         Err(Failure::Wire(e)) => {
-            return Err(errors::proto_decode(
-                py,
-                e.message,
-                Some(e.offset),
-                Some(e.path),
-            ))
+            let msg = e.to_string();
+            return Err(errors::proto_decode(py, msg, Some(e.offset), Some(e.path)));
         }
         Err(Failure::Build(Stashed)) => return Err(builder.err.take().expect("a stashed error")),
     };

@@ -31,6 +31,8 @@ pub struct Schema {
     /// Per message type: whether it or anything it holds has `required`
     /// fields (only those need the `IsInitialized` walk).
     pub needs_check: Vec<bool>,
+    /// Per message type: the name of the `.proto` file declaring it.
+    pub files: Vec<String>,
 }
 
 impl Schema {
@@ -55,7 +57,18 @@ impl Schema {
             names.push(n);
         }
         let needs_check = required_closure(&tables);
+        // Tables number message types file by file, nested types in pre-order.
+        let mut files = Vec::with_capacity(tables.messages.len());
+        fn count(m: &amber_core::proto::descriptor::DescriptorProto) -> usize {
+            1 + m.nested_type.iter().map(count).sum::<usize>()
+        }
+        for f in &set.file {
+            let n: usize = f.message_type.iter().map(count).sum();
+            let name = f.name.clone().unwrap_or_default();
+            files.extend(std::iter::repeat_n(name, n));
+        }
         Ok(Schema {
+            files,
             classes: (0..tables.messages.len())
                 .map(|_| OnceLock::new())
                 .collect(),
@@ -238,6 +251,11 @@ impl PySchema {
             out.append((&m.full_name, fields, &m.oneofs, m.map_entry))?;
         }
         Ok(out)
+    }
+
+    /// The `.proto` file declaring each message type, by index.
+    fn message_files(&self) -> Vec<String> {
+        self.inner.files.clone()
     }
 
     /// `[(full_name, closed, [(name, number), ...])]` per enum type.
