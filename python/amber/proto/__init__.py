@@ -285,6 +285,7 @@ def _namespace(schema: ProtoSchema) -> Namespace:
     root = Namespace()
     root.__dict__["_schema"] = schema
     root.__dict__["_types"] = classes
+    root.__dict__["_enums"] = enum_objs
     top: list[tuple[str, Any]] = [
         (d.full_name, classes[d.full_name]) for d in descs if d.containing_type is None
     ]

@@ -55,15 +55,12 @@ def stubs(ns: Namespace, files: list[str] | None = None) -> str:
         "from amber.proto import Message as _Message",
         "",
     ]
-    enums: list[EnumDescriptor] = []
-    seen_enums: set[str] = set()
-    for cls in classes.values():
-        for f in cls.DESCRIPTOR.fields:
-            if f.enum_type is not None and f.enum_type.containing_type is None:
-                if f.enum_type.full_name not in seen_enums:
-                    seen_enums.add(f.enum_type.full_name)
-                    if not f.enum_type.full_name.startswith("google.protobuf."):
-                        enums.append(f.enum_type)
+    enums: list[EnumDescriptor] = [
+        e.DESCRIPTOR
+        for e in ns.__dict__["_enums"].values()
+        if e.DESCRIPTOR.containing_type is None
+        and not e.DESCRIPTOR.full_name.startswith("google.protobuf.")
+    ]
     for e in enums:
         lines.append(f"{e.name}: EnumType")
         for v in e.values:
