@@ -93,11 +93,11 @@ def _message(d: Descriptor, names: dict[str, str], depth: int) -> list[str]:
         if f.is_map:
             entry = f.message_type
             assert entry is not None
-            k = _value_type(entry.fields_by_number[1], names)
-            v = _value_type(entry.fields_by_number[2], names)
+            key_t = _value_type(entry.fields_by_number[1], names)
+            value_t = _value_type(entry.fields_by_number[2], names)
             out.append(f"{inner}@property")
             out.append(f"{inner}def {name}(self) -> MapContainer: ...")
-            params.append(f"{name}: Mapping[{k}, {v}] | None = ...")
+            params.append(f"{name}: Mapping[{key_t}, {value_t}] | None = ...")
         elif f.is_repeated:
             t = _value_type(f, names)
             out.append(f"{inner}@property")
