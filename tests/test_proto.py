@@ -297,7 +297,11 @@ def test_repeated_and_maps(shop: Any) -> None:
     assert o.by_id[4].sku == "four" and len(o.by_id) == 1
     with pytest.raises(ValueError):
         o.by_id[5] = shop.Item()
-    o.nums = [1, 2]  # assignment replaces the contents
+    with pytest.raises(AttributeError, match="Assignment not allowed"):
+        o.nums = [1, 2]  # as Google's: change it in place
+    with pytest.raises(AttributeError, match="Assignment not allowed"):
+        o.main = shop.Item()
+    o.nums[:] = [1, 2]
     assert o.nums == [1, 2]
     again = shop.Order.FromString(o.SerializeToString())
     assert again == o and again.by_id[4].sku == "four"

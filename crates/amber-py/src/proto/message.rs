@@ -509,6 +509,19 @@ impl Field {
     ) -> PyResult<()> {
         let this = slf.get();
         let m = this.target(obj)?;
+        let f = this.info();
+        // As Google's: message, repeated and map fields are changed in place.
+        let what = match (f.card, f.kind) {
+            (Cardinality::Singular { .. }, Kind::Message(_)) => Some("message"),
+            (Cardinality::Singular { .. }, _) => None,
+            _ => Some("map, or repeated"),
+        };
+        if let Some(what) = what {
+            return Err(PyAttributeError::new_err(format!(
+                "Assignment not allowed to {what} field \"{}\" in protocol message object.",
+                f.name
+            )));
+        }
         set_field(m, this.pos as usize, value)
     }
 
