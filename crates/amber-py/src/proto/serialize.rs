@@ -124,6 +124,7 @@ impl<'py> Source<'py> {
         Ok(unsafe { &*r })
     }
 
+    #[inline]
     fn scalar<'m>(&self, o: &'m Py<PyAny>, f: &FieldInfo, kind: Kind) -> PyResult<Scalar<'m>>
     where
         'py: 'm,
@@ -150,6 +151,7 @@ impl<'py> Source<'py> {
         }
     }
 
+    #[inline]
     fn value<'m>(
         &self,
         o: &'m Py<PyAny>,

@@ -201,6 +201,7 @@ pub fn to_py(py: Python<'_>, s: Scalar<'_>) -> PyResult<Py<PyAny>> {
 /// for this kind (someone went around the checks); the caller reports it.
 /// A `str` holding lone surrogates gives `Err(())`; the caller encodes it
 /// with `surrogateescape` (see [`escaped_bytes`]).
+#[inline]
 pub fn to_scalar<'m>(o: &'m Bound<'_, PyAny>, kind: Kind) -> Option<Result<Scalar<'m>, ()>> {
     let s = match kind {
         Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Scalar::I32(int(o)?.try_into().ok()?),
@@ -229,6 +230,11 @@ pub fn to_scalar<'m>(o: &'m Bound<'_, PyAny>, kind: Kind) -> Option<Result<Scala
 #[inline]
 fn int(o: &Bound<'_, PyAny>) -> Option<i64> {
     if o.is_exact_instance_of::<PyInt>() || o.is_exact_instance_of::<PyBool>() {
+        // SAFETY: `o` is a live exact int or bool (a bool is an int with
+        // the same layout), held by the caller's borrow.
+        if let Some(v) = unsafe { crate::ffi::long::small_int(o.as_ptr()) } {
+            return Some(v);
+        }
         o.extract().ok()
     } else {
         None
@@ -239,6 +245,10 @@ fn int(o: &Bound<'_, PyAny>) -> Option<i64> {
 #[inline]
 fn uint(o: &Bound<'_, PyAny>) -> Option<u64> {
     if o.is_exact_instance_of::<PyInt>() || o.is_exact_instance_of::<PyBool>() {
+        // SAFETY: as in `int`.
+        if let Some(v) = unsafe { crate::ffi::long::small_int(o.as_ptr()) } {
+            return u64::try_from(v).ok();
+        }
         o.extract().ok()
     } else {
         None

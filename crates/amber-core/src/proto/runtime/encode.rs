@@ -159,6 +159,28 @@ impl RevBuf {
         self.head = start;
     }
 
+    /// Put a varint in front, written in place.
+    #[inline]
+    fn put_varint(&mut self, v: u64) {
+        if self.head < varint::MAX_LEN {
+            self.grow(varint::MAX_LEN);
+        }
+        if v < 0x80 {
+            self.head -= 1;
+            self.buf[self.head] = v as u8;
+            return;
+        }
+        let n = varint::len(v);
+        let start = self.head - n;
+        let mut x = v;
+        for b in &mut self.buf[start..start + n - 1] {
+            *b = (x as u8) | 0x80;
+            x >>= 7;
+        }
+        self.buf[start + n - 1] = x as u8;
+        self.head = start;
+    }
+
     /// Make room for `n` more bytes in front (at least doubling).
     #[cold]
     fn grow(&mut self, n: usize) {
@@ -201,13 +223,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
 
     #[inline]
     fn put_varint(&mut self, v: u64) {
-        if v < 0x80 {
-            self.put(&[v as u8]);
-            return;
-        }
-        let mut b = [0u8; varint::MAX_LEN];
-        let n = varint::encode(v, &mut b);
-        self.put(&b[..n]);
+        self.out.put_varint(v);
     }
 
     #[inline]
