@@ -563,3 +563,66 @@ def test_cli_stubs_and_decode(tmp_path: Path) -> None:
         capture_output=True,
     )
     assert bad.returncode == 1 and b"larger than" in bad.stderr
+
+
+WKT = """syntax = "proto3";
+import "google/protobuf/timestamp.proto"; import "google/protobuf/duration.proto";
+import "google/protobuf/any.proto"; import "google/protobuf/struct.proto";
+import "google/protobuf/field_mask.proto";
+message M { google.protobuf.Timestamp t = 1; }
+"""
+
+
+def test_well_known_type_helpers_match_google() -> None:
+    import datetime as dt
+
+    pytest.importorskip("google.protobuf")
+    from google.protobuf import duration_pb2, field_mask_pb2, struct_pb2, timestamp_pb2
+
+    ns = P.load_text(WKT, name="wkt.proto")
+    gp = ns.google.protobuf
+    for s, n in [(0, 0), (1, 21_000_000), (-1, 999_999_999), (253402300799, 999_999_999),
+                 (-62135596800, 0), (5, 123_000)]:  # fmt: skip
+        a, g = gp.Timestamp(seconds=s, nanos=n), timestamp_pb2.Timestamp(seconds=s, nanos=n)
+        assert a.ToJsonString() == g.ToJsonString() and a.ToDatetime() == g.ToDatetime()
+        back = gp.Timestamp()
+        back.FromJsonString(g.ToJsonString())
+        assert (back.seconds, back.nanos) == (s, n)
+    for text in ["1972-01-01T10:00:20.021+08:00", "2020-02-29T23:59:59.5Z", "0001-01-01T00:00:00Z"]:
+        a, g = gp.Timestamp(), timestamp_pb2.Timestamp()
+        a.FromJsonString(text)
+        g.FromJsonString(text)
+        assert (a.seconds, a.nanos) == (g.seconds, g.nanos), text
+    with pytest.raises(ValueError):
+        gp.Timestamp().FromJsonString("2020-13-01T00:00:00Z")
+    aware = dt.datetime(2021, 5, 6, 7, 8, 9, 123456, tzinfo=dt.timezone(dt.timedelta(hours=2)))
+    a, g = gp.Timestamp(), timestamp_pb2.Timestamp()
+    a.FromDatetime(aware)
+    g.FromDatetime(aware)
+    assert (a.seconds, a.nanos) == (g.seconds, g.nanos)
+    assert a.ToDatetime(dt.timezone.utc) == g.ToDatetime(dt.timezone.utc) == aware
+    for s, n in [(0, 0), (1, 500_000_000), (-1, -500_000_000), (0, -1), (315576000000, 0)]:
+        d, gd = gp.Duration(seconds=s, nanos=n), duration_pb2.Duration(seconds=s, nanos=n)
+        assert d.ToJsonString() == gd.ToJsonString() and d.ToTimedelta() == gd.ToTimedelta()
+    d, gd = gp.Duration(), duration_pb2.Duration()
+    d.FromTimedelta(dt.timedelta(days=-3, seconds=5, microseconds=7))
+    gd.FromTimedelta(dt.timedelta(days=-3, seconds=5, microseconds=7))
+    assert (d.seconds, d.nanos) == (
+        gd.seconds,
+        gd.nanos,
+    ) and d.ToMilliseconds() == gd.ToMilliseconds()
+    value = {"a": 1, "b": [1, "x", None, {"c": True}], "d": {"e": 2.5}}
+    st, gs = gp.Struct(), struct_pb2.Struct()
+    st.update(value)
+    gs.update(value)
+    assert st.SerializeToString(deterministic=True) == gs.SerializeToString(deterministic=True)
+    assert st["a"] == 1.0 and st["b"][1] == "x" and st["b"][2] is None and st["d"]["e"] == 2.5
+    packed = gp.Any()
+    packed.Pack(ns.M(t={"seconds": 5}))
+    assert packed.type_url == "type.googleapis.com/M" and packed.Is(ns.M.DESCRIPTOR)
+    out = ns.M()
+    assert packed.Unpack(out) and out.t.seconds == 5 and not packed.Unpack(gp.Duration())
+    fm = gp.FieldMask(paths=["a.foo_bar", "b"])
+    assert fm.ToJsonString() == field_mask_pb2.FieldMask(paths=["a.foo_bar", "b"]).ToJsonString()
+    fm.FromJsonString("x.fooBar")
+    assert list(fm.paths) == ["x.foo_bar"]

@@ -28,6 +28,7 @@ from amber._native import (
     RepeatedContainer,
 )
 from amber._native import Message as _NativeMessage
+from amber.proto import _wkt
 from amber.proto._descriptors import (
     Descriptor,
     EnumDescriptor,
@@ -268,7 +269,9 @@ def _namespace(schema: ProtoSchema) -> Namespace:
         }
         for pos, f in enumerate(d.fields):
             ns[f.name] = schema.field(ty, pos)
-        cls = type(d.name, (Message,), ns)
+        mixin = _wkt.MIXINS.get(d.full_name)
+        bases: tuple[type, ...] = (mixin, Message) if mixin is not None else (Message,)
+        cls = type(d.name, bases, ns)
         d._concrete_class = cls
         schema.bind(ty, cls)
         classes[d.full_name] = cls

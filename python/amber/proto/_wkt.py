@@ -1,0 +1,355 @@
+"""Helpers on the well-known types, by Google's names: `Any.Pack/Unpack/Is/TypeName`,
+`Timestamp` and `Duration` to and from `datetime`, `timedelta`, numbers and their JSON
+strings, `FieldMask` paths as JSON, and `Struct`/`ListValue` used like a dict and a list.
+
+Each class here is mixed into the message class of its type when a load includes it (the
+well-known types are built into amber, so any `.proto` importing them gets these)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+_NANOS = 1_000_000_000
+_EPOCH = _dt.datetime(1970, 1, 1)
+# RFC 3339 bounds Timestamp to years 1 through 9999.
+_TS_MIN = -62_135_596_800
+_TS_MAX = 253_402_300_799
+_DURATION_MAX = 315_576_000_000
+
+
+def _fraction(nanos: int) -> str:
+    """0, 3, 6 or 9 digits, as protobuf writes fractions."""
+    if nanos == 0:
+        return ""
+    if nanos % 1_000_000 == 0:
+        return f".{nanos // 1_000_000:03d}"
+    if nanos % 1_000 == 0:
+        return f".{nanos // 1_000:06d}"
+    return f".{nanos:09d}"
+
+
+class Any_:
+    # The fields are the message class's own descriptors; mypy is told they may be set.
+    if TYPE_CHECKING:
+        __slots__ = ("type_url", "value")
+    else:
+        __slots__ = ()
+    type_url: str
+    value: bytes
+
+    def Pack(
+        self,
+        msg: Any,
+        type_url_prefix: str = "type.googleapis.com/",
+        deterministic: bool | None = None,
+    ) -> None:
+        """Store `msg` in this Any: its type's URL and its bytes."""
+        name = msg.DESCRIPTOR.full_name
+        prefix = type_url_prefix if type_url_prefix.endswith("/") else type_url_prefix + "/"
+        self.type_url = prefix + name
+        self.value = msg.SerializeToString(deterministic=bool(deterministic))
+
+    def Unpack(self, msg: Any) -> bool:
+        """Parse the packed message into `msg` if it is of `msg`'s type; False otherwise."""
+        if not self.Is(msg.DESCRIPTOR):
+            return False
+        msg.ParseFromString(self.value)
+        return True
+
+    def TypeName(self) -> str:
+        """The packed type's full name (what follows the last `/` of the URL)."""
+        return self.type_url.rpartition("/")[2]
+
+    def Is(self, descriptor: Any) -> bool:
+        """Whether the packed message is of `descriptor`'s type."""
+        return "/" in self.type_url and self.TypeName() == descriptor.full_name
+
+
+class _Seconds:
+    """Shared by Timestamp and Duration: `seconds` and `nanos` as one number of nanoseconds."""
+
+    if TYPE_CHECKING:
+        __slots__ = ("nanos", "seconds")
+    else:
+        __slots__ = ()
+    seconds: int
+    nanos: int
+
+    def _set(self, total_nanos: int) -> None:
+        raise NotImplementedError
+
+    def ToNanoseconds(self) -> int:
+        return self.seconds * _NANOS + self.nanos
+
+    def _to(self, per: int) -> int:
+        # Nanos round toward zero, as Google's do (a Duration's nanos may be negative).
+        part = abs(self.nanos) // per
+        return self.seconds * (_NANOS // per) + (part if self.nanos >= 0 else -part)
+
+    def ToMicroseconds(self) -> int:
+        return self._to(1_000)
+
+    def ToMilliseconds(self) -> int:
+        return self._to(1_000_000)
+
+    def ToSeconds(self) -> int:
+        return self.seconds
+
+    def FromNanoseconds(self, nanos: int) -> None:
+        self._set(int(nanos))
+
+    def FromMicroseconds(self, micros: int) -> None:
+        self._set(int(micros) * 1_000)
+
+    def FromMilliseconds(self, millis: int) -> None:
+        self._set(int(millis) * 1_000_000)
+
+    def FromSeconds(self, seconds: int) -> None:
+        self._set(int(seconds) * _NANOS)
+
+
+class Timestamp(_Seconds):
+    __slots__ = ()
+
+    def _set(self, total_nanos: int) -> None:
+        seconds, nanos = divmod(total_nanos, _NANOS)
+        self.seconds, self.nanos = seconds, nanos
+
+    def ToJsonString(self) -> str:
+        """RFC 3339 in UTC with a `Z`: `1972-01-01T10:00:20.021Z`."""
+        if not _TS_MIN <= self.seconds <= _TS_MAX or not 0 <= self.nanos < _NANOS:
+            raise ValueError(
+                f"Timestamp is not valid: seconds={self.seconds} nanos={self.nanos} "
+                "(0001-01-01 to 9999-12-31 UTC, nanos in 0..999999999)"
+            )
+        day = _EPOCH + _dt.timedelta(seconds=self.seconds)
+        return day.strftime("%Y-%m-%dT%H:%M:%S").rjust(19, "0") + _fraction(self.nanos) + "Z"
+
+    def FromJsonString(self, value: str) -> None:
+        """Parse RFC 3339 (`Z` or an offset such as `+08:00`; 0 to 9 fraction digits)."""
+        m = re.fullmatch(
+            r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?"
+            r"(?:([Zz])|([+-])(\d{2}):(\d{2}))",
+            value,
+        )
+        if m is None:
+            raise ValueError(f"Failed to parse timestamp: {value!r} is not RFC 3339")
+        year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+        when = _dt.datetime(year, month, day, hour, minute, second)
+        seconds = (when - _EPOCH) // _dt.timedelta(seconds=1)
+        if m.group(9):
+            offset = int(m.group(10)) * 3600 + int(m.group(11)) * 60
+            seconds -= offset if m.group(9) == "+" else -offset
+        nanos = int((m.group(7) or "").ljust(9, "0"))
+        if not _TS_MIN <= seconds <= _TS_MAX:
+            raise ValueError(f"Failed to parse timestamp: {value!r} is out of range")
+        self.seconds, self.nanos = seconds, nanos
+
+    def GetCurrentTime(self) -> None:
+        self._set(time.time_ns())
+
+    def ToDatetime(self, tzinfo: _dt.tzinfo | None = None) -> _dt.datetime:
+        """A naive datetime in UTC, or an aware one in `tzinfo` (microseconds: the
+        nanoseconds below a microsecond are dropped)."""
+        naive = _EPOCH + _dt.timedelta(seconds=self.seconds, microseconds=self.nanos // 1_000)
+        if tzinfo is None:
+            return naive
+        return naive.replace(tzinfo=_dt.timezone.utc).astimezone(tzinfo)
+
+    def FromDatetime(self, dt: _dt.datetime) -> None:
+        """From a datetime: naive ones are taken as UTC, aware ones converted to UTC."""
+        if dt.tzinfo is not None:
+            dt = dt.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+        delta = dt - _EPOCH
+        self._set((delta.days * 86_400 + delta.seconds) * _NANOS + delta.microseconds * 1_000)
+
+
+class Duration(_Seconds):
+    __slots__ = ()
+
+    def _set(self, total_nanos: int) -> None:
+        sign = -1 if total_nanos < 0 else 1
+        seconds, nanos = divmod(abs(total_nanos), _NANOS)
+        self.seconds, self.nanos = sign * seconds, sign * nanos
+
+    def ToJsonString(self) -> str:
+        """`1.5s`, `-0.000000001s`: seconds with 0, 3, 6 or 9 fraction digits."""
+        if not -_DURATION_MAX <= self.seconds <= _DURATION_MAX or not -_NANOS < self.nanos < _NANOS:
+            raise ValueError(f"Duration is not valid: seconds={self.seconds} nanos={self.nanos}")
+        if (self.seconds < 0 < self.nanos) or (self.nanos < 0 < self.seconds):
+            raise ValueError("Duration is not valid: seconds and nanos have different signs")
+        sign = "-" if self.seconds < 0 or self.nanos < 0 else ""
+        return f"{sign}{abs(self.seconds)}{_fraction(abs(self.nanos))}s"
+
+    def FromJsonString(self, value: str) -> None:
+        m = re.fullmatch(r"(-)?(\d+)(?:\.(\d{1,9}))?s", value)
+        if m is None:
+            raise ValueError(f"Failed to parse duration: {value!r}")
+        total = int(m.group(2)) * _NANOS + int((m.group(3) or "").ljust(9, "0"))
+        if int(m.group(2)) > _DURATION_MAX:
+            raise ValueError(f"Failed to parse duration: {value!r} is out of range")
+        self._set(-total if m.group(1) else total)
+
+    def ToTimedelta(self) -> _dt.timedelta:
+        """As a timedelta (microseconds: the nanoseconds below a microsecond are dropped)."""
+        return _dt.timedelta(seconds=self.seconds, microseconds=int(self.nanos / 1_000))
+
+    def FromTimedelta(self, td: _dt.timedelta) -> None:
+        self._set((td.days * 86_400 + td.seconds) * _NANOS + td.microseconds * 1_000)
+
+
+def _camel(path: str) -> str:
+    if any(c.isupper() for c in path) or "__" in path or path.endswith("_"):
+        raise ValueError(f"Fail to print FieldMask to JSON string: {path!r} cannot be camelCased")
+    parts = path.split("_")
+    return parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:])
+
+
+class FieldMask:
+    __slots__ = ()
+    paths: Any
+
+    def ToJsonString(self) -> str:
+        """The paths camelCased and joined by commas: `a.fooBar,b`."""
+        return ",".join(_camel(p) for p in self.paths)
+
+    def FromJsonString(self, value: str) -> None:
+        self.Clear()  # type: ignore[attr-defined]
+        if value:
+            for path in value.split(","):
+                if "_" in path:
+                    raise ValueError(f"Fail to parse FieldMask: {path!r} is not camelCase")
+                self.paths.append(re.sub(r"[A-Z]", lambda m: "_" + m.group().lower(), path))
+
+
+def _set_value(value_msg: Any, v: Any) -> None:
+    """Store a Python value in a google.protobuf.Value."""
+    if v is None:
+        value_msg.null_value = 0
+    elif isinstance(v, bool):
+        value_msg.bool_value = v
+    elif isinstance(v, (int, float)):
+        value_msg.number_value = v
+    elif isinstance(v, str):
+        value_msg.string_value = v
+    elif isinstance(v, Mapping):
+        value_msg.struct_value.Clear()
+        value_msg.struct_value.update(v)
+    elif isinstance(v, (list, tuple)):
+        value_msg.list_value.Clear()
+        value_msg.list_value.extend(v)
+    else:
+        raise ValueError(f"Unexpected type {type(v).__name__} for a google.protobuf.Value")
+
+
+def _get_value(value_msg: Any) -> Any:
+    """The Python value of a google.protobuf.Value (a Struct or ListValue message for those)."""
+    kind = value_msg.WhichOneof("kind")
+    if kind == "struct_value":
+        return value_msg.struct_value
+    if kind == "list_value":
+        return value_msg.list_value
+    if kind == "null_value" or kind is None:
+        return None
+    return getattr(value_msg, kind)
+
+
+class Struct:
+    __slots__ = ()
+    fields: Any
+
+    def __getitem__(self, key: str) -> Any:
+        return _get_value(self.fields[key])
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        _set_value(self.fields[key], value)
+
+    def __delitem__(self, key: str) -> None:
+        del self.fields[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.fields
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.fields)
+
+    def keys(self) -> list[str]:
+        return list(self.fields)
+
+    def values(self) -> list[Any]:
+        return [self[k] for k in self.fields]
+
+    def items(self) -> list[tuple[str, Any]]:
+        return [(k, self[k]) for k in self.fields]
+
+    def get_or_create_list(self, key: str) -> Any:
+        v = self.fields[key]
+        if v.WhichOneof("kind") != "list_value":
+            v.list_value.Clear()
+        return v.list_value
+
+    def get_or_create_struct(self, key: str) -> Any:
+        v = self.fields[key]
+        if v.WhichOneof("kind") != "struct_value":
+            v.struct_value.Clear()
+        return v.struct_value
+
+    def update(self, dictionary: Mapping[str, Any]) -> None:
+        for k, v in dictionary.items():
+            self[k] = v
+
+
+class ListValue:
+    __slots__ = ()
+    values: Any
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def append(self, value: Any) -> None:
+        _set_value(self.values.add(), value)
+
+    def extend(self, elem_seq: Iterable[Any]) -> None:
+        for v in elem_seq:
+            self.append(v)
+
+    def __getitem__(self, index: int) -> Any:
+        return _get_value(self.values[index])
+
+    def __setitem__(self, index: int, value: Any) -> None:
+        _set_value(self.values[index], value)
+
+    def __delitem__(self, index: int) -> None:
+        del self.values[index]
+
+    def items(self) -> Iterator[Any]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def add_struct(self) -> Any:
+        v = self.values.add()
+        v.struct_value.Clear()
+        v.struct_value.SetInParent()
+        return v.struct_value
+
+    def add_list(self) -> Any:
+        v = self.values.add()
+        v.list_value.SetInParent()
+        return v.list_value
+
+
+MIXINS: dict[str, type] = {
+    "google.protobuf.Any": Any_,
+    "google.protobuf.Timestamp": Timestamp,
+    "google.protobuf.Duration": Duration,
+    "google.protobuf.FieldMask": FieldMask,
+    "google.protobuf.Struct": Struct,
+    "google.protobuf.ListValue": ListValue,
+}
