@@ -94,6 +94,7 @@ const CASES: &[(&str, ProtoErrorKind, &str)] = &[
     ("json_conflict.proto", ProtoErrorKind::Duplicate, "json_conflict.proto:2:38: The JSON name of field \"fooBar\" (\"fooBar\") conflicts with the JSON name of field \"foo_bar\"."),
     ("keywords_as_names.proto", ProtoErrorKind::Syntax, "keywords_as_names.proto:5:30: Expected a message type, found \")\"."),
     ("lazy_group.proto", ProtoErrorKind::Invalid, "lazy_group.proto:2:22: [lazy = true] can only be specified for submessage fields."),
+    ("map_closed_enum.proto", ProtoErrorKind::Invalid, "map_closed_enum.proto:3:13: Enum value in map must define 0 as the first value."),
     ("map_entry_conflict.proto", ProtoErrorKind::Duplicate, "map_entry_conflict.proto:2:48: \"FooEntry\" is already defined in \"M\"."),
     ("map_in_oneof.proto", ProtoErrorKind::Syntax, "map_in_oneof.proto:2:23: Map fields are not allowed in oneofs."),
     ("map_key.proto", ProtoErrorKind::Invalid, "map_key.proto:3:3: Key in map fields cannot be float/double, bytes or message types."),

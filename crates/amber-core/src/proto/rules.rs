@@ -68,6 +68,47 @@ fn enum_is_closed(pool: &Pool, type_name: &str) -> bool {
     own.or(file) == Some(2)
 }
 
+/// A map whose values are a closed enum needs that enum's first value to
+/// be 0 (a missing value reads as 0), as protoc requires.
+fn closed_enum_map_value(pool: &Pool, pf: &ParsedFile, at: &At<'_>) -> Result<(), ProtoError> {
+    let (Some(parent), Some(tn)) = (at.parent, at.f.type_name.as_deref()) else {
+        return Ok(());
+    };
+    let short = tn.rsplit('.').next().unwrap_or("");
+    let Some(entry) = parent
+        .nested_type
+        .iter()
+        .find(|n| n.name.as_deref() == Some(short))
+    else {
+        return Ok(());
+    };
+    let Some(value) = entry.field.iter().find(|f| f.number == Some(2)) else {
+        return Ok(());
+    };
+    if value.r#type != Some(field_type::ENUM) {
+        return Ok(());
+    }
+    let vt = value.type_name.as_deref().unwrap_or("");
+    if !enum_is_closed(pool, vt) {
+        return Ok(());
+    }
+    let first = pool
+        .symbols
+        .get(vt.trim_start_matches('.'))
+        .and_then(|s| enum_at(&pool.files[s.file].file, &s.path))
+        .and_then(|e| e.value.first())
+        .and_then(|v| v.number);
+    if first.is_some_and(|n| n != 0) {
+        return Err(err(
+            ProtoErrorKind::Invalid,
+            "Enum value in map must define 0 as the first value.",
+            pf,
+            &pp(&at.path, &[6]),
+        ));
+    }
+    Ok(())
+}
+
 /// Check every field and extension of the file.
 pub(crate) fn fields(pool: &Pool, pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {
     let mut list: Vec<At<'_>> = Vec::new();
@@ -174,6 +215,9 @@ fn field(pool: &Pool, pf: &ParsedFile, at: &At<'_>) -> Result<(), ProtoError> {
                 &pp(p, &[6]),
             ));
         }
+    }
+    if !is_ext && is_map_field(x, at.parent) {
+        closed_enum_map_value(pool, pf, at)?;
     }
     if pf.editions && x.default_value.is_some() && presence(pf, x) == 2 {
         return Err(err(
