@@ -626,3 +626,19 @@ def test_well_known_type_helpers_match_google() -> None:
     assert fm.ToJsonString() == field_mask_pb2.FieldMask(paths=["a.foo_bar", "b"]).ToJsonString()
     fm.FromJsonString("x.fooBar")
     assert list(fm.paths) == ["x.foo_bar"]
+
+
+def test_interop_with_google_messages(conf: P.Namespace, google: dict[str, Any]) -> None:
+    from google.protobuf import timestamp_pb2
+
+    full = "protobuf_test_messages.proto3.TestAllTypesProto3"
+    a = conf.types[full](optional_int32=5, repeated_string=["x"], map_int32_int32={1: 2})
+    g = a.to_google(google[full])
+    assert g == google[full](optional_int32=5, repeated_string=["x"], map_int32_int32={1: 2})
+    assert conf.types[full].from_google(g) == a
+    ts = conf.types["google.protobuf.Timestamp"](seconds=3)
+    assert ts.to_google() == timestamp_pb2.Timestamp(seconds=3)  # found in Google's pool
+    with pytest.raises(TypeError):
+        conf.types["google.protobuf.Duration"].from_google(timestamp_pb2.Timestamp())
+    with pytest.raises(TypeError, match="knows no message type"):
+        a.to_google()  # the conformance protos are not in Google's default pool

@@ -73,6 +73,42 @@ class Message(_NativeMessage):
 
     __repr__ = __str__
 
+    def to_google(self, cls: Any = None) -> Any:
+        """This message as a message of Google's protobuf (through its bytes): of class
+        `cls`, or of the class Google's default descriptor pool has for this type (the
+        `_pb2` module defining it must have been imported)."""
+        if cls is None:
+            from google.protobuf import (  # type: ignore[import-untyped]
+                descriptor_pool,
+                message_factory,
+            )
+
+            full = type(self).DESCRIPTOR.full_name
+            try:
+                desc = descriptor_pool.Default().FindMessageTypeByName(full)
+            except KeyError:
+                raise TypeError(
+                    f"Google's protobuf knows no message type {full}: import its _pb2 module, "
+                    "or pass the class"
+                ) from None
+            cls = message_factory.GetMessageClass(desc)
+        if cls.DESCRIPTOR.full_name != type(self).DESCRIPTOR.full_name:
+            raise TypeError(
+                f"cannot convert a {type(self).DESCRIPTOR.full_name} message to "
+                f"{cls.DESCRIPTOR.full_name}"
+            )
+        return cls.FromString(self.SerializePartialToString())
+
+    @classmethod
+    def from_google(cls, message: Any) -> Message:
+        """A message of this class from a message of Google's protobuf of the same type."""
+        if message.DESCRIPTOR.full_name != cls.DESCRIPTOR.full_name:
+            raise TypeError(
+                f"cannot convert a {message.DESCRIPTOR.full_name} message to "
+                f"{cls.DESCRIPTOR.full_name}"
+            )
+        return cls.FromString(message.SerializePartialToString())
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (_unpickle, (type(self).DESCRIPTOR.full_name, self.SerializePartialToString()))
 
