@@ -501,16 +501,24 @@ impl<'a> Parser<'_, 'a> {
         depth: usize,
     ) -> Res<(), B::Err> {
         let start = self.tok.next();
+        // `domain.name/path/pkg.Type`: identifiers joined by `.` and `/`.
         let mut url = String::new();
+        let mut want_ident = true;
         loop {
             let t = self.tok.next();
-            if t.text == b"]" {
+            if t.text == b"]" && !want_ident {
                 break;
             }
-            if t.text.is_empty() {
-                return self.fail(start, "Expected \"]\".");
+            let ok = if want_ident {
+                is_ident(t.text)
+            } else {
+                t.text == b"." || t.text == b"/"
+            };
+            if !ok {
+                return self.fail(t, "Invalid Any type URL: expected a name and \"]\".");
             }
             url.push_str(&show(t.text));
+            want_ident = !want_ident;
         }
         let Some((_, name)) = url.rsplit_once('/') else {
             return self.fail(start, format!("Invalid Any type URL: {url}"));
