@@ -85,7 +85,7 @@ test-pythons:
 
 ## fuzz: each cargo-fuzz target for FUZZ_SECONDS (needs `cargo install cargo-fuzz`; see crates/fuzz/README.md).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= decode decode_body roundtrip varint archive copy_parse proto_compile proto_descriptor
+FUZZ_TARGETS ?= decode decode_body roundtrip varint archive copy_parse proto_compile proto_descriptor proto_wire proto_text
 fuzz:
 	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 	cd crates/fuzz && for t in $(FUZZ_TARGETS); do \
