@@ -2,7 +2,6 @@
 //! every value on the way in (as the field's setter would) and make their
 //! message present when changed (see `message::attach`).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use amber_core::proto::runtime::{FieldInfo, Kind};
@@ -323,11 +322,12 @@ impl MapKey {
     }
 }
 
-/// A map's entries in insertion order, with an index by key.
+/// A map's entries in insertion order, with an index by key (hashed with a
+/// per-process random seed: keys come from untrusted input).
 #[derive(Default)]
 pub struct MapData {
     pub entries: Vec<(Py<PyAny>, Py<PyAny>)>,
-    index: HashMap<MapKey, usize>,
+    index: hashbrown::HashMap<MapKey, usize, foldhash::fast::RandomState>,
 }
 
 impl MapData {

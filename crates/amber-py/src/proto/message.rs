@@ -117,18 +117,18 @@ impl Message {
     /// Set field `pos` to a new slot, clearing the other members of its
     /// oneof. Returns the slots replaced, to be dropped (or detached)
     /// once no borrow is held.
-    pub fn put(&mut self, pos: usize, slot: Slot) -> Vec<Slot> {
-        let mut old = vec![std::mem::replace(self.slot_mut(pos), slot)];
-        let s = self.s.clone();
-        let fields = &s.tables.messages[self.ty as usize].fields;
-        if let Some(o) = fields[pos].oneof {
-            for (i, f) in fields.iter().enumerate() {
-                if i != pos && f.oneof == Some(o) && i < self.vals.len() {
-                    old.push(std::mem::replace(&mut self.vals[i], Slot::Unset));
-                }
+    pub fn put(&mut self, pos: usize, slot: Slot) -> Replaced {
+        let first = std::mem::replace(self.slot_mut(pos), slot);
+        let mut rest = Vec::new();
+        if let Some(o) = self.info().fields[pos].oneof {
+            let members: Vec<usize> = (0..self.vals.len())
+                .filter(|&i| i != pos && self.info().fields[i].oneof == Some(o))
+                .collect();
+            for i in members {
+                rest.push(std::mem::replace(&mut self.vals[i], Slot::Unset));
             }
         }
-        old
+        Replaced { first, rest }
     }
 
     /// Whether field `pos` is present (set, non-empty, or for a field
@@ -161,9 +161,25 @@ impl Message {
     }
 }
 
+/// The slots `Message::put` replaced: the field's own, and the other
+/// members of its oneof (no allocation when there are none).
+pub struct Replaced {
+    first: Slot,
+    rest: Vec<Slot>,
+}
+
+impl IntoIterator for Replaced {
+    type Item = Slot;
+    type IntoIter = std::iter::Chain<std::iter::Once<Slot>, std::vec::IntoIter<Slot>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        std::iter::once(self.first).chain(self.rest)
+    }
+}
+
 /// Drop replaced slots, cutting the parent link of default sub-messages
 /// so that a later change to them does not reach back into this message.
-pub fn release(py: Python<'_>, old: Vec<Slot>) {
+pub fn release(py: Python<'_>, old: impl IntoIterator<Item = Slot>) {
     for s in old {
         if let Slot::Lazy(c) = s {
             if let Ok(mut c) = c.bind(py).try_borrow_mut() {
@@ -382,7 +398,7 @@ pub fn slot_from(
                     v.get_type().name()?
                 )));
             }
-            let mut items = Vec::new();
+            let mut items = Vec::with_capacity(v.len().unwrap_or(0));
             for e in v.try_iter()? {
                 items.push(element(py, s, f, &e?)?);
             }

@@ -4,6 +4,9 @@
 //! default value of every scalar field.
 
 use std::collections::HashMap;
+
+/// Field and oneof names of one type (schema data, so a fast hash).
+pub type Names = hashbrown::HashMap<String, i64, foldhash::fast::RandomState>;
 use std::sync::{Arc, OnceLock};
 
 use amber_core::proto::runtime::{Cardinality, DefaultValue, Kind, Tables};
@@ -27,7 +30,7 @@ pub struct Schema {
     pub defaults: Vec<Vec<Py<PyAny>>>,
     /// Per message type: field and oneof names to positions (fields) and
     /// `!index` (oneofs, as negative numbers).
-    pub names: Vec<HashMap<String, i64>>,
+    pub names: Vec<Names>,
     /// Per message type: whether it or anything it holds has `required`
     /// fields (only those need the `IsInitialized` walk).
     pub needs_check: Vec<bool>,
@@ -42,7 +45,7 @@ impl Schema {
         let mut names = Vec::with_capacity(tables.messages.len());
         for m in &tables.messages {
             let mut d = Vec::with_capacity(m.fields.len());
-            let mut n = HashMap::new();
+            let mut n = Names::default();
             for (pos, f) in m.fields.iter().enumerate() {
                 n.insert(f.name.clone(), pos as i64);
                 d.push(match (f.card, &f.default) {

@@ -48,16 +48,27 @@ fn type_error(v: &Bound<'_, PyAny>, expected: &str) -> PyErr {
 }
 
 /// The integer of `v` (an `int`, or anything with `__index__` that is not
-/// a float), in `lo..=hi`.
+/// a float), in `lo..=hi`: the same object for an exact `int`, a new plain
+/// `int` for a `bool`, an `int` subclass or an `__index__` object.
 fn int_in(v: &Bound<'_, PyAny>, lo: i128, hi: i128) -> PyResult<Py<PyAny>> {
+    let py = v.py();
+    let exact = v.is_exact_instance_of::<PyInt>();
+    if exact {
+        // SAFETY: `v` is a live exact int, held by the caller's borrow.
+        if let Some(n) = unsafe { crate::ffi::long::small_int(v.as_ptr()) } {
+            if (n as i128) < lo || (n as i128) > hi {
+                return Err(PyValueError::new_err(format!("Value out of range: {n}")));
+            }
+            return Ok(v.clone().unbind());
+        }
+    }
     if v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyString>() {
         return Err(type_error(v, "int"));
     }
-    let exact = v.is_exact_instance_of::<PyInt>();
     let i = if exact {
         v.clone()
     } else {
-        v.call_method0(pyo3::intern!(v.py(), "__index__"))
+        v.call_method0(pyo3::intern!(py, "__index__"))
             .map_err(|_| type_error(v, "int"))?
     };
     let n: i128 = i
@@ -66,11 +77,15 @@ fn int_in(v: &Bound<'_, PyAny>, lo: i128, hi: i128) -> PyResult<Py<PyAny>> {
     if n < lo || n > hi {
         return Err(PyValueError::new_err(format!("Value out of range: {n}")));
     }
-    if exact || !i.is_exact_instance_of::<PyInt>() {
-        // bool, or an int subclass: store a plain int.
-        return Ok(n.into_pyobject(v.py())?.into_any().unbind());
+    if exact && i.is_exact_instance_of::<PyInt>() {
+        return Ok(i.unbind());
     }
-    Ok(i.unbind())
+    // bool, an int subclass or an `__index__` object: store a plain int.
+    Ok(if n < 0 {
+        (n as i64).into_pyobject(py)?.into_any().unbind()
+    } else {
+        (n as u64).into_pyobject(py)?.into_any().unbind()
+    })
 }
 
 /// Check and normalise `v` for a field of `kind` (enum names allowed).
