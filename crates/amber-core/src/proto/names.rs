@@ -38,18 +38,26 @@ fn camel(name: &str, first_upper: bool) -> String {
 pub fn c_escape(b: &[u8]) -> String {
     let mut out = String::with_capacity(b.len());
     for &c in b {
-        match c {
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            b'"' => out.push_str("\\\""),
-            b'\'' => out.push_str("\\'"),
-            b'\\' => out.push_str("\\\\"),
-            0x20..=0x7E => out.push(c as char),
-            _ => out.push_str(&format!("\\{:03o}", c)),
-        }
+        c_escape_byte(&mut out, c);
     }
     out
+}
+
+/// One byte of [`c_escape`].
+pub fn c_escape_byte(out: &mut String, c: u8) {
+    match c {
+        b'\n' => out.push_str("\\n"),
+        b'\r' => out.push_str("\\r"),
+        b'\t' => out.push_str("\\t"),
+        b'"' => out.push_str("\\\""),
+        b'\'' => out.push_str("\\'"),
+        b'\\' => out.push_str("\\\\"),
+        0x20..=0x7E => out.push(c as char),
+        _ => {
+            use std::fmt::Write as _;
+            let _ = write!(out, "\\{c:03o}");
+        }
+    }
 }
 
 /// C's `printf("%.{prec}g", v)` for finite `v`.

@@ -61,7 +61,7 @@ fn changed(slf: &Bound<'_, Repeated>) -> PyResult<()> {
         .owner
         .as_ref()
         .map(|o| o.clone_ref(slf.py()));
-    attach_owner(slf.py(), &owner)
+    attach_owner(slf.py(), owner)
 }
 
 fn index(i: isize, len: usize) -> PyResult<usize> {
@@ -436,7 +436,7 @@ fn map_changed(slf: &Bound<'_, MapField>) -> PyResult<()> {
         .owner
         .as_ref()
         .map(|o| o.clone_ref(slf.py()));
-    attach_owner(slf.py(), &owner)
+    attach_owner(slf.py(), owner)
 }
 
 /// A checked key, and its hashable form.

@@ -38,18 +38,6 @@ pub enum Slot {
     Map(Py<MapField>),
 }
 
-impl Slot {
-    fn clone_ref(&self, py: Python<'_>) -> Slot {
-        match self {
-            Slot::Unset => Slot::Unset,
-            Slot::Val(v) => Slot::Val(v.clone_ref(py)),
-            Slot::Lazy(v) => Slot::Lazy(v.clone_ref(py)),
-            Slot::List(v) => Slot::List(v.clone_ref(py)),
-            Slot::Map(v) => Slot::Map(v.clone_ref(py)),
-        }
-    }
-}
-
 static UNSET: Slot = Slot::Unset;
 
 /// The class-level handle of a message type (`cls.__amber__`).
@@ -224,8 +212,9 @@ pub fn attach(slf: &Bound<'_, Message>) -> PyResult<()> {
     }
 }
 
-/// Attach the message behind an optional weak link (containers).
-pub fn attach_owner(py: Python<'_>, owner: &Option<Py<PyWeakrefReference>>) -> PyResult<()> {
+/// Attach the message behind a container's weak link to it, if any (a
+/// container changed).
+pub fn attach_owner(py: Python<'_>, owner: Option<Py<PyWeakrefReference>>) -> PyResult<()> {
     if let Some(w) = owner {
         if let Some(o) = w.bind(py).upgrade() {
             attach(&o.cast_into::<Message>()?)?;
@@ -603,13 +592,16 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
             Slot::List(Py::new(py, c)?)
         }
     };
-    let out = slot.clone_ref(py);
-    *m.try_borrow_mut()?.slot_mut(pos) = slot;
-    Ok(match out {
-        Slot::Lazy(c) => c.into_any(),
-        Slot::List(c) => c.into_any(),
-        Slot::Map(c) => c.into_any(),
-        Slot::Val(v) => v,
+    let mut b = m.try_borrow_mut()?;
+    // Making the object ran Python code: keep what may have been set since.
+    if matches!(b.slot(pos), Slot::Unset) {
+        *b.slot_mut(pos) = slot;
+    }
+    Ok(match b.slot(pos) {
+        Slot::Lazy(c) => c.clone_ref(py).into_any(),
+        Slot::List(c) => c.clone_ref(py).into_any(),
+        Slot::Map(c) => c.clone_ref(py).into_any(),
+        Slot::Val(v) => v.clone_ref(py),
         Slot::Unset => py.None(),
     })
 }

@@ -192,18 +192,46 @@ impl MessageBuilder for Builder<'_> {
     }
 }
 
+/// A builder for messages of `m`'s type, and that type.
+fn builder_for<'py>(m: &Bound<'py, Message>) -> PyResult<(Builder<'py>, u32)> {
+    let b = m.try_borrow()?;
+    Ok((
+        Builder {
+            py: m.py(),
+            s: b.s.clone(),
+            err: None,
+        },
+        b.ty,
+    ))
+}
+
+/// Put what `builder` built from `draft` into `m`: in place of its
+/// contents (`replace`), or merged in.
+fn install(
+    m: &Bound<'_, Message>,
+    builder: &Builder<'_>,
+    draft: Draft,
+    replace: bool,
+) -> PyResult<()> {
+    let py = m.py();
+    let new = builder.finish(draft)?;
+    if replace {
+        let old = {
+            let mut b = m.try_borrow_mut()?;
+            b.unknown = new.unknown;
+            std::mem::replace(&mut b.vals, new.vals)
+        };
+        release(py, old);
+        Ok(())
+    } else {
+        merge_owned(py, &mut *m.try_borrow_mut()?, new)
+    }
+}
+
 /// Parse the text format into `m` (replacing its contents).
 pub fn from_text(m: &Bound<'_, Message>, text: &str, opts: ParseOptions) -> PyResult<()> {
-    let py = m.py();
-    let (s, ty) = {
-        let b = m.try_borrow()?;
-        (b.s.clone(), b.ty)
-    };
-    let mut builder = Builder {
-        py,
-        s: s.clone(),
-        err: None,
-    };
+    let (mut builder, ty) = builder_for(m)?;
+    let s = builder.s.clone();
     let draft = match parse_text(&s.tables, ty, text, &mut builder, opts) {
         Ok(d) => d,
         Err(TextFailure::Build(Stashed)) => {
@@ -211,17 +239,10 @@ pub fn from_text(m: &Bound<'_, Message>, text: &str, opts: ParseOptions) -> PyRe
         }
         Err(e) => {
             let msg = e.describe().unwrap_or_default();
-            return Err(errors::proto_decode(py, msg, None, None));
+            return Err(errors::proto_decode(m.py(), msg, None, None));
         }
     };
-    let new = builder.finish(draft)?;
-    let old = {
-        let mut b = m.try_borrow_mut()?;
-        b.unknown = new.unknown;
-        std::mem::replace(&mut b.vals, new.vals)
-    };
-    release(py, old);
-    Ok(())
+    install(m, &builder, draft, true)
 }
 
 /// Decode `data` (any bytes-like object) as a message of `m`'s type and
@@ -231,36 +252,23 @@ pub fn merge_from_bytes(
     data: &Bound<'_, PyAny>,
     replace: bool,
 ) -> PyResult<usize> {
-    let py = m.py();
     let buf = InputBuffer::get(data)?;
     let bytes = buf.bytes();
-    let (s, ty) = {
-        let b = m.try_borrow()?;
-        (b.s.clone(), b.ty)
-    };
-    let mut builder = Builder {
-        py,
-        s: s.clone(),
-        err: None,
-    };
+    let (mut builder, ty) = builder_for(m)?;
+    let s = builder.s.clone();
     let draft = match decode(&s.tables, ty, bytes, &mut builder, DecodeOptions::default()) {
         Ok(d) => d,
         Err(Failure::Wire(e)) => {
             let msg = e.to_string();
-            return Err(errors::proto_decode(py, msg, Some(e.offset), Some(e.path)));
+            return Err(errors::proto_decode(
+                m.py(),
+                msg,
+                Some(e.offset),
+                Some(e.path),
+            ));
         }
         Err(Failure::Build(Stashed)) => return Err(builder.err.take().expect("a stashed error")),
     };
-    let new = builder.finish(draft)?;
-    if replace {
-        let old = {
-            let mut b = m.try_borrow_mut()?;
-            b.unknown = new.unknown;
-            std::mem::replace(&mut b.vals, new.vals)
-        };
-        release(py, old);
-    } else {
-        merge_owned(py, &mut *m.try_borrow_mut()?, new)?;
-    }
+    install(m, &builder, draft, replace)?;
     Ok(bytes.len())
 }

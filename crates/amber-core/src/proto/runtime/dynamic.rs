@@ -48,7 +48,8 @@ pub enum Value {
 }
 
 impl Value {
-    fn from_scalar(s: Scalar<'_>) -> Value {
+    /// An owned copy of a scalar.
+    pub fn from_scalar(s: Scalar<'_>) -> Value {
         match s {
             Scalar::I32(v) => Value::I32(v),
             Scalar::I64(v) => Value::I64(v),
@@ -63,8 +64,9 @@ impl Value {
         }
     }
 
-    fn as_src(&self) -> Result<SrcValue<'_, &DynMessage>, EncodeError> {
-        Ok(SrcValue::Scalar(match self {
+    /// The scalar this value holds (`None` for messages, lists and maps).
+    pub fn scalar(&self) -> Option<Scalar<'_>> {
+        Some(match self {
             Value::I32(v) => Scalar::I32(*v),
             Value::I64(v) => Scalar::I64(*v),
             Value::U32(v) => Scalar::U32(*v),
@@ -75,14 +77,20 @@ impl Value {
             Value::Str(v) => Scalar::Str(v),
             Value::Bytes(v) => Scalar::Bytes(v),
             Value::Enum(v) => Scalar::Enum(*v),
-            Value::Message(m) => return Ok(SrcValue::Message(m)),
-            Value::List(_) | Value::Map(_) => {
-                return Err(EncodeError {
-                    message: "a list or map where one value was expected".into(),
-                    path: String::new(),
-                })
-            }
-        }))
+            Value::Message(_) | Value::List(_) | Value::Map(_) => return None,
+        })
+    }
+
+    fn as_src(&self) -> Result<SrcValue<'_, &DynMessage>, EncodeError> {
+        if let Value::Message(m) = self {
+            return Ok(SrcValue::Message(m));
+        }
+        self.scalar()
+            .map(SrcValue::Scalar)
+            .ok_or_else(|| EncodeError {
+                message: "a list or map where one value was expected".into(),
+                path: String::new(),
+            })
     }
 }
 

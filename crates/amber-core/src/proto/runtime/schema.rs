@@ -590,50 +590,12 @@ fn parse_default(kind: Kind, text: Option<&str>, t: &Tables) -> DefaultValue {
     }
 }
 
-/// Undo protoc's C escaping of a `bytes` default.
+/// Undo protoc's C escaping of a `bytes` default (kept as written if it
+/// is not valid escaping).
 fn unescape(s: &str) -> Vec<u8> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] != b'\\' || i + 1 >= b.len() {
-            out.push(b[i]);
-            i += 1;
-            continue;
-        }
-        i += 1;
-        let c = b[i];
-        i += 1;
-        match c {
-            b'n' => out.push(b'\n'),
-            b'r' => out.push(b'\r'),
-            b't' => out.push(b'\t'),
-            b'a' => out.push(7),
-            b'b' => out.push(8),
-            b'f' => out.push(12),
-            b'v' => out.push(11),
-            b'0'..=b'7' => {
-                let mut v = (c - b'0') as u32;
-                let mut n = 1;
-                while n < 3 && i < b.len() && (b'0'..=b'7').contains(&b[i]) {
-                    v = v * 8 + (b[i] - b'0') as u32;
-                    i += 1;
-                    n += 1;
-                }
-                out.push(v as u8);
-            }
-            b'x' => {
-                let mut v = 0u32;
-                let mut n = 0;
-                while n < 2 && i < b.len() && b[i].is_ascii_hexdigit() {
-                    v = v * 16 + (b[i] as char).to_digit(16).unwrap_or(0);
-                    i += 1;
-                    n += 1;
-                }
-                out.push(v as u8);
-            }
-            other => out.push(other),
-        }
+    let mut out = Vec::with_capacity(s.len());
+    match crate::proto::text::parse::unescape_body(s.as_bytes(), &mut out) {
+        Ok(()) => out,
+        Err(_) => s.as_bytes().to_vec(),
     }
-    out
 }

@@ -13,7 +13,7 @@
 //! `value`). As `Parse` (not `Merge`), a singular field given twice, or
 //! two members of one oneof, is an error. Errors say `line:col` (1-based).
 
-use crate::proto::runtime::dynamic::{dedup_maps, encode_dyn, DynBuilder, DynMessage};
+use crate::proto::runtime::dynamic::{dedup_maps, encode_dyn, DynBuilder, DynMessage, Value};
 use crate::proto::runtime::{
     Cardinality, FieldInfo, Kind, MapValue, MessageBuilder, Scalar, Tables,
 };
@@ -380,8 +380,8 @@ impl<'a> Parser<'_, 'a> {
             (Cardinality::Map, Kind::Message(entry)) => {
                 let close = self.open()?;
                 let einfo = &self.t.messages[entry as usize];
-                let mut key: Option<ScalarBuf> = None;
-                let mut val_scalar: Option<ScalarBuf> = None;
+                let mut key: Option<Value> = None;
+                let mut val_scalar: Option<Value> = None;
                 let mut val_msg: Option<B::Msg> = None;
                 let (Some(kf), Some(vf)) = (einfo.field(1), einfo.field(2)) else {
                     let at = self.tok.peek();
@@ -428,7 +428,7 @@ impl<'a> Parser<'_, 'a> {
                         self.tok.try_consume(b";");
                     }
                 }
-                let k = key.unwrap_or_else(|| ScalarBuf::zero(kf));
+                let k = key.unwrap_or_else(|| zero_of(kf));
                 let v = match (vf.kind, val_msg, val_scalar) {
                     (Kind::Message(_), Some(sm), _) => MapValue::Message(sm),
                     (Kind::Message(vt), None, _) => {
@@ -436,17 +436,17 @@ impl<'a> Parser<'_, 'a> {
                     }
                     (_, _, Some(s)) => {
                         return b
-                            .map_entry(m, f, k.get(), MapValue::Scalar(s.get()))
+                            .map_entry(m, f, get(&k), MapValue::Scalar(get(&s)))
                             .map_err(TextFailure::Build)
                     }
                     (_, _, None) => {
-                        let z = ScalarBuf::zero(vf);
+                        let z = zero_of(vf);
                         return b
-                            .map_entry(m, f, k.get(), MapValue::Scalar(z.get()))
+                            .map_entry(m, f, get(&k), MapValue::Scalar(get(&z)))
                             .map_err(TextFailure::Build);
                     }
                 };
-                b.map_entry(m, f, k.get(), v).map_err(TextFailure::Build)
+                b.map_entry(m, f, get(&k), v).map_err(TextFailure::Build)
             }
             (_, Kind::Message(sub)) => {
                 let close = self.open()?;
@@ -457,8 +457,8 @@ impl<'a> Parser<'_, 'a> {
             (card, _) => {
                 let v = self.scalar(f)?;
                 match card {
-                    Cardinality::Singular { .. } => b.set(m, f, v.get()),
-                    _ => b.push(m, f, v.get()),
+                    Cardinality::Singular { .. } => b.set(m, f, get(&v)),
+                    _ => b.push(m, f, get(&v)),
                 }
                 .map_err(TextFailure::Build)
             }
@@ -616,7 +616,7 @@ impl<'a> Parser<'_, 'a> {
     }
 
     /// One scalar value of field `f`'s kind.
-    fn scalar<E>(&mut self, f: &FieldInfo) -> Res<ScalarBuf, E> {
+    fn scalar<E>(&mut self, f: &FieldInfo) -> Res<Value, E> {
         let t = self.tok.peek();
         let text = std::str::from_utf8(t.text).unwrap_or("");
         let v = match f.kind {
@@ -639,14 +639,14 @@ impl<'a> Parser<'_, 'a> {
                     return self.fail(t, "String field contains invalid UTF-8.");
                 }
                 return Ok(if f.kind == Kind::String {
-                    ScalarBuf::Str(out)
+                    Value::Str(out)
                 } else {
-                    ScalarBuf::Bytes(out)
+                    Value::Bytes(out)
                 });
             }
             Kind::Bool => match text {
-                "true" | "t" | "1" | "True" => ScalarBuf::Bool(true),
-                "false" | "f" | "0" | "False" => ScalarBuf::Bool(false),
+                "true" | "t" | "1" | "True" => Value::Bool(true),
+                "false" | "f" | "0" | "False" => Value::Bool(false),
                 _ => return self.fail(t, "Expected \"true\" or \"false\"."),
             },
             Kind::Float | Kind::Double => {
@@ -654,15 +654,15 @@ impl<'a> Parser<'_, 'a> {
                     return self.fail(t, format!("Couldn't parse float: {text}"));
                 };
                 if f.kind == Kind::Float {
-                    ScalarBuf::F32(x as f32)
+                    Value::F32(x as f32)
                 } else {
-                    ScalarBuf::F64(x)
+                    Value::F64(x)
                 }
             }
             Kind::Enum(e) => {
                 let info = &self.t.enums[e as usize];
                 if let Some(&(_, n)) = info.names.iter().find(|(n, _)| n.as_bytes() == t.text) {
-                    ScalarBuf::Enum(n)
+                    Value::Enum(n)
                 } else if let Some(n) = parse_int(text).and_then(|v| i32::try_from(v).ok()) {
                     if info.closed && !info.contains(n) {
                         return self.fail(
@@ -673,7 +673,7 @@ impl<'a> Parser<'_, 'a> {
                             ),
                         );
                     }
-                    ScalarBuf::Enum(n)
+                    Value::Enum(n)
                 } else {
                     return self.fail(
                         t,
@@ -703,10 +703,10 @@ impl<'a> Parser<'_, 'a> {
                     return self.fail(t, format!("Couldn't parse integer: {text}"));
                 }
                 match k {
-                    Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => ScalarBuf::I32(v as i32),
-                    Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => ScalarBuf::I64(v as i64),
-                    Kind::Uint32 | Kind::Fixed32 => ScalarBuf::U32(v as u32),
-                    _ => ScalarBuf::U64(v as u64),
+                    Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Value::I32(v as i32),
+                    Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Value::I64(v as i64),
+                    Kind::Uint32 | Kind::Fixed32 => Value::U32(v as u32),
+                    _ => Value::U64(v as u64),
                 }
             }
         };
@@ -720,50 +720,14 @@ fn is_ident(t: &[u8]) -> bool {
         .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
 }
 
-/// An owned scalar (strings unescaped into their own buffer).
-enum ScalarBuf {
-    I32(i32),
-    I64(i64),
-    U32(u32),
-    U64(u64),
-    F32(f32),
-    F64(f64),
-    Bool(bool),
-    Str(Vec<u8>),
-    Bytes(Vec<u8>),
-    Enum(i32),
+/// The scalar of a parsed value (the parser makes only scalars).
+fn get(v: &Value) -> Scalar<'_> {
+    v.scalar().unwrap_or(Scalar::Bool(false))
 }
 
-impl ScalarBuf {
-    fn get(&self) -> Scalar<'_> {
-        match self {
-            ScalarBuf::I32(v) => Scalar::I32(*v),
-            ScalarBuf::I64(v) => Scalar::I64(*v),
-            ScalarBuf::U32(v) => Scalar::U32(*v),
-            ScalarBuf::U64(v) => Scalar::U64(*v),
-            ScalarBuf::F32(v) => Scalar::F32(*v),
-            ScalarBuf::F64(v) => Scalar::F64(*v),
-            ScalarBuf::Bool(v) => Scalar::Bool(*v),
-            ScalarBuf::Str(v) => Scalar::Str(v),
-            ScalarBuf::Bytes(v) => Scalar::Bytes(v),
-            ScalarBuf::Enum(v) => Scalar::Enum(*v),
-        }
-    }
-
-    fn zero(f: &FieldInfo) -> ScalarBuf {
-        match crate::proto::runtime::decode::zero(f) {
-            Scalar::I32(v) => ScalarBuf::I32(v),
-            Scalar::I64(v) => ScalarBuf::I64(v),
-            Scalar::U32(v) => ScalarBuf::U32(v),
-            Scalar::U64(v) => ScalarBuf::U64(v),
-            Scalar::F32(v) => ScalarBuf::F32(v),
-            Scalar::F64(v) => ScalarBuf::F64(v),
-            Scalar::Bool(v) => ScalarBuf::Bool(v),
-            Scalar::Str(v) => ScalarBuf::Str(v.to_vec()),
-            Scalar::Bytes(v) => ScalarBuf::Bytes(v.to_vec()),
-            Scalar::Enum(v) => ScalarBuf::Enum(v),
-        }
-    }
+/// A field's zero, owned.
+fn zero_of(f: &FieldInfo) -> Value {
+    Value::from_scalar(crate::proto::runtime::decode::zero(f))
 }
 
 /// An integer as Python's `int(text, 0)` reads it, plus C octal (`017`).
@@ -826,7 +790,13 @@ fn unescape(tok: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     if tok.len() < 2 || tok[tok.len() - 1] != q {
         return Err("String missing ending quote.".into());
     }
-    let s = &tok[1..tok.len() - 1];
+    unescape_body(&tok[1..tok.len() - 1], out)
+}
+
+/// Undo C escaping (`\n`, octal, `\x`, `\u`, `\U`, ...) of a string's
+/// contents onto `out`: text format strings, and `bytes` defaults as
+/// protoc writes them in descriptors.
+pub fn unescape_body(s: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     let mut i = 0;
     while i < s.len() {
         let c = s[i];

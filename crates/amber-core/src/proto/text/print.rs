@@ -10,6 +10,7 @@
 
 use std::fmt::Write as _;
 
+use crate::proto::names::c_escape_byte;
 use crate::proto::repr::{f32_repr, f64_repr};
 use crate::proto::runtime::dynamic::{decode_dyn, DynSource};
 use crate::proto::runtime::error::EncodeError;
@@ -360,7 +361,7 @@ pub fn escape(out: &mut String, b: &[u8], as_utf8: bool) {
             let s = std::str::from_utf8(&rest[..good]).unwrap_or("");
             for c in s.chars() {
                 if (c as u32) < 0x80 {
-                    escape_byte(out, c as u8);
+                    c_escape_byte(out, c as u8);
                 } else {
                     out.push(c);
                 }
@@ -374,25 +375,10 @@ pub fn escape(out: &mut String, b: &[u8], as_utf8: bool) {
             }
             Some(_) => {
                 for &c in rest {
-                    escape_byte(out, c);
+                    c_escape_byte(out, c);
                 }
                 break;
             }
-        }
-    }
-}
-
-fn escape_byte(out: &mut String, c: u8) {
-    match c {
-        b'\n' => out.push_str("\\n"),
-        b'\r' => out.push_str("\\r"),
-        b'\t' => out.push_str("\\t"),
-        b'"' => out.push_str("\\\""),
-        b'\'' => out.push_str("\\'"),
-        b'\\' => out.push_str("\\\\"),
-        32..=126 => out.push(c as char),
-        _ => {
-            let _ = write!(out, "\\{c:03o}");
         }
     }
 }
