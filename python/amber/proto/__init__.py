@@ -14,11 +14,12 @@ where amber differs.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import types
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from amber._native import (
     MapContainer,
@@ -26,6 +27,8 @@ from amber._native import (
     ProtoSchema,
     ProtoSchemaError,
     RepeatedContainer,
+    proto_merge_json,
+    proto_to_json,
 )
 from amber._native import Message as _NativeMessage
 from amber.proto._descriptors import (
@@ -56,11 +59,97 @@ __all__ = [
 ]
 
 
+_M = TypeVar("_M", bound="Message")
+
+
+def _dumps_for_parse(d: Any) -> str:
+    """`d` as JSON text for the ProtoJSON parser (what `from_dict` reads)."""
+    try:
+        return json.dumps(d, ensure_ascii=False)
+    except (TypeError, ValueError) as e:
+        raise DecodeError(f"not a JSON value: {e}") from e
+
+
 class Message(_NativeMessage):
     """Base class of every loaded message class."""
 
     __slots__ = ()
     DESCRIPTOR: Descriptor
+
+    # --- ProtoJSON (protobuf's JSON mapping), as google.protobuf.json_format -----------------
+
+    def to_json(
+        self,
+        *,
+        preserving_proto_field_name: bool = False,
+        use_integers_for_enums: bool = False,
+        always_print_fields_with_no_presence: bool = False,
+        indent: int | None = 2,
+        sort_keys: bool = False,
+        ensure_ascii: bool = True,
+    ) -> str:
+        """The message as ProtoJSON text, equal to `json_format.MessageToJson(msg, ...)` with
+        the same options (`indent=None`: one line). Raises `amber.EncodeError` for values
+        ProtoJSON cannot write (a Timestamp out of range, an Any of an unknown type, ...)."""
+        return proto_to_json(
+            self,
+            preserving_proto_field_name=preserving_proto_field_name,
+            use_integers_for_enums=use_integers_for_enums,
+            always_print_fields_with_no_presence=always_print_fields_with_no_presence,
+            indent=indent,
+            sort_keys=sort_keys,
+            ensure_ascii=ensure_ascii,
+        )
+
+    @classmethod
+    def from_json(cls: type[_M], text: str | bytes, *, ignore_unknown_fields: bool = False) -> _M:
+        """A new message from ProtoJSON text, as `json_format.Parse(text, cls(), ...)`.
+        Raises `amber.proto.DecodeError` (with `offset` and `path`) for invalid text."""
+        m = cls()
+        proto_merge_json(m, text, ignore_unknown_fields=ignore_unknown_fields)
+        return m
+
+    def to_dict(
+        self,
+        *,
+        always_print_fields_with_no_presence: bool = False,
+        preserving_proto_field_name: bool = False,
+        use_integers_for_enums: bool = False,
+    ) -> Any:
+        """The message as JSON-ready Python values, equal to `json_format.MessageToDict`
+        (a dict, or a well-known type's own form: a Timestamp gives a string)."""
+        return json.loads(
+            proto_to_json(
+                self,
+                preserving_proto_field_name=preserving_proto_field_name,
+                use_integers_for_enums=use_integers_for_enums,
+                always_print_fields_with_no_presence=always_print_fields_with_no_presence,
+                ensure_ascii=False,
+            )
+        )
+
+    @classmethod
+    def from_dict(cls: type[_M], d: Any, *, ignore_unknown_fields: bool = False) -> _M:
+        """A new message from JSON-ready Python values, as `json_format.ParseDict`."""
+        return cls.from_json(_dumps_for_parse(d), ignore_unknown_fields=ignore_unknown_fields)
+
+    # Pyrobuf's names.
+
+    def SerializeToJson(self) -> str:
+        """Compact ProtoJSON text (`to_json(indent=None)`)."""
+        return proto_to_json(self)
+
+    def ParseFromJson(self, text: str | bytes) -> None:
+        """Replace the contents with those of ProtoJSON text."""
+        proto_merge_json(self, text)
+
+    def SerializeToDict(self) -> Any:
+        """`to_dict()`."""
+        return self.to_dict()
+
+    def ParseFromDict(self, d: Any) -> None:
+        """Replace the contents with those of JSON-ready Python values."""
+        proto_merge_json(self, _dumps_for_parse(d))
 
     def ListFields(self) -> list[tuple[FieldDescriptor, Any]]:
         """`(field descriptor, value)` of each present field, by field number."""
