@@ -18,6 +18,21 @@ pub fn push_f64(out: &mut Vec<u8>, x: f64) {
     }
     let mut s = String::with_capacity(32);
     let _ = write!(s, "{x:e}");
+    // Rust's shortest digits break an exact tie between two candidates
+    // upwards; Python's take the even one, which is the correctly rounded
+    // value at that many digits (Rust's fixed-precision form rounds half
+    // to even): use that when it reads back as `x`.
+    let k = s
+        .split('e')
+        .next()
+        .map_or(0, |m| m.bytes().filter(u8::is_ascii_digit).count());
+    if k > 1 {
+        let mut e = String::with_capacity(32);
+        let _ = write!(e, "{:.*e}", k - 1, x);
+        if e != s && e.parse::<f64>() == Ok(x) {
+            s = e;
+        }
+    }
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let (neg, mant) = match mant.strip_prefix('-') {
@@ -71,15 +86,32 @@ pub fn push_f64(out: &mut Vec<u8>, x: f64) {
     }
 }
 
-/// protobuf Python's `ToShortestFloat`: the double with the fewest
-/// significant digits (at least 6) that rounds to the same `f32`. Equal to
-/// the shortest round-trip digits of the `f32` read as a double (the
-/// 6-digit grid is coarser than the `f32` grid, so rounding the `f32`'s
-/// exact value to the shortest digit count gives those digits).
+/// protobuf Python's `ToShortestFloat`: for precision 6, 7, ... the
+/// value of `'%.{p}g' % v` (as a double), the first that rounds back to
+/// the same `f32`. For a normal `f32` whose shortest round-trip form has at
+/// most 6 digits that form is the answer (the 6-digit decimal grid is
+/// coarser than the `f32` grid there); otherwise (more digits, or a
+/// subnormal, where the `f32` grid is the coarser) the loop is run.
 pub fn shortest_f32(v: f32) -> f64 {
-    let mut s = String::with_capacity(24);
+    let mut s = String::with_capacity(32);
     let _ = write!(s, "{v:e}");
-    s.parse().unwrap_or(v as f64)
+    let digits = s
+        .split('e')
+        .next()
+        .map_or(0, |m| m.bytes().filter(u8::is_ascii_digit).count());
+    if v.is_normal() && digits <= 6 {
+        return s.parse().unwrap_or(v as f64);
+    }
+    let orig = v as f64;
+    for p in 6..=17 {
+        s.clear();
+        let _ = write!(s, "{:.*e}", p - 1, orig);
+        let r: f64 = s.parse().unwrap_or(orig);
+        if (r as f32) as f64 == orig {
+            return r;
+        }
+    }
+    orig
 }
 
 /// Append an unsigned integer in decimal.
@@ -189,6 +221,8 @@ mod tests {
         assert_eq!(r(0.1), "0.1");
         assert_eq!(r(1.7976931348623157e308), "1.7976931348623157e+308");
         assert_eq!(r(12345678901234567.0), "1.2345678901234568e+16");
+        // A tie between two shortest forms goes to the even digit.
+        assert_eq!(r(-(655306575573102.0 + 0.25)), "-655306575573102.2");
     }
 
     #[test]
@@ -196,7 +230,9 @@ mod tests {
         assert_eq!(shortest_f32(0.1), 0.1);
         assert_eq!(shortest_f32(2.5), 2.5);
         assert_eq!(shortest_f32(f32::MAX), 3.4028235e38);
-        assert_eq!(shortest_f32(1e-45), 1e-45);
+        assert_eq!(shortest_f32(1e-45), 1.4013e-45);
+        assert_eq!(shortest_f32(16777217.0), 16777216.0);
+        assert_eq!(shortest_f32(0.3), 0.3);
     }
 
     #[test]
