@@ -46,7 +46,9 @@ __all__ = [
     "pg_bind_libpq",
     "pg_send",
     "pg_type",
+    "proto_merge_dict",
     "proto_merge_json",
+    "proto_to_dict",
     "proto_to_json",
     "zip_data_offset",
     "zip_find_end",
@@ -364,6 +366,16 @@ def proto_to_json(
     sort_keys: bool = False,
     ensure_ascii: bool = True,
 ) -> str: ...
+def proto_to_dict(
+    m: Message,
+    *,
+    preserving_proto_field_name: bool = False,
+    use_integers_for_enums: bool = False,
+    always_print_fields_with_no_presence: bool = False,
+) -> Any: ...
+def proto_merge_dict(
+    m: Message, d: Any, *, ignore_unknown_fields: bool = False, replace: bool = True
+) -> None: ...
 def proto_merge_json(
     m: Message, text: str | Buffer, *, ignore_unknown_fields: bool = False, replace: bool = True
 ) -> None: ...

@@ -14,7 +14,6 @@ where amber differs.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import types
@@ -27,7 +26,9 @@ from amber._native import (
     ProtoSchema,
     ProtoSchemaError,
     RepeatedContainer,
+    proto_merge_dict,
     proto_merge_json,
+    proto_to_dict,
     proto_to_json,
 )
 from amber._native import Message as _NativeMessage
@@ -60,14 +61,6 @@ __all__ = [
 
 
 _M = TypeVar("_M", bound="Message")
-
-
-def _dumps_for_parse(d: Any) -> str:
-    """`d` as JSON text for the ProtoJSON parser (what `from_dict` reads)."""
-    try:
-        return json.dumps(d, ensure_ascii=False)
-    except (TypeError, ValueError) as e:
-        raise DecodeError(f"not a JSON value: {e}") from e
 
 
 class Message(_NativeMessage):
@@ -117,21 +110,22 @@ class Message(_NativeMessage):
         use_integers_for_enums: bool = False,
     ) -> Any:
         """The message as JSON-ready Python values, equal to `json_format.MessageToDict`
-        (a dict, or a well-known type's own form: a Timestamp gives a string)."""
-        return json.loads(
-            proto_to_json(
-                self,
-                preserving_proto_field_name=preserving_proto_field_name,
-                use_integers_for_enums=use_integers_for_enums,
-                always_print_fields_with_no_presence=always_print_fields_with_no_presence,
-                ensure_ascii=False,
-            )
+        (a dict, or a well-known type's own form: a Timestamp gives a string); made by the
+        printer directly, no text in between."""
+        return proto_to_dict(
+            self,
+            preserving_proto_field_name=preserving_proto_field_name,
+            use_integers_for_enums=use_integers_for_enums,
+            always_print_fields_with_no_presence=always_print_fields_with_no_presence,
         )
 
     @classmethod
     def from_dict(cls: type[_M], d: Any, *, ignore_unknown_fields: bool = False) -> _M:
-        """A new message from JSON-ready Python values, as `json_format.ParseDict`."""
-        return cls.from_json(_dumps_for_parse(d), ignore_unknown_fields=ignore_unknown_fields)
+        """A new message from JSON-ready Python values (dicts, lists, strings, numbers, bools,
+        `None`), as `json_format.ParseDict`; read in place, no text in between."""
+        m = cls()
+        proto_merge_dict(m, d, ignore_unknown_fields=ignore_unknown_fields)
+        return m
 
     # Pyrobuf's names.
 
@@ -149,7 +143,7 @@ class Message(_NativeMessage):
 
     def ParseFromDict(self, d: Any) -> None:
         """Replace the contents with those of JSON-ready Python values."""
-        proto_merge_json(self, _dumps_for_parse(d))
+        proto_merge_dict(self, d)
 
     def ListFields(self) -> list[tuple[FieldDescriptor, Any]]:
         """`(field descriptor, value)` of each present field, by field number."""

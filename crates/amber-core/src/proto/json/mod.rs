@@ -54,6 +54,7 @@
 //! [`MessageBuilder`]: crate::proto::runtime::MessageBuilder
 
 pub mod b64;
+pub mod input;
 pub mod lex;
 pub mod num;
 pub mod parse;
@@ -61,5 +62,7 @@ pub mod print;
 pub mod wkt;
 pub mod write;
 
-pub use parse::{parse, ParseError, ParseFailure, ParseOptions};
-pub use print::{print, PrintFailure, PrintOptions};
+pub use input::{Input, Num, Peek};
+pub use parse::{parse, parse_input, ParseError, ParseFailure, ParseOptions};
+pub use print::{print, print_to, PrintFailure, PrintOptions};
+pub use write::{Sink, Writer};

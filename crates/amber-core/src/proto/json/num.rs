@@ -129,6 +129,32 @@ pub fn push_u64(out: &mut Vec<u8>, mut v: u64) {
     out.extend_from_slice(&buf[i..]);
 }
 
+/// An unsigned integer in decimal, written into `buf`.
+pub fn fmt_u64(buf: &mut [u8; 24], mut v: u64) -> &str {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&buf[i..]).unwrap_or_default()
+}
+
+/// A signed integer in decimal, written into `buf`.
+pub fn fmt_i64(buf: &mut [u8; 24], v: i64) -> &str {
+    let len = fmt_u64(buf, v.unsigned_abs()).len();
+    let mut start = buf.len() - len;
+    if v < 0 {
+        start -= 1;
+        buf[start] = b'-';
+    }
+    std::str::from_utf8(&buf[start..]).unwrap_or_default()
+}
+
 /// Append a signed integer in decimal.
 pub fn push_i64(out: &mut Vec<u8>, v: i64) {
     if v < 0 {

@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 use crate::proto::json::b64;
-use crate::proto::json::lex::{LexError, Lexer, Number};
+use crate::proto::json::input::{Input, Num, Peek};
+use crate::proto::json::lex::{LexError, Lexer};
 use crate::proto::json::num;
 use crate::proto::json::wkt::{self, Wkt, NULL_VALUE};
 use crate::proto::runtime::decode::{MapValue, MessageBuilder, Scalar};
@@ -53,6 +54,10 @@ pub struct ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            // Not text (Python objects): the path says where.
+            return write!(f, "{} ({})", self.message, self.path);
+        }
         write!(
             f,
             "{} at line {} column {} (byte {}) ({})",
@@ -82,19 +87,33 @@ pub fn parse<B: MessageBuilder>(
     b: &mut B,
     opts: &ParseOptions,
 ) -> Res<B::Msg, B::Err> {
+    parse_input(tables, ty, Lexer::new(text), b, opts)
+}
+
+/// Parse one JSON value read from `input` (text, or another [`Input`]) as
+/// a message of type `ty` made with `b`.
+pub fn parse_input<'a, I: Input<'a>, B: MessageBuilder>(
+    tables: &Tables,
+    ty: u32,
+    input: I,
+    b: &mut B,
+    opts: &ParseOptions,
+) -> Res<B::Msg, B::Err> {
     let mut p = Parser {
         t: tables,
         o: *opts,
-        lx: Lexer::new(text),
+        inp: input,
         path: Vec::new(),
+        _a: std::marker::PhantomData,
     };
     let mut m = b.start(ty).map_err(ParseFailure::Build)?;
     crate::bytes::stack::enter(
         || p.message(b, ty, &mut m, 1),
         || ParseFailure::Json(Box::new(p_err(0, "out of stack"))),
     )?;
-    if p.lx.peek().is_some() {
-        return p.err(p.lx.pos, "extra data after the JSON value");
+    if !p.inp.at_end() {
+        let at = p.inp.pos();
+        return p.err(at, "extra data after the JSON value");
     }
     Ok(m)
 }
@@ -112,7 +131,7 @@ fn p_err(offset: usize, msg: &str) -> ParseError {
 /// A scalar token.
 enum Tok<'a> {
     Str(Cow<'a, str>),
-    Num(Number<'a>),
+    Num(Num<'a>),
     Bool(bool),
     Null,
 }
@@ -150,17 +169,18 @@ enum Bad {
     UnknownEnum(String),
 }
 
-struct Parser<'t, 'a> {
+struct Parser<'t, 'a, I> {
     t: &'t Tables,
     o: ParseOptions,
-    lx: Lexer<'a>,
+    inp: I,
     path: Vec<PathSeg<'t>>,
+    _a: std::marker::PhantomData<&'a ()>,
 }
 
-impl<'t, 'a> Parser<'t, 'a> {
+impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
     #[cold]
     fn err<T, E>(&self, offset: usize, msg: impl Into<String>) -> Res<T, E> {
-        let (line, col) = self.lx.line_col(offset);
+        let (line, col) = self.inp.line_col(offset);
         Err(ParseFailure::Json(Box::new(ParseError {
             offset,
             line,
@@ -206,57 +226,46 @@ impl<'t, 'a> Parser<'t, 'a> {
 
     /// The position of the next token.
     fn here(&mut self) -> usize {
-        self.lx.peek();
-        self.lx.pos
+        self.inp.pos()
     }
 
-    /// After a member or item: `,` (true: another follows) or `close`.
-    fn next<E>(&mut self, close: u8) -> Res<bool, E> {
-        match self.lx.peek() {
-            Some(b',') => {
-                self.lx.pos += 1;
-                Ok(true)
-            }
-            Some(c) if c == close => {
-                self.lx.pos += 1;
-                Ok(false)
-            }
-            _ => {
-                let r = self.lx.expected(if close == b'}' {
-                    "',' or '}'"
-                } else {
-                    "',' or ']'"
-                });
-                self.lex(r)
-            }
-        }
+    /// After an object member: true if another follows.
+    fn next_member<E>(&mut self) -> Res<bool, E> {
+        let r = self.inp.next_member();
+        self.lex(r)
     }
 
-    /// Open an object (`{`); false if it is empty (and closed).
-    fn open<E>(&mut self, c: u8, close: u8, what: &str) -> Res<bool, E> {
-        if self.lx.peek() != Some(c) {
-            let r = self.lx.expected(what);
-            return self.lex(r);
-        }
-        self.lx.pos += 1;
-        if self.lx.peek() == Some(close) {
-            self.lx.pos += 1;
-            return Ok(false);
-        }
-        Ok(true)
+    /// After an array item: true if another follows.
+    fn next_item<E>(&mut self) -> Res<bool, E> {
+        let r = self.inp.next_item();
+        self.lex(r)
+    }
+
+    /// Enter an object; false if it is empty (and left).
+    fn open_object<E>(&mut self, what: &str) -> Res<bool, E> {
+        let r = self.inp.open_object(what);
+        self.lex(r)
+    }
+
+    /// Enter an array; false if it is empty (and left).
+    fn open_array<E>(&mut self, what: &str) -> Res<bool, E> {
+        let r = self.inp.open_array(what);
+        self.lex(r)
     }
 
     fn key<E>(&mut self) -> Res<(Cow<'a, str>, usize), E> {
         let at = self.here();
-        let k = self.lx.string();
-        let k = self.lex(k)?;
-        let r = self.lx.eat(b':', "':'");
-        self.lex(r)?;
-        Ok((k, at))
+        let k = self.inp.key();
+        Ok((self.lex(k)?, at))
     }
 
     fn skip<E>(&mut self) -> Res<(), E> {
-        let r = self.lx.skip_value(self.o.max_depth);
+        let r = self.inp.skip_value(self.o.max_depth);
+        self.lex(r)
+    }
+
+    fn literal<E>(&mut self) -> Res<(), E> {
+        let r = self.inp.literal();
         self.lex(r)
     }
 
@@ -272,11 +281,7 @@ impl<'t, 'a> Parser<'t, 'a> {
     ) -> Res<(), B::Err> {
         let t = self.t;
         let info = t.message(ty);
-        if !self.open(
-            b'{',
-            b'}',
-            &format!("an object for message {}", info.full_name),
-        )? {
+        if !self.open_object(&format!("an object for message {}", info.full_name))? {
             return Ok(());
         }
         let mut oneofs = Seen::default();
@@ -314,7 +319,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                     ),
                 );
             }
-            if !self.next(b'}')? {
+            if !self.next_member()? {
                 return Ok(());
             }
         }
@@ -331,9 +336,8 @@ impl<'t, 'a> Parser<'t, 'a> {
         oneofs: &mut Seen,
     ) -> Res<(), B::Err> {
         let at = self.here();
-        if self.lx.peek() == Some(b'n') {
-            let r = self.lx.literal(b"null");
-            self.lex(r)?;
+        if self.inp.peek() == Peek::Null {
+            self.literal()?;
             // null: not set, except where null is a value.
             if let Cardinality::Singular { .. } = f.card {
                 match f.kind {
@@ -395,7 +399,10 @@ impl<'t, 'a> Parser<'t, 'a> {
     ) -> Res<(), B::Err> {
         match self.t.message(vty).field(1) {
             Some(nf) => b.set(v, nf, Scalar::Enum(0)).map_err(ParseFailure::Build),
-            None => self.err(self.lx.pos, "google.protobuf.Value without null_value"),
+            None => {
+                let at = self.here();
+                self.err(at, "google.protobuf.Value without null_value")
+            }
         }
     }
 
@@ -408,13 +415,15 @@ impl<'t, 'a> Parser<'t, 'a> {
     ) -> Res<(), B::Err> {
         let t = self.t;
         let Kind::Message(entry) = f.kind else {
-            return self.err(self.lx.pos, "a map field without an entry type");
+            let at = self.here();
+            return self.err(at, "a map field without an entry type");
         };
         let einfo = t.message(entry);
         let (Some(kf), Some(vf)) = (einfo.field(1), einfo.field(2)) else {
-            return self.err(self.lx.pos, "map entry type without key and value");
+            let at = self.here();
+            return self.err(at, "map entry type without key and value");
         };
-        if !self.open(b'{', b'}', &format!("an object for map field {}", f.name))? {
+        if !self.open_object(&format!("an object for map field {}", f.name))? {
             return Ok(());
         }
         let mut seen: Vec<(Cow<'a, str>, usize)> = Vec::new();
@@ -436,11 +445,10 @@ impl<'t, 'a> Parser<'t, 'a> {
             match vf.kind {
                 Kind::Message(vty) => {
                     let mut sub = b.start(vty).map_err(ParseFailure::Build)?;
-                    if self.lx.peek() == Some(b'n') && self.is_wkt(vty, Wkt::Value) {
-                        let r = self.lx.literal(b"null");
-                        self.lex(r)?;
+                    if self.inp.peek() == Peek::Null && self.is_wkt(vty, Wkt::Value) {
+                        self.literal()?;
                         self.set_null(b, vty, &mut sub)?;
-                    } else if self.lx.peek() == Some(b'n') {
+                    } else if self.inp.peek() == Peek::Null {
                         return self.err(vat, "null is not allowed as a map value");
                     } else {
                         self.message(b, vty, &mut sub, depth + 1)?;
@@ -466,7 +474,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             let Tok::Str(k) = ktok else { unreachable!() };
             seen.push((k, at));
             i += 1;
-            if !self.next(b'}')? {
+            if !self.next_member()? {
                 break;
             }
         }
@@ -490,11 +498,7 @@ impl<'t, 'a> Parser<'t, 'a> {
         f: &'t FieldInfo,
         depth: usize,
     ) -> Res<(), B::Err> {
-        if !self.open(
-            b'[',
-            b']',
-            &format!("an array for repeated field {}", f.name),
-        )? {
+        if !self.open_array(&format!("an array for repeated field {}", f.name))? {
             return Ok(());
         }
         let mut i = 0u32;
@@ -505,7 +509,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             let at = self.here();
             match f.kind {
                 Kind::Message(ety) => {
-                    let null = self.lx.peek() == Some(b'n');
+                    let null = self.inp.peek() == Peek::Null;
                     if null && !self.is_wkt(ety, Wkt::Value) {
                         return self.err(
                             at,
@@ -514,8 +518,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                     }
                     let mut sub = b.begin(m, f, ety).map_err(ParseFailure::Build)?;
                     if null {
-                        let r = self.lx.literal(b"null");
-                        self.lex(r)?;
+                        self.literal()?;
                         self.set_null(b, ety, &mut sub)?;
                     } else {
                         self.message(b, ety, &mut sub, depth + 1)?;
@@ -539,7 +542,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                 }
             }
             i += 1;
-            if !self.next(b']')? {
+            if !self.next_item()? {
                 return Ok(());
             }
         }
@@ -548,14 +551,15 @@ impl<'t, 'a> Parser<'t, 'a> {
     /// A scalar token (an object or array is an error here).
     fn token<E>(&mut self) -> Res<Tok<'a>, E> {
         let at = self.here();
-        let r = match self.lx.peek() {
-            Some(b'"') => self.lx.string().map(Tok::Str),
-            Some(b't') => self.lx.literal(b"true").map(|_| Tok::Bool(true)),
-            Some(b'f') => self.lx.literal(b"false").map(|_| Tok::Bool(false)),
-            Some(b'n') => self.lx.literal(b"null").map(|_| Tok::Null),
-            Some(b'{') => return self.err(at, "expected a scalar value, found an object"),
-            Some(b'[') => return self.err(at, "expected a scalar value, found an array"),
-            _ => self.lx.number().map(Tok::Num),
+        let r = match self.inp.peek() {
+            Peek::String => self.inp.string().map(Tok::Str),
+            Peek::True => self.inp.literal().map(|_| Tok::Bool(true)),
+            Peek::False => self.inp.literal().map(|_| Tok::Bool(false)),
+            Peek::Null => self.inp.literal().map(|_| Tok::Null),
+            Peek::Object => return self.err(at, "expected a scalar value, found an object"),
+            Peek::Array => return self.err(at, "expected a scalar value, found an array"),
+            Peek::Number => self.inp.number().map(Tok::Num),
+            Peek::Other => self.inp.expected("a value"),
         };
         self.lex(r)
     }
@@ -582,7 +586,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             | Kind::Uint64
             | Kind::Fixed64 => {
                 let v = match tok {
-                    Tok::Num(n) => num::integer_of(n.text, false),
+                    Tok::Num(n) => num_int(*n),
                     Tok::Str(s) => num::integer_of(s, false),
                     Tok::Bool(b) => Err(format!(
                         "Bool value {} is not acceptable for integer field",
@@ -608,7 +612,12 @@ impl<'t, 'a> Parser<'t, 'a> {
             Kind::Double | Kind::Float => {
                 let v = match tok {
                     Tok::Num(n) => {
-                        let v: f64 = n.text.parse().unwrap_or(f64::NAN);
+                        let v = num_f64(*n);
+                        if v.is_nan() {
+                            return Err(msg(
+                                "Couldn't parse NaN, use quoted \"NaN\" instead".into()
+                            ));
+                        }
                         if v.is_infinite() {
                             return Err(msg(format!(
                                 "Couldn't parse {} or value too {}, use quoted \"{}\" instead",
@@ -671,7 +680,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                             }
                         }
                     }
-                    Tok::Num(n) => num::integer_of(n.text, false).map_err(msg)?,
+                    Tok::Num(n) => num_int(*n).map_err(msg)?,
                     _ => {
                         return Err(msg(format!(
                             "Invalid enum value for enum type {}",
@@ -795,13 +804,12 @@ impl<'t, 'a> Parser<'t, 'a> {
         depth: usize,
     ) -> Res<(), B::Err> {
         let at = self.here();
-        let c = self.lx.peek();
-        let num = match c {
-            Some(b'n') => 1,
-            Some(b'"') => 3,
-            Some(b't' | b'f') => 4,
-            Some(b'{') => 5,
-            Some(b'[') => 6,
+        let num = match self.inp.peek() {
+            Peek::Null => 1,
+            Peek::String => 3,
+            Peek::True | Peek::False => 4,
+            Peek::Object => 5,
+            Peek::Array => 6,
             _ => 2,
         };
         let Some(f) = info.field(num) else {
@@ -824,7 +832,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                     Tok::Str(s) => Scalar::Str(s.as_bytes()),
                     Tok::Bool(v) => Scalar::Bool(*v),
                     // Overflow makes an infinity, as Python's json does.
-                    Tok::Num(n) => Scalar::F64(n.text.parse().unwrap_or(f64::NAN)),
+                    Tok::Num(n) => Scalar::F64(num_f64(*n)),
                 };
                 b.set(m, f, s).map_err(ParseFailure::Build)?;
             }
@@ -846,9 +854,10 @@ impl<'t, 'a> Parser<'t, 'a> {
         let t = self.t;
         let info = t.message(ty);
         let start = self.here();
+        let mark = self.inp.mark();
         let mut url: Option<Cow<'a, str>> = None;
         let mut has_value = false;
-        if !self.open(b'{', b'}', "an object for google.protobuf.Any")? {
+        if !self.open_object("an object for google.protobuf.Any")? {
             return Ok(());
         }
         loop {
@@ -866,11 +875,10 @@ impl<'t, 'a> Parser<'t, 'a> {
                 has_value |= k == "value";
                 self.skip()?;
             }
-            if !self.next(b'}')? {
+            if !self.next_member()? {
                 break;
             }
         }
-        let end = self.lx.pos;
         let Some(url) = url else {
             return self.err(start, "@type is missing when parsing any message");
         };
@@ -882,7 +890,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             );
         };
         // Again, into a tree, which becomes the Any's bytes.
-        self.lx.pos = start;
+        self.inp.reset(mark);
         let mut db = DynBuilder { tables: t };
         let mut dm = DynMessage::new(sub_ty);
         let r = if wkt::wkt_of(&t.message(sub_ty).full_name).is_some() {
@@ -900,7 +908,6 @@ impl<'t, 'a> Parser<'t, 'a> {
             ParseFailure::Json(e) => ParseFailure::Json(e),
             ParseFailure::Build(never) => match never {},
         })?;
-        debug_assert_eq!(self.lx.pos, end);
         dedup_maps(&mut dm);
         let bytes = match encode_dyn(t, &dm, true) {
             Ok(v) => v,
@@ -927,7 +934,7 @@ impl<'t, 'a> Parser<'t, 'a> {
         dm: &mut DynMessage,
         depth: usize,
     ) -> Res<(), std::convert::Infallible> {
-        self.open(b'{', b'}', "an object")?;
+        self.open_object("an object")?;
         let mut seen = false;
         loop {
             let (k, at) = self.key()?;
@@ -945,10 +952,39 @@ impl<'t, 'a> Parser<'t, 'a> {
             } else {
                 self.skip()?;
             }
-            if !self.next(b'}')? {
+            if !self.next_member()? {
                 return Ok(());
             }
         }
+    }
+}
+
+/// The integer a number stands for (json_format's `_ConvertInteger`: a
+/// float must be integral).
+fn num_int(n: Num<'_>) -> Result<i128, String> {
+    match n {
+        Num::Text(n) => num::integer_of(n.text, false),
+        Num::Int(v) => Ok(v),
+        Num::Float(f) if f.is_finite() && f.fract() == 0.0 => Ok(if f.abs() >= 1.7e38 {
+            if f < 0.0 {
+                i128::MIN
+            } else {
+                i128::MAX
+            }
+        } else {
+            f as i128
+        }),
+        Num::Float(f) => Err(format!("Couldn't parse integer: {f}")),
+    }
+}
+
+/// A number as a double (text that overflows: an infinity, as Python's
+/// json reads it).
+fn num_f64(n: Num<'_>) -> f64 {
+    match n {
+        Num::Text(n) => n.text.parse().unwrap_or(f64::NAN),
+        Num::Int(v) => v as f64,
+        Num::Float(f) => f,
     }
 }
 

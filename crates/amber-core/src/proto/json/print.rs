@@ -4,7 +4,7 @@
 use crate::proto::json::b64;
 use crate::proto::json::num;
 use crate::proto::json::wkt::{self, Wkt, NULL_VALUE};
-use crate::proto::json::write::Writer;
+use crate::proto::json::write::{Sink, Writer};
 use crate::proto::runtime::decode::Scalar;
 use crate::proto::runtime::dynamic::{decode_dyn, DynSource};
 use crate::proto::runtime::encode::{is_zero, MessageSource, SrcValue};
@@ -68,11 +68,29 @@ pub fn print<'m, S: MessageSource<'m>>(
     src: &S,
     opts: &PrintOptions,
 ) -> Res<String, S::Err> {
+    let mut w = Writer::new(opts.indent, opts.sort_keys, opts.ensure_ascii);
+    print_to(tables, ty, m, src, opts, &mut w)?;
+    // Only whole `&str`s and ASCII were written.
+    Ok(String::from_utf8(w.out).unwrap_or_default())
+}
+
+/// Print message `m` of type `ty` into any [`Sink`] (the Python edge
+/// makes dicts and lists with one; `indent`, `sort_keys` and
+/// `ensure_ascii` are the text [`Writer`]'s own settings).
+pub fn print_to<'m, S: MessageSource<'m>, W: Sink>(
+    tables: &Tables,
+    ty: u32,
+    m: S::Msg,
+    src: &S,
+    opts: &PrintOptions,
+    sink: &mut W,
+) -> Res<(), S::Err> {
     let mut p = Printer {
         t: tables,
         o: *opts,
-        w: Writer::new(opts.indent, opts.sort_keys, opts.ensure_ascii),
+        w: sink,
         path: Vec::new(),
+        scratch: Vec::new(),
     };
     crate::bytes::stack::enter(
         || p.message(src, ty, m, 0),
@@ -82,16 +100,16 @@ pub fn print<'m, S: MessageSource<'m>>(
                 path: "$".into(),
             }))
         },
-    )?;
-    // Only whole `&str`s and ASCII were written.
-    Ok(String::from_utf8(p.w.out).unwrap_or_default())
+    )
 }
 
-struct Printer<'t> {
+struct Printer<'t, W> {
     t: &'t Tables,
     o: PrintOptions,
-    w: Writer,
+    w: W,
     path: Vec<PathSeg<'t>>,
+    /// Reused for base64.
+    scratch: Vec<u8>,
 }
 
 /// A field's value read through the source.
@@ -99,7 +117,7 @@ fn src_err<E>(e: E) -> PrintFailure<E> {
     PrintFailure::Source(e)
 }
 
-impl<'t> Printer<'t> {
+impl<'t, W: Sink> Printer<'t, W> {
     #[cold]
     fn err<T, E>(&self, msg: impl Into<String>) -> Res<T, E> {
         Err(PrintFailure::Print(Box::new(EncodeError {
@@ -318,34 +336,31 @@ impl<'t> Printer<'t> {
     }
 
     fn scalar<E>(&mut self, kind: Kind, s: Scalar<'_>) -> Res<(), E> {
-        let out = &mut self.w;
         match kind {
             Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => match int(s) {
-                Some(v) => num::push_i64(&mut out.out, v),
+                Some(v) => self.w.int(v),
                 None => return self.mismatch(kind, s),
             },
             Kind::Uint32 | Kind::Fixed32 => match uint(s) {
-                Some(v) => num::push_u64(&mut out.out, v),
+                Some(v) => self.w.int(v as i64),
                 None => return self.mismatch(kind, s),
             },
             Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => match int(s) {
                 Some(v) => {
-                    out.out.push(b'"');
-                    num::push_i64(&mut out.out, v);
-                    out.out.push(b'"');
+                    let mut b = [0u8; 24];
+                    self.w.str(num::fmt_i64(&mut b, v));
                 }
                 None => return self.mismatch(kind, s),
             },
             Kind::Uint64 | Kind::Fixed64 => match uint(s) {
                 Some(v) => {
-                    out.out.push(b'"');
-                    num::push_u64(&mut out.out, v);
-                    out.out.push(b'"');
+                    let mut b = [0u8; 24];
+                    self.w.str(num::fmt_u64(&mut b, v));
                 }
                 None => return self.mismatch(kind, s),
             },
             Kind::Bool => match s {
-                Scalar::Bool(b) => out.bool(b),
+                Scalar::Bool(b) => self.w.bool(b),
                 _ => return self.mismatch(kind, s),
             },
             Kind::Double | Kind::Float => {
@@ -360,16 +375,19 @@ impl<'t> Printer<'t> {
             }
             Kind::String => match s {
                 Scalar::Str(b) | Scalar::Bytes(b) => match std::str::from_utf8(b) {
-                    Ok(s) => out.string(s),
+                    Ok(s) => self.w.str(s),
                     Err(_) => return self.err("a string field holds invalid UTF-8"),
                 },
                 _ => return self.mismatch(kind, s),
             },
             Kind::Bytes => match s {
                 Scalar::Str(b) | Scalar::Bytes(b) => {
-                    out.out.push(b'"');
-                    b64::encode(&mut out.out, b);
-                    out.out.push(b'"');
+                    let mut buf = std::mem::take(&mut self.scratch);
+                    buf.clear();
+                    b64::encode(&mut buf, b);
+                    // Base64 is ASCII.
+                    self.w.str(std::str::from_utf8(&buf).unwrap_or_default());
+                    self.scratch = buf;
                 }
                 _ => return self.mismatch(kind, s),
             },
@@ -379,21 +397,21 @@ impl<'t> Printer<'t> {
                 };
                 let n = n as i32;
                 if self.o.use_integers_for_enums {
-                    num::push_i64(&mut out.out, n as i64);
+                    self.w.int(n as i64);
                     return Ok(());
                 }
                 let info = &self.t.enums[e as usize];
                 if info.full_name == NULL_VALUE {
-                    out.null();
+                    self.w.null();
                 } else if let Some((name, _)) = info.names.iter().find(|v| v.1 == n) {
-                    out.string(name);
+                    self.w.str(name);
                 } else if info.closed {
                     return self.err(format!(
                         "enum field contains the number {n}, which is not a value of closed enum {}",
                         info.full_name
                     ));
                 } else {
-                    num::push_i64(&mut out.out, n as i64);
+                    self.w.int(n as i64);
                 }
             }
             Kind::Message(_) => return self.mismatch(kind, s),
@@ -402,19 +420,14 @@ impl<'t> Printer<'t> {
     }
 
     fn float(&mut self, v: f64, single: bool) {
-        let out = &mut self.w.out;
         if v.is_nan() {
-            out.extend_from_slice(b"\"NaN\"");
+            self.w.str("NaN");
         } else if v.is_infinite() {
-            out.extend_from_slice(if v > 0.0 {
-                b"\"Infinity\""
-            } else {
-                b"\"-Infinity\""
-            });
+            self.w.str(if v > 0.0 { "Infinity" } else { "-Infinity" });
         } else if single {
-            num::push_f64(out, num::shortest_f32(v as f32));
+            self.w.float(num::shortest_f32(v as f32));
         } else {
-            num::push_f64(out, v);
+            self.w.float(v);
         }
     }
 
@@ -487,7 +500,7 @@ impl<'t> Printer<'t> {
                     wkt::duration_to_string(seconds, nanos)
                 };
                 match text {
-                    Ok(s) => self.w.string(&s),
+                    Ok(s) => self.w.str(&s),
                     Err(e) => return self.err(e),
                 }
                 Ok(())
@@ -513,7 +526,7 @@ impl<'t> Printer<'t> {
                         return self.err(e);
                     }
                 }
-                self.w.string(&s);
+                self.w.str(&s);
                 Ok(())
             }
             Wkt::Struct => {
@@ -577,7 +590,7 @@ impl<'t> Printer<'t> {
                                     if x.is_nan() { "NaN" } else { "Infinity" }
                                 ));
                             }
-                            num::push_f64(&mut self.w.out, x);
+                            self.w.float(x);
                         }
                         (_, v) => self.value(src, f.kind, v, depth)?,
                     }
@@ -629,7 +642,7 @@ impl<'t> Printer<'t> {
         };
         self.w.begin_object();
         self.w.key("@type");
-        self.w.string(url);
+        self.w.str(url);
         let inner = if wkt::wkt_of(&t.message(sub_ty).full_name).is_some() {
             self.w.key("value");
             self.path.push(PathSeg {

@@ -4,6 +4,107 @@
 //! (`ensure_ascii`: `\uXXXX` in lowercase hex, surrogate pairs above the
 //! BMP); `sort_keys` orders every object's members by key.
 
+/// Where the printer's output goes: JSON text ([`Writer`]), or (at the
+/// Python edge) dicts and lists. Values come in document order; an
+/// object's members as `key` then the value; an array's items after
+/// `item`.
+pub trait Sink {
+    /// Open an object.
+    fn begin_object(&mut self);
+    /// The next member's key.
+    fn key(&mut self, k: &str);
+    /// Close an object.
+    fn end_object(&mut self);
+    /// Open an array.
+    fn begin_array(&mut self);
+    /// Before each item of an array.
+    fn item(&mut self);
+    /// Close an array.
+    fn end_array(&mut self);
+    /// `null`.
+    fn null(&mut self);
+    /// `true` or `false`.
+    fn bool(&mut self, v: bool);
+    /// A string.
+    fn str(&mut self, s: &str);
+    /// An integer (32-bit fields and enum numbers).
+    fn int(&mut self, v: i64);
+    /// A finite float (written as Python's `repr`).
+    fn float(&mut self, v: f64);
+}
+
+impl<W: Sink + ?Sized> Sink for &mut W {
+    fn begin_object(&mut self) {
+        (**self).begin_object()
+    }
+    fn key(&mut self, k: &str) {
+        (**self).key(k)
+    }
+    fn end_object(&mut self) {
+        (**self).end_object()
+    }
+    fn begin_array(&mut self) {
+        (**self).begin_array()
+    }
+    fn item(&mut self) {
+        (**self).item()
+    }
+    fn end_array(&mut self) {
+        (**self).end_array()
+    }
+    fn null(&mut self) {
+        (**self).null()
+    }
+    fn bool(&mut self, v: bool) {
+        (**self).bool(v)
+    }
+    fn str(&mut self, s: &str) {
+        (**self).str(s)
+    }
+    fn int(&mut self, v: i64) {
+        (**self).int(v)
+    }
+    fn float(&mut self, v: f64) {
+        (**self).float(v)
+    }
+}
+
+impl Sink for Writer {
+    fn begin_object(&mut self) {
+        Writer::begin_object(self)
+    }
+    fn key(&mut self, k: &str) {
+        Writer::key(self, k)
+    }
+    fn end_object(&mut self) {
+        Writer::end_object(self)
+    }
+    fn begin_array(&mut self) {
+        Writer::begin_array(self)
+    }
+    fn item(&mut self) {
+        Writer::item(self)
+    }
+    fn end_array(&mut self) {
+        Writer::end_array(self)
+    }
+    fn null(&mut self) {
+        Writer::null(self)
+    }
+    fn bool(&mut self, v: bool) {
+        Writer::bool(self, v)
+    }
+    fn str(&mut self, s: &str) {
+        self.string(s)
+    }
+    fn int(&mut self, v: i64) {
+        crate::proto::json::num::push_i64(&mut self.out, v)
+    }
+    fn float(&mut self, v: f64) {
+        crate::proto::json::num::push_f64(&mut self.out, v)
+    }
+}
+
 /// One open object or array.
 struct Frame {
     /// No member or item written yet.
