@@ -97,6 +97,9 @@ struct PySink<'py> {
     key: Option<Bound<'py, PyString>>,
     root: Option<Bound<'py, PyAny>>,
     err: Option<PyErr>,
+    /// Field-name keys made so far, by the address and length of the
+    /// tables' `&str` (valid for the whole print: the tables outlive it).
+    keys: Vec<(usize, usize, Bound<'py, PyString>)>,
 }
 
 enum Frame<'py> {
@@ -131,6 +134,16 @@ impl Sink for PySink<'_> {
     }
     fn key(&mut self, k: &str) {
         self.key = Some(PyString::new(self.py, k));
+    }
+    fn field_key(&mut self, k: &str) {
+        let id = (k.as_ptr() as usize, k.len());
+        if let Some((_, _, s)) = self.keys.iter().find(|e| (e.0, e.1) == id) {
+            self.key = Some(s.clone());
+            return;
+        }
+        let s = PyString::intern(self.py, k);
+        self.keys.push((id.0, id.1, s.clone()));
+        self.key = Some(s);
     }
     fn end_object(&mut self) {
         self.stack.pop();
@@ -194,6 +207,7 @@ pub fn proto_to_dict<'py>(
         key: None,
         root: None,
         err: None,
+        keys: Vec::new(),
     };
     let r = json::print_to(&root.s.tables, root.ty, &*root, &src, &opts, &mut sink);
     if let Err(e) = r {

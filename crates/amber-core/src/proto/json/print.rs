@@ -158,22 +158,26 @@ impl<'t, W: Sink> Printer<'t, W> {
         )
     }
 
-    /// Whether field `f` is printed as set (`count` values).
+    /// Whether field `f` is printed as set (`n` values); for a singular
+    /// field, its value (read once: the check and the printing share it).
+    #[allow(clippy::type_complexity)]
     fn present<'m, S: MessageSource<'m>>(
         &self,
         src: &S,
         m: S::Msg,
         f: &FieldInfo,
         n: usize,
-    ) -> Res<bool, S::Err> {
+    ) -> Res<(bool, Option<SrcValue<'m, S::Msg>>), S::Err> {
+        if n == 0 {
+            return Ok((false, None));
+        }
         Ok(match f.card {
-            Cardinality::Singular { presence: false } if n > 0 => {
-                match src.get(m, f, 0).map_err(src_err)? {
-                    SrcValue::Scalar(s) => !is_zero(s),
-                    SrcValue::Message(_) => true,
-                }
+            Cardinality::Singular { presence } => {
+                let v = src.get(m, f, 0).map_err(src_err)?;
+                let set = presence || !matches!(v, SrcValue::Scalar(s) if is_zero(s));
+                (set, Some(v))
             }
-            _ => n > 0,
+            _ => (true, None),
         })
     }
 
@@ -201,16 +205,20 @@ impl<'t, W: Sink> Printer<'t, W> {
         let mut unset = false;
         for f in &info.fields {
             let n = src.count(m, f).map_err(src_err)?;
-            if !self.present(src, m, f, n)? {
+            let (set, v) = self.present(src, m, f, n)?;
+            if !set {
                 unset |= always && !matches!(f.card, Cardinality::Singular { presence: true });
                 continue;
             }
-            self.w.key(self.name(f));
+            self.w.field_key(self.name(f));
             self.path.push(PathSeg {
                 name: &f.name,
                 index: None,
             });
-            self.field(src, m, f, n, depth)?;
+            match v {
+                Some(v) => self.value(src, f.kind, v, depth)?,
+                None => self.field(src, m, f, n, depth)?,
+            }
             self.path.pop();
         }
         if unset {
@@ -220,10 +228,10 @@ impl<'t, W: Sink> Printer<'t, W> {
                     continue;
                 }
                 let n = src.count(m, f).map_err(src_err)?;
-                if self.present(src, m, f, n)? {
+                if self.present(src, m, f, n)?.0 {
                     continue;
                 }
-                self.w.key(self.name(f));
+                self.w.field_key(self.name(f));
                 self.path.push(PathSeg {
                     name: &f.name,
                     index: None,

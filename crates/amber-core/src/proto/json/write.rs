@@ -13,6 +13,12 @@ pub trait Sink {
     fn begin_object(&mut self);
     /// The next member's key.
     fn key(&mut self, k: &str);
+    /// The next member's key, a field name: the same `&str` (from the
+    /// tables) each time that field is written, so a sink may cache what
+    /// it makes of it by address.
+    fn field_key(&mut self, k: &str) {
+        self.key(k)
+    }
     /// Close an object.
     fn end_object(&mut self);
     /// Open an array.
@@ -39,6 +45,9 @@ impl<W: Sink + ?Sized> Sink for &mut W {
     }
     fn key(&mut self, k: &str) {
         (**self).key(k)
+    }
+    fn field_key(&mut self, k: &str) {
+        (**self).field_key(k)
     }
     fn end_object(&mut self) {
         (**self).end_object()
