@@ -648,6 +648,29 @@ def test_stricter_than_json_format(conf: P.Namespace, g: Google) -> None:
             conf.types[N3].from_json(text)
 
 
+def test_from_dict_reads_python_values(conf: P.Namespace, g: Google) -> None:
+    acls, gcls = conf.types[N3], g.cls(N3)
+    d: dict[str, Any] = {
+        "mapInt32Int32": {1: 2, "-3": 4},
+        "repeatedInt32": (1, 2.0, "3"),
+        "optionalDouble": 10**30,
+        "optionalValue": {"a": (None, 1, [True])},
+        "optionalAny": {"@type": "x/" + N3, "optionalInt32": 7},
+    }
+    _same_message(acls.from_dict(d), g.parse_dict(d, gcls))
+    with pytest.raises(P.DecodeError) as e:
+        acls.from_dict({"repeatedNestedMessage": [{}, {"a": "x"}]})
+    assert (e.value.offset, e.value.path) == (None, "$.repeated_nested_message[1].a")
+    loop: dict[str, Any] = {}
+    loop["recursiveMessage"] = loop
+    with pytest.raises(P.DecodeError, match="deeper"):
+        acls.from_dict(loop)
+    items: list[Any] = []
+    items.append(items)
+    with pytest.raises(P.DecodeError, match="deeper"):
+        acls.from_dict({"optionalValue": items})
+
+
 def test_from_dict_refuses_what_json_cannot_hold(conf: P.Namespace) -> None:
     with pytest.raises(P.DecodeError):
         conf.types[N3].from_dict({"optionalBytes": b"x"})

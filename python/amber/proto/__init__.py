@@ -4,7 +4,9 @@
 generated code) and returns a namespace of message classes and enums, with packages as
 nested namespaces. Messages speak Google's API (`SerializeToString`, `ParseFromString`,
 `HasField`, `MergeFrom`, repeated fields like lists, maps like dicts, ...); the guide lists
-where amber differs.
+where amber differs. ProtoJSON (protobuf's JSON mapping) is `to_json`/`from_json` and
+`to_dict`/`from_dict`, equal to `google.protobuf.json_format`'s `MessageToJson`/`Parse` and
+`MessageToDict`/`ParseDict` (Pyrobuf's `SerializeToJson`, `ParseFromJson`, ... too).
 
     ns = amber.proto.load("shop.proto", include=["protos"])
     order = ns.shop.Order(id=7, items=[{"sku": "a", "qty": 2}])
