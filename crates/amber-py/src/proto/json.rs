@@ -317,6 +317,7 @@ pub fn proto_merge_dict(
     let input = PyInput {
         cur: Some(d.clone()),
         stack: Vec::new(),
+        keep: Vec::new(),
     };
     merge_input(m, input, ignore_unknown_fields, replace)
 }
@@ -326,6 +327,8 @@ struct PyInput<'py> {
     /// The next value.
     cur: Option<Bound<'py, PyAny>>,
     stack: Vec<PFrame<'py>>,
+    /// Every `str` whose text was handed out borrowed (see `borrow`).
+    keep: Vec<Bound<'py, PyString>>,
 }
 
 enum PFrame<'py> {
@@ -334,9 +337,25 @@ enum PFrame<'py> {
         i: usize,
     },
     Arr {
-        items: Vec<Bound<'py, PyAny>>,
+        seq: Seq<'py>,
+        len: usize,
         i: usize,
     },
+}
+
+/// A list or tuple, read in place.
+enum Seq<'py> {
+    List(Bound<'py, PyList>),
+    Tuple(Bound<'py, PyTuple>),
+}
+
+impl<'py> Seq<'py> {
+    fn get(&self, i: usize) -> Option<Bound<'py, PyAny>> {
+        match self {
+            Seq::List(l) => l.get_item(i).ok(),
+            Seq::Tuple(t) => t.get_item(i).ok(),
+        }
+    }
 }
 
 fn lex_err<T>(message: String) -> Result<T, LexError> {
@@ -354,12 +373,35 @@ fn type_name(o: Option<&Bound<'_, PyAny>>) -> String {
     }
 }
 
-impl PyInput<'_> {
-    fn take(&mut self) -> Result<Bound<'_, PyAny>, LexError> {
+impl<'py> PyInput<'py> {
+    fn take(&mut self) -> Result<Bound<'py, PyAny>, LexError> {
         match self.cur.take() {
             Some(o) => Ok(o),
             None => lex_err("expected a value".into()),
         }
+    }
+
+    /// The text of `s`, borrowed (no copy): `s` is kept alive until this
+    /// input is dropped.
+    fn borrow(
+        &mut self,
+        s: &Bound<'py, PyString>,
+        what: &str,
+    ) -> Result<Cow<'static, str>, LexError> {
+        let text: *const str = match s.to_str() {
+            Ok(t) => t,
+            Err(_) => return lex_err(format!("lone surrogate in {what}")),
+        };
+        self.keep.push(s.clone());
+        // SAFETY: `text` points into the `str` object just pushed to
+        // `keep`, which holds a strong reference to it until this input is
+        // dropped. The input is owned by the parser, which hands the text
+        // on only for the length of a builder call or keeps it in its own
+        // locals (a map's keys), all gone when `parse_input` returns, so no
+        // borrow outlives the object; a `str`'s UTF-8 text (its data, or
+        // the UTF-8 copy CPython caches in it) does not move or change while
+        // the object lives.
+        Ok(Cow::Borrowed(unsafe { &*text }))
     }
 }
 
@@ -420,13 +462,12 @@ impl<'py> Input<'static> for PyInput<'py> {
         let Some(PFrame::Obj { items, i }) = self.stack.last() else {
             return lex_err("expected a key".into());
         };
-        let (k, v) = &items[*i];
-        let key = if let Ok(s) = k.cast::<PyString>() {
-            match s.to_str() {
-                Ok(s) => s.to_string(),
-                Err(_) => return lex_err("a key holds lone surrogates".into()),
-            }
-        } else if k.is_instance_of::<PyBool>() {
+        let (k, v) = items[*i].clone();
+        self.cur = Some(v);
+        if let Ok(s) = k.cast::<PyString>() {
+            return self.borrow(s, "a key");
+        }
+        let key = if k.is_instance_of::<PyBool>() {
             if k.is_truthy().unwrap_or(false) {
                 "true"
             } else {
@@ -442,10 +483,9 @@ impl<'py> Input<'static> for PyInput<'py> {
         } else {
             return lex_err(format!(
                 "keys must be str, int, float, bool or None, not {}",
-                type_name(Some(k))
+                type_name(Some(&k))
             ));
         };
-        self.cur = Some(v.clone());
         Ok(Cow::Owned(key))
     }
 
@@ -463,31 +503,37 @@ impl<'py> Input<'static> for PyInput<'py> {
     }
 
     fn open_array(&mut self, what: &str) -> Result<bool, LexError> {
-        let items: Vec<_> = match &self.cur {
-            Some(o) if o.is_instance_of::<PyList>() || o.is_instance_of::<PyTuple>() => {
-                match o.try_iter() {
-                    Ok(it) => it.filter_map(Result::ok).collect(),
-                    Err(e) => return lex_err(e.to_string()),
-                }
-            }
-            _ => return self.expected(what),
+        let seq = match &self.cur {
+            Some(o) => match (o.cast::<PyList>(), o.cast::<PyTuple>()) {
+                (Ok(l), _) => Seq::List(l.clone()),
+                (_, Ok(t)) => Seq::Tuple(t.clone()),
+                _ => return self.expected(what),
+            },
+            None => return self.expected(what),
         };
-        self.cur = items.first().cloned();
-        if items.is_empty() {
+        let len = match &seq {
+            Seq::List(l) => l.len(),
+            Seq::Tuple(t) => t.len(),
+        };
+        self.cur = seq.get(0);
+        if self.cur.is_none() {
             return Ok(false);
         }
-        self.stack.push(PFrame::Arr { items, i: 0 });
+        self.stack.push(PFrame::Arr { seq, len, i: 0 });
         Ok(true)
     }
 
     fn next_item(&mut self) -> Result<bool, LexError> {
-        let Some(PFrame::Arr { items, i }) = self.stack.last_mut() else {
+        let Some(PFrame::Arr { seq, len, i }) = self.stack.last_mut() else {
             return lex_err("not in an array".into());
         };
         *i += 1;
-        if let Some(v) = items.get(*i) {
-            self.cur = Some(v.clone());
-            return Ok(true);
+        // A list that shrank meanwhile ends early.
+        if *i < *len {
+            if let Some(v) = seq.get(*i) {
+                self.cur = Some(v);
+                return Ok(true);
+            }
         }
         self.stack.pop();
         self.cur = None;
@@ -499,10 +545,7 @@ impl<'py> Input<'static> for PyInput<'py> {
         let Ok(s) = o.cast::<PyString>() else {
             return lex_err(format!("expected a string, found {}", type_name(Some(&o))));
         };
-        match s.to_str() {
-            Ok(s) => Ok(Cow::Owned(s.to_string())),
-            Err(_) => lex_err("lone surrogate in a string".into()),
-        }
+        self.borrow(s, "a string")
     }
 
     fn number(&mut self) -> Result<Num<'static>, LexError> {

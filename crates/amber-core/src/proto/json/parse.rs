@@ -241,15 +241,24 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         self.lex(r)
     }
 
-    /// Enter an object; false if it is empty (and left).
-    fn open_object<E>(&mut self, what: &str) -> Res<bool, E> {
-        let r = self.inp.open_object(what);
+    /// Enter an object; false if it is empty (and left). `what` names
+    /// what was expected (made only for the error).
+    fn open_object<E>(&mut self, what: impl FnOnce() -> String) -> Res<bool, E> {
+        if self.inp.peek() != Peek::Object {
+            let r = self.inp.expected(&what());
+            return self.lex(r);
+        }
+        let r = self.inp.open_object("an object");
         self.lex(r)
     }
 
     /// Enter an array; false if it is empty (and left).
-    fn open_array<E>(&mut self, what: &str) -> Res<bool, E> {
-        let r = self.inp.open_array(what);
+    fn open_array<E>(&mut self, what: impl FnOnce() -> String) -> Res<bool, E> {
+        if self.inp.peek() != Peek::Array {
+            let r = self.inp.expected(&what());
+            return self.lex(r);
+        }
+        let r = self.inp.open_array("an array");
         self.lex(r)
     }
 
@@ -281,17 +290,21 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
     ) -> Res<(), B::Err> {
         let t = self.t;
         let info = t.message(ty);
-        if !self.open_object(&format!("an object for message {}", info.full_name))? {
+        if !self.open_object(|| format!("an object for message {}", info.full_name))? {
             return Ok(());
         }
         let mut oneofs = Seen::default();
         let mut keys = Seen::default();
         let mut unknown: Vec<Cow<'a, str>> = Vec::new();
+        // Keys usually come in field order (as printed): try the field
+        // after the last one first.
+        let mut hint = 0;
         loop {
             let (k, at) = self.key()?;
             if skip_type && k == "@type" {
                 self.skip()?;
-            } else if let Some((i, by_json)) = find_field(info, &k) {
+            } else if let Some((i, by_json)) = find_field(info, &k, hint) {
+                hint = i + 1;
                 // The same key twice (json_format's duplicate check); a
                 // field's JSON name and its proto name are two keys.
                 if keys.insert(i * 2 + by_json as usize) {
@@ -423,7 +436,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
             let at = self.here();
             return self.err(at, "map entry type without key and value");
         };
-        if !self.open_object(&format!("an object for map field {}", f.name))? {
+        if !self.open_object(|| format!("an object for map field {}", f.name))? {
             return Ok(());
         }
         let mut seen: Vec<(Cow<'a, str>, usize)> = Vec::new();
@@ -498,7 +511,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         f: &'t FieldInfo,
         depth: usize,
     ) -> Res<(), B::Err> {
-        if !self.open_array(&format!("an array for repeated field {}", f.name))? {
+        if !self.open_array(|| format!("an array for repeated field {}", f.name))? {
             return Ok(());
         }
         let mut i = 0u32;
@@ -857,7 +870,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         let mark = self.inp.mark();
         let mut url: Option<Cow<'a, str>> = None;
         let mut has_value = false;
-        if !self.open_object("an object for google.protobuf.Any")? {
+        if !self.open_object(|| "an object for google.protobuf.Any".into())? {
             return Ok(());
         }
         loop {
@@ -934,7 +947,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         dm: &mut DynMessage,
         depth: usize,
     ) -> Res<(), std::convert::Infallible> {
-        self.open_object("an object")?;
+        self.open_object(|| "an object".into())?;
         let mut seen = false;
         loop {
             let (k, at) = self.key()?;
@@ -1011,7 +1024,16 @@ fn special_float(s: &str) -> Option<f64> {
 
 /// The field a key names: by JSON name first, then by `.proto` name; with
 /// whether it was the JSON name (distinct from the other when they differ).
-fn find_field(info: &MessageInfo, key: &str) -> Option<(usize, bool)> {
+/// `hint`: the index to try first.
+#[inline]
+fn find_field(info: &MessageInfo, key: &str, hint: usize) -> Option<(usize, bool)> {
+    if let Some(f) = info.fields.get(hint) {
+        // JSON names are unique in a message (protoc checks): a match
+        // here is the answer.
+        if f.json_name == key {
+            return Some((hint, true));
+        }
+    }
     if let Some(i) = info.fields.iter().position(|f| f.json_name == key) {
         return Some((i, true));
     }
