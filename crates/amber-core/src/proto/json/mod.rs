@@ -30,7 +30,15 @@
 //! more than 9 fractional digits, numbers out of a float's range written
 //! as strings); a repeated field or map given under both its JSON and
 //! `.proto` names gets both lists' elements (json_format keeps the last);
-//! the extension syntax (`[pkg.ext]`) is not supported.
+//! the extension syntax (`[pkg.ext]`) is not supported; a `null` given
+//! under a field's second name does not clear what the first set.
+//!
+//! The parser reads through [`Input`]: JSON text ([`lex::Lexer`]), or
+//! values of another kind (the Python edge reads dicts and lists in place
+//! for `from_dict`; there, dict keys that are not strings are read as
+//! `json.dumps` writes them, so `True` is the key `"true"`, which
+//! `ParseDict` refuses). The printer writes through [`Sink`]: JSON text
+//! ([`Writer`]), or (at the edge) dicts and lists made directly.
 //!
 //! ```
 //! use amber_core::proto::{compile, json, runtime::{DynBuilder, DynSource, Tables}};
