@@ -46,6 +46,10 @@ __all__ = [
     "pg_bind_libpq",
     "pg_send",
     "pg_type",
+    "proto_merge_dict",
+    "proto_merge_json",
+    "proto_to_dict",
+    "proto_to_json",
     "zip_data_offset",
     "zip_find_end",
     "zip_find_end_from",
@@ -352,6 +356,30 @@ class ProtoField:
     def name(self) -> str: ...
     @property
     def number(self) -> int: ...
+
+def proto_to_json(
+    m: Message,
+    *,
+    preserving_proto_field_name: bool = False,
+    use_integers_for_enums: bool = False,
+    always_print_fields_with_no_presence: bool = False,
+    indent: int | None = None,
+    sort_keys: bool = False,
+    ensure_ascii: bool = True,
+) -> str: ...
+def proto_to_dict(
+    m: Message,
+    *,
+    preserving_proto_field_name: bool = False,
+    use_integers_for_enums: bool = False,
+    always_print_fields_with_no_presence: bool = False,
+) -> Any: ...
+def proto_merge_dict(
+    m: Message, d: Any, *, ignore_unknown_fields: bool = False, replace: bool = True
+) -> None: ...
+def proto_merge_json(
+    m: Message, text: str | Buffer, *, ignore_unknown_fields: bool = False, replace: bool = True
+) -> None: ...
 
 @disjoint_base
 class Message:

@@ -4,7 +4,9 @@
 generated code) and returns a namespace of message classes and enums, with packages as
 nested namespaces. Messages speak Google's API (`SerializeToString`, `ParseFromString`,
 `HasField`, `MergeFrom`, repeated fields like lists, maps like dicts, ...); the guide lists
-where amber differs.
+where amber differs. ProtoJSON (protobuf's JSON mapping) is `to_json`/`from_json` and
+`to_dict`/`from_dict`, equal to `google.protobuf.json_format`'s `MessageToJson`/`Parse` and
+`MessageToDict`/`ParseDict` (Pyrobuf's `SerializeToJson`, `ParseFromJson`, ... too).
 
     ns = amber.proto.load("shop.proto", include=["protos"])
     order = ns.shop.Order(id=7, items=[{"sku": "a", "qty": 2}])
@@ -18,7 +20,7 @@ import os
 import threading
 import types
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from amber._native import (
     MapContainer,
@@ -26,6 +28,10 @@ from amber._native import (
     ProtoSchema,
     ProtoSchemaError,
     RepeatedContainer,
+    proto_merge_dict,
+    proto_merge_json,
+    proto_to_dict,
+    proto_to_json,
 )
 from amber._native import Message as _NativeMessage
 from amber.proto import _wkt
@@ -57,11 +63,90 @@ __all__ = [
 ]
 
 
+_M = TypeVar("_M", bound="Message")
+
+
 class Message(_NativeMessage):
     """Base class of every loaded message class."""
 
     __slots__ = ()
     DESCRIPTOR: Descriptor
+
+    # --- ProtoJSON (protobuf's JSON mapping), as google.protobuf.json_format -----------------
+
+    def to_json(
+        self,
+        *,
+        preserving_proto_field_name: bool = False,
+        use_integers_for_enums: bool = False,
+        always_print_fields_with_no_presence: bool = False,
+        indent: int | None = 2,
+        sort_keys: bool = False,
+        ensure_ascii: bool = True,
+    ) -> str:
+        """The message as ProtoJSON text, equal to `json_format.MessageToJson(msg, ...)` with
+        the same options (`indent=None`: one line). Raises `amber.EncodeError` for values
+        ProtoJSON cannot write (a Timestamp out of range, an Any of an unknown type, ...)."""
+        return proto_to_json(
+            self,
+            preserving_proto_field_name=preserving_proto_field_name,
+            use_integers_for_enums=use_integers_for_enums,
+            always_print_fields_with_no_presence=always_print_fields_with_no_presence,
+            indent=indent,
+            sort_keys=sort_keys,
+            ensure_ascii=ensure_ascii,
+        )
+
+    @classmethod
+    def from_json(cls: type[_M], text: str | bytes, *, ignore_unknown_fields: bool = False) -> _M:
+        """A new message from ProtoJSON text, as `json_format.Parse(text, cls(), ...)`.
+        Raises `amber.proto.DecodeError` (with `offset` and `path`) for invalid text."""
+        m = cls()
+        proto_merge_json(m, text, ignore_unknown_fields=ignore_unknown_fields)
+        return m
+
+    def to_dict(
+        self,
+        *,
+        always_print_fields_with_no_presence: bool = False,
+        preserving_proto_field_name: bool = False,
+        use_integers_for_enums: bool = False,
+    ) -> Any:
+        """The message as JSON-ready Python values, equal to `json_format.MessageToDict`
+        (a dict, or a well-known type's own form: a Timestamp gives a string); made by the
+        printer directly, no text in between."""
+        return proto_to_dict(
+            self,
+            preserving_proto_field_name=preserving_proto_field_name,
+            use_integers_for_enums=use_integers_for_enums,
+            always_print_fields_with_no_presence=always_print_fields_with_no_presence,
+        )
+
+    @classmethod
+    def from_dict(cls: type[_M], d: Any, *, ignore_unknown_fields: bool = False) -> _M:
+        """A new message from JSON-ready Python values (dicts, lists, strings, numbers, bools,
+        `None`), as `json_format.ParseDict`; read in place, no text in between."""
+        m = cls()
+        proto_merge_dict(m, d, ignore_unknown_fields=ignore_unknown_fields)
+        return m
+
+    # Pyrobuf's names.
+
+    def SerializeToJson(self) -> str:
+        """Compact ProtoJSON text (`to_json(indent=None)`)."""
+        return proto_to_json(self)
+
+    def ParseFromJson(self, text: str | bytes) -> None:
+        """Replace the contents with those of ProtoJSON text."""
+        proto_merge_json(self, text)
+
+    def SerializeToDict(self) -> Any:
+        """`to_dict()`."""
+        return self.to_dict()
+
+    def ParseFromDict(self, d: Any) -> None:
+        """Replace the contents with those of JSON-ready Python values."""
+        proto_merge_dict(self, d)
 
     def ListFields(self) -> list[tuple[FieldDescriptor, Any]]:
         """`(field descriptor, value)` of each present field, by field number."""

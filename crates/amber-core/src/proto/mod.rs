@@ -60,6 +60,7 @@ pub mod checks;
 pub mod compile;
 pub mod descriptor;
 pub mod error;
+pub mod json;
 pub mod lexer;
 pub mod names;
 pub mod naming;

@@ -10,11 +10,14 @@
 //! - `containers.rs`: repeated and map fields;
 //! - `values.rs`: checking values on the way in, Python objects of decoded
 //!   scalars, and scalars of stored values;
-//! - `parse.rs`, `serialize.rs`: wire bytes in and out.
+//! - `parse.rs`, `serialize.rs`: wire bytes in and out;
+//! - `json.rs`: ProtoJSON text in and out, through the same builder and
+//!   source.
 
 // Method names are Google's (`SerializeToString`, `MergeFrom`, ...).
 #[allow(non_snake_case)]
 mod containers;
+mod json;
 #[allow(non_snake_case)]
 mod message;
 mod parse;
@@ -31,5 +34,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<message::Field>()?;
     m.add_class::<containers::Repeated>()?;
     m.add_class::<containers::MapField>()?;
+    m.add_function(wrap_pyfunction!(json::proto_to_json, m)?)?;
+    m.add_function(wrap_pyfunction!(json::proto_to_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(json::proto_merge_json, m)?)?;
+    m.add_function(wrap_pyfunction!(json::proto_merge_dict, m)?)?;
     Ok(())
 }

@@ -34,7 +34,7 @@ enum DSlot {
     Map(MapData),
 }
 
-struct Builder<'py> {
+pub(crate) struct Builder<'py> {
     py: Python<'py>,
     s: Arc<Schema>,
     /// The error behind a `Stashed` (the decoder's results stay small).
@@ -43,6 +43,18 @@ struct Builder<'py> {
 
 /// The builder failed; the error is in `Builder::err`.
 pub struct Stashed;
+
+impl<'py> Builder<'py> {
+    /// A builder of messages of schema `s` (also used by the JSON parser).
+    pub(crate) fn new(py: Python<'py>, s: Arc<Schema>) -> Self {
+        Builder { py, s, err: None }
+    }
+
+    /// The error behind a `Stashed`.
+    pub(crate) fn take_err(&mut self) -> PyErr {
+        self.err.take().expect("a stashed error")
+    }
+}
 
 impl Builder<'_> {
     #[inline]
@@ -72,7 +84,7 @@ impl Builder<'_> {
     }
 
     /// A finished draft as a message (not yet a Python object).
-    fn finish(&self, d: Draft) -> PyResult<Message> {
+    pub(crate) fn finish(&self, d: Draft) -> PyResult<Message> {
         let py = self.py;
         let mut m = Message::empty(self.s.clone(), d.ty);
         m.unknown = d.unknown;

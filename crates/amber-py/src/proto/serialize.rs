@@ -20,7 +20,7 @@ use crate::proto::containers::{MapField, Repeated};
 use crate::proto::message::{Message, Slot};
 use crate::proto::values;
 
-struct Source<'py> {
+pub(crate) struct Source<'py> {
     py: Python<'py>,
     msgs: RefCell<Vec<PyRef<'py, Message>>>,
     lists: RefCell<Vec<PyRef<'py, Repeated>>>,
@@ -53,7 +53,12 @@ fn fail(msg: String) -> PyErr {
 }
 
 impl<'py> Source<'py> {
-    fn new(py: Python<'py>) -> Self {
+    /// The error behind a `Stashed`.
+    pub(crate) fn take_err(&self) -> PyErr {
+        self.err.borrow_mut().take().expect("a stashed error")
+    }
+
+    pub(crate) fn new(py: Python<'py>) -> Self {
         Source {
             py,
             msgs: RefCell::new(Vec::new()),

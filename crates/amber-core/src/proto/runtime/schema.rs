@@ -189,6 +189,9 @@ pub struct MessageInfo {
     pub oneofs: Vec<String>,
     /// For a map entry type: true (fields 1 and 2 are key and value).
     pub map_entry: bool,
+    /// Indexes into `fields` in declaration order (the order of the
+    /// `.proto` file: ProtoJSON prints unset fields in it).
+    pub decl_order: Vec<u32>,
     /// `dense[n]` is the index + 1 of field number `n` in `fields` (0: none)
     /// for numbers below [`DENSE_LIMIT`].
     dense: Vec<u16>,
@@ -356,6 +359,7 @@ impl Tables {
                 .map(|o| o.name.clone().unwrap_or_default())
                 .collect(),
             map_entry: m.options.as_ref().and_then(|o| o.map_entry) == Some(true),
+            decl_order: Vec::new(),
             dense: Vec::new(),
         });
         for e in &m.enum_type {
@@ -392,7 +396,13 @@ impl Tables {
             }
             fields.push(info);
         }
+        let declared: Vec<u32> = fields.iter().map(|f| f.number).collect();
         fields.sort_by_key(|f| f.number);
+        let decl_order = declared
+            .iter()
+            .filter_map(|n| fields.binary_search_by_key(n, |f| f.number).ok())
+            .map(|i| i as u32)
+            .collect();
         let max_dense = fields
             .iter()
             .map(|f| f.number)
@@ -408,6 +418,7 @@ impl Tables {
         let full = format!(".{}", self.messages[me].full_name);
         self.messages[me].fields = fields;
         self.messages[me].dense = dense;
+        self.messages[me].decl_order = decl_order;
         for n in &m.nested_type {
             let nname = format!("{full}.{}", n.name.as_deref().unwrap_or(""));
             let inh = map_fx.get(&nname).copied();

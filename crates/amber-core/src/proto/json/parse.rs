@@ -1,0 +1,1042 @@
+//! The ProtoJSON parser: JSON text into calls on a [`MessageBuilder`] (the
+//! same trait the wire decoder drives), with `json_format.Parse`'s rules.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use crate::proto::json::b64;
+use crate::proto::json::input::{Input, Num, Peek};
+use crate::proto::json::lex::{LexError, Lexer};
+use crate::proto::json::num;
+use crate::proto::json::wkt::{self, Wkt, NULL_VALUE};
+use crate::proto::runtime::decode::{MapValue, MessageBuilder, Scalar};
+use crate::proto::runtime::dynamic::{dedup_maps, encode_dyn, DynBuilder, DynMessage};
+use crate::proto::runtime::encode::is_zero;
+use crate::proto::runtime::error::{render, PathSeg};
+use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, MessageInfo, Tables};
+use crate::proto::wire;
+
+/// The parser's settings.
+#[derive(Debug, Clone, Copy)]
+pub struct ParseOptions {
+    /// Skip object members that name no field, and enum names that name
+    /// no value (`json_format.Parse(..., ignore_unknown_fields=True)`).
+    pub ignore_unknown_fields: bool,
+    /// Deepest nesting of messages (`json_format`'s
+    /// `max_recursion_depth`, 100; the top message counts 1), and of JSON
+    /// values skipped.
+    pub max_depth: usize,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            ignore_unknown_fields: false,
+            max_depth: wire::MAX_DEPTH,
+        }
+    }
+}
+
+/// Text that is not valid ProtoJSON for the message type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// Byte offset in the input.
+    pub offset: usize,
+    /// Line (1-based).
+    pub line: usize,
+    /// Column (1-based, in bytes).
+    pub col: usize,
+    /// What is wrong.
+    pub message: String,
+    /// Where: the field path, e.g. `$.repeated_nested_message[3].a`.
+    pub path: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            // Not text (Python objects): the path says where.
+            return write!(f, "{} ({})", self.message, self.path);
+        }
+        write!(
+            f,
+            "{} at line {} column {} (byte {}) ({})",
+            self.message, self.line, self.col, self.offset, self.path
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Why parsing failed: the input, or the builder.
+#[derive(Debug)]
+pub enum ParseFailure<E> {
+    /// Malformed text, or text that does not fit the message type.
+    Json(Box<ParseError>),
+    /// The builder's own error.
+    Build(E),
+}
+
+type Res<T, E> = Result<T, ParseFailure<E>>;
+
+/// Parse `text`, one JSON value, as a message of type `ty` made with `b`.
+pub fn parse<B: MessageBuilder>(
+    tables: &Tables,
+    ty: u32,
+    text: &[u8],
+    b: &mut B,
+    opts: &ParseOptions,
+) -> Res<B::Msg, B::Err> {
+    parse_input(tables, ty, Lexer::new(text), b, opts)
+}
+
+/// Parse one JSON value read from `input` (text, or another [`Input`]) as
+/// a message of type `ty` made with `b`.
+pub fn parse_input<'a, I: Input<'a>, B: MessageBuilder>(
+    tables: &Tables,
+    ty: u32,
+    input: I,
+    b: &mut B,
+    opts: &ParseOptions,
+) -> Res<B::Msg, B::Err> {
+    let mut p = Parser {
+        t: tables,
+        o: *opts,
+        inp: input,
+        path: Vec::new(),
+        _a: std::marker::PhantomData,
+    };
+    let mut m = b.start(ty).map_err(ParseFailure::Build)?;
+    crate::bytes::stack::enter(
+        || p.message(b, ty, &mut m, 1),
+        || ParseFailure::Json(Box::new(p_err(0, "out of stack"))),
+    )?;
+    if !p.inp.at_end() {
+        let at = p.inp.pos();
+        return p.err(at, "extra data after the JSON value");
+    }
+    Ok(m)
+}
+
+fn p_err(offset: usize, msg: &str) -> ParseError {
+    ParseError {
+        offset,
+        line: 0,
+        col: 0,
+        message: msg.into(),
+        path: "$".into(),
+    }
+}
+
+/// A scalar token.
+enum Tok<'a> {
+    Str(Cow<'a, str>),
+    Num(Num<'a>),
+    Bool(bool),
+    Null,
+}
+
+/// A set of small integers (oneof indexes, keys seen).
+#[derive(Default)]
+struct Seen {
+    small: u128,
+    big: Vec<u64>,
+}
+
+impl Seen {
+    /// Mark `i`; whether it was marked already.
+    fn insert(&mut self, i: usize) -> bool {
+        if i < 128 {
+            let bit = 1u128 << i;
+            let was = self.small & bit != 0;
+            self.small |= bit;
+            return was;
+        }
+        let (w, bit) = ((i - 128) / 64, 1u64 << ((i - 128) % 64));
+        if self.big.len() <= w {
+            self.big.resize(w + 1, 0);
+        }
+        let was = self.big[w] & bit != 0;
+        self.big[w] |= bit;
+        was
+    }
+}
+
+/// Why a scalar did not convert: a plain error, or an enum name that
+/// names no value (skipped with `ignore_unknown_fields`).
+enum Bad {
+    Msg(String),
+    UnknownEnum(String),
+}
+
+struct Parser<'t, 'a, I> {
+    t: &'t Tables,
+    o: ParseOptions,
+    inp: I,
+    path: Vec<PathSeg<'t>>,
+    _a: std::marker::PhantomData<&'a ()>,
+}
+
+impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
+    #[cold]
+    fn err<T, E>(&self, offset: usize, msg: impl Into<String>) -> Res<T, E> {
+        let (line, col) = self.inp.line_col(offset);
+        Err(ParseFailure::Json(Box::new(ParseError {
+            offset,
+            line,
+            col,
+            message: msg.into(),
+            path: render(&self.path),
+        })))
+    }
+
+    #[inline]
+    fn lex<T, E>(&self, r: Result<T, LexError>) -> Res<T, E> {
+        match r {
+            Ok(v) => Ok(v),
+            Err(e) => self.err(e.offset, e.message),
+        }
+    }
+
+    fn message<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        ty: u32,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let at = self.here();
+        if depth > self.o.max_depth {
+            return self.err(
+                at,
+                format!("messages nested deeper than {}", self.o.max_depth),
+            );
+        }
+        let t = self.t;
+        let info = t.message(ty);
+        crate::bytes::stack::descend(
+            depth,
+            || match wkt::wkt_of(&info.full_name) {
+                None => self.object(b, ty, m, depth, false),
+                Some(w) => self.wkt(b, w, ty, m, depth),
+            },
+            || ParseFailure::Json(Box::new(p_err(at, "out of stack"))),
+        )
+    }
+
+    /// The position of the next token.
+    fn here(&mut self) -> usize {
+        self.inp.pos()
+    }
+
+    /// After an object member: true if another follows.
+    fn next_member<E>(&mut self) -> Res<bool, E> {
+        let r = self.inp.next_member();
+        self.lex(r)
+    }
+
+    /// After an array item: true if another follows.
+    fn next_item<E>(&mut self) -> Res<bool, E> {
+        let r = self.inp.next_item();
+        self.lex(r)
+    }
+
+    /// Enter an object; false if it is empty (and left). `what` names
+    /// what was expected (made only for the error).
+    fn open_object<E>(&mut self, what: impl FnOnce() -> String) -> Res<bool, E> {
+        if self.inp.peek() != Peek::Object {
+            let r = self.inp.expected(&what());
+            return self.lex(r);
+        }
+        let r = self.inp.open_object("an object");
+        self.lex(r)
+    }
+
+    /// Enter an array; false if it is empty (and left).
+    fn open_array<E>(&mut self, what: impl FnOnce() -> String) -> Res<bool, E> {
+        if self.inp.peek() != Peek::Array {
+            let r = self.inp.expected(&what());
+            return self.lex(r);
+        }
+        let r = self.inp.open_array("an array");
+        self.lex(r)
+    }
+
+    fn key<E>(&mut self) -> Res<(Cow<'a, str>, usize), E> {
+        let at = self.here();
+        let k = self.inp.key();
+        Ok((self.lex(k)?, at))
+    }
+
+    fn skip<E>(&mut self) -> Res<(), E> {
+        let r = self.inp.skip_value(self.o.max_depth);
+        self.lex(r)
+    }
+
+    fn literal<E>(&mut self) -> Res<(), E> {
+        let r = self.inp.literal();
+        self.lex(r)
+    }
+
+    /// A regular message's object. `skip_type`: an Any's members, where
+    /// `@type` is not a field.
+    fn object<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        ty: u32,
+        m: &mut B::Msg,
+        depth: usize,
+        skip_type: bool,
+    ) -> Res<(), B::Err> {
+        let t = self.t;
+        let info = t.message(ty);
+        if !self.open_object(|| format!("an object for message {}", info.full_name))? {
+            return Ok(());
+        }
+        let mut oneofs = Seen::default();
+        let mut keys = Seen::default();
+        let mut unknown: Vec<Cow<'a, str>> = Vec::new();
+        // Keys usually come in field order (as printed): try the field
+        // after the last one first.
+        let mut hint = 0;
+        loop {
+            let (k, at) = self.key()?;
+            if skip_type && k == "@type" {
+                self.skip()?;
+            } else if let Some((i, by_json)) = find_field(info, &k, hint) {
+                hint = i + 1;
+                // The same key twice (json_format's duplicate check); a
+                // field's JSON name and its proto name are two keys.
+                if keys.insert(i * 2 + by_json as usize) {
+                    return self.err(at, format!("duplicate key {k:?}"));
+                }
+                let f = &info.fields[i];
+                self.path.push(PathSeg {
+                    name: &f.name,
+                    index: None,
+                });
+                self.field(b, info, m, f, depth, &mut oneofs)?;
+                self.path.pop();
+            } else if self.o.ignore_unknown_fields {
+                if unknown.contains(&k) {
+                    return self.err(at, format!("duplicate key {k:?}"));
+                }
+                unknown.push(k);
+                self.skip()?;
+            } else {
+                return self.err(
+                    at,
+                    format!(
+                        "Message type \"{}\" has no field named \"{k}\"",
+                        info.full_name
+                    ),
+                );
+            }
+            if !self.next_member()? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// One member's value: field `f` of message `m`.
+    fn field<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        info: &MessageInfo,
+        m: &mut B::Msg,
+        f: &'t FieldInfo,
+        depth: usize,
+        oneofs: &mut Seen,
+    ) -> Res<(), B::Err> {
+        let at = self.here();
+        if self.inp.peek() == Peek::Null {
+            self.literal()?;
+            // null: not set, except where null is a value.
+            if let Cardinality::Singular { .. } = f.card {
+                match f.kind {
+                    Kind::Message(vty) if self.is_wkt(vty, Wkt::Value) => {
+                        let mut sub = b.begin(m, f, vty).map_err(ParseFailure::Build)?;
+                        self.set_null(b, vty, &mut sub)?;
+                        b.end(m, f, sub).map_err(ParseFailure::Build)?;
+                    }
+                    Kind::Enum(e) if self.t.enums[e as usize].full_name == NULL_VALUE => {
+                        b.set(m, f, Scalar::Enum(0)).map_err(ParseFailure::Build)?;
+                    }
+                    _ => {}
+                }
+            }
+            return Ok(());
+        }
+        if let Some(o) = f.oneof {
+            if oneofs.insert(o as usize) {
+                return self.err(
+                    at,
+                    format!(
+                        "Message type \"{}\" should not have multiple \"{}\" oneof fields",
+                        info.full_name,
+                        info.oneofs.get(o as usize).map_or("", |s| s.as_str())
+                    ),
+                );
+            }
+        }
+        match (f.card, f.kind) {
+            (Cardinality::Map, _) => self.map(b, m, f, depth),
+            (Cardinality::Repeated { .. }, _) => self.repeated(b, m, f, depth),
+            (_, Kind::Message(sty)) => {
+                let mut sub = b.begin(m, f, sty).map_err(ParseFailure::Build)?;
+                self.message(b, sty, &mut sub, depth + 1)?;
+                b.end(m, f, sub).map_err(ParseFailure::Build)
+            }
+            (_, kind) => {
+                let tok = self.token()?;
+                let mut buf = Vec::new();
+                match self.convert(kind, &tok, &mut buf, false) {
+                    Ok(s) => b.set(m, f, s).map_err(ParseFailure::Build),
+                    Err(Bad::UnknownEnum(_)) if self.o.ignore_unknown_fields => Ok(()),
+                    Err(Bad::Msg(e) | Bad::UnknownEnum(e)) => self.err(at, e),
+                }
+            }
+        }
+    }
+
+    fn is_wkt(&self, ty: u32, w: Wkt) -> bool {
+        wkt::wkt_of(&self.t.message(ty).full_name) == Some(w)
+    }
+
+    /// Set a `google.protobuf.Value` to `null_value`.
+    fn set_null<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        vty: u32,
+        v: &mut B::Msg,
+    ) -> Res<(), B::Err> {
+        match self.t.message(vty).field(1) {
+            Some(nf) => b.set(v, nf, Scalar::Enum(0)).map_err(ParseFailure::Build),
+            None => {
+                let at = self.here();
+                self.err(at, "google.protobuf.Value without null_value")
+            }
+        }
+    }
+
+    fn map<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        m: &mut B::Msg,
+        f: &'t FieldInfo,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let t = self.t;
+        let Kind::Message(entry) = f.kind else {
+            let at = self.here();
+            return self.err(at, "a map field without an entry type");
+        };
+        let einfo = t.message(entry);
+        let (Some(kf), Some(vf)) = (einfo.field(1), einfo.field(2)) else {
+            let at = self.here();
+            return self.err(at, "map entry type without key and value");
+        };
+        if !self.open_object(|| format!("an object for map field {}", f.name))? {
+            return Ok(());
+        }
+        let mut seen: Vec<(Cow<'a, str>, usize)> = Vec::new();
+        let mut i = 0u32;
+        loop {
+            if let Some(last) = self.path.last_mut() {
+                last.index = Some(i);
+            }
+            let (k, at) = self.key()?;
+            let mut kbuf = Vec::new();
+            let ktok = Tok::Str(k);
+            let key = match self.convert(kf.kind, &ktok, &mut kbuf, true) {
+                Ok(s) => s,
+                Err(Bad::Msg(e) | Bad::UnknownEnum(e)) => {
+                    return self.err(at, format!("invalid map key: {e}"))
+                }
+            };
+            let vat = self.here();
+            match vf.kind {
+                Kind::Message(vty) => {
+                    let mut sub = b.start(vty).map_err(ParseFailure::Build)?;
+                    if self.inp.peek() == Peek::Null && self.is_wkt(vty, Wkt::Value) {
+                        self.literal()?;
+                        self.set_null(b, vty, &mut sub)?;
+                    } else if self.inp.peek() == Peek::Null {
+                        return self.err(vat, "null is not allowed as a map value");
+                    } else {
+                        self.message(b, vty, &mut sub, depth + 1)?;
+                    }
+                    b.map_entry(m, f, key, MapValue::Message(sub))
+                        .map_err(ParseFailure::Build)?;
+                }
+                kind => {
+                    let tok = self.token()?;
+                    if let Tok::Null = tok {
+                        return self.err(vat, "null is not allowed as a map value");
+                    }
+                    let mut buf = Vec::new();
+                    match self.convert(kind, &tok, &mut buf, false) {
+                        Ok(s) => b
+                            .map_entry(m, f, key, MapValue::Scalar(s))
+                            .map_err(ParseFailure::Build)?,
+                        Err(Bad::UnknownEnum(_)) if self.o.ignore_unknown_fields => {}
+                        Err(Bad::Msg(e) | Bad::UnknownEnum(e)) => return self.err(vat, e),
+                    }
+                }
+            }
+            let Tok::Str(k) = ktok else { unreachable!() };
+            seen.push((k, at));
+            i += 1;
+            if !self.next_member()? {
+                break;
+            }
+        }
+        if seen.len() > 1 {
+            seen.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)));
+            if let Some(w) = seen.windows(2).find(|w| w[0].0 == w[1].0) {
+                let (k, at) = (&w[1].0, w[1].1);
+                if let Some(last) = self.path.last_mut() {
+                    last.index = None;
+                }
+                return self.err(at, format!("duplicate key {k:?}"));
+            }
+        }
+        Ok(())
+    }
+
+    fn repeated<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        m: &mut B::Msg,
+        f: &'t FieldInfo,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        if !self.open_array(|| format!("an array for repeated field {}", f.name))? {
+            return Ok(());
+        }
+        let mut i = 0u32;
+        loop {
+            if let Some(last) = self.path.last_mut() {
+                last.index = Some(i);
+            }
+            let at = self.here();
+            match f.kind {
+                Kind::Message(ety) => {
+                    let null = self.inp.peek() == Peek::Null;
+                    if null && !self.is_wkt(ety, Wkt::Value) {
+                        return self.err(
+                            at,
+                            "null is not allowed to be used as an element in a repeated field",
+                        );
+                    }
+                    let mut sub = b.begin(m, f, ety).map_err(ParseFailure::Build)?;
+                    if null {
+                        self.literal()?;
+                        self.set_null(b, ety, &mut sub)?;
+                    } else {
+                        self.message(b, ety, &mut sub, depth + 1)?;
+                    }
+                    b.end(m, f, sub).map_err(ParseFailure::Build)?;
+                }
+                kind => {
+                    let tok = self.token()?;
+                    if let Tok::Null = tok {
+                        return self.err(
+                            at,
+                            "null is not allowed to be used as an element in a repeated field",
+                        );
+                    }
+                    let mut buf = Vec::new();
+                    match self.convert(kind, &tok, &mut buf, false) {
+                        Ok(s) => b.push(m, f, s).map_err(ParseFailure::Build)?,
+                        Err(Bad::UnknownEnum(_)) if self.o.ignore_unknown_fields => {}
+                        Err(Bad::Msg(e) | Bad::UnknownEnum(e)) => return self.err(at, e),
+                    }
+                }
+            }
+            i += 1;
+            if !self.next_item()? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// A scalar token (an object or array is an error here).
+    fn token<E>(&mut self) -> Res<Tok<'a>, E> {
+        let at = self.here();
+        let r = match self.inp.peek() {
+            Peek::String => self.inp.string().map(Tok::Str),
+            Peek::True => self.inp.literal().map(|_| Tok::Bool(true)),
+            Peek::False => self.inp.literal().map(|_| Tok::Bool(false)),
+            Peek::Null => self.inp.literal().map(|_| Tok::Null),
+            Peek::Object => return self.err(at, "expected a scalar value, found an object"),
+            Peek::Array => return self.err(at, "expected a scalar value, found an array"),
+            Peek::Number => self.inp.number().map(Tok::Num),
+            Peek::Other => self.inp.expected("a value"),
+        };
+        self.lex(r)
+    }
+
+    /// A scalar of `kind` from a token (`key`: a map key, always a
+    /// string). Strings and bytes borrow from `tok` or `buf`.
+    fn convert<'x>(
+        &self,
+        kind: Kind,
+        tok: &'x Tok<'a>,
+        buf: &'x mut Vec<u8>,
+        key: bool,
+    ) -> Result<Scalar<'x>, Bad> {
+        let msg = |s: String| Bad::Msg(s);
+        match kind {
+            Kind::Int32
+            | Kind::Sint32
+            | Kind::Sfixed32
+            | Kind::Int64
+            | Kind::Sint64
+            | Kind::Sfixed64
+            | Kind::Uint32
+            | Kind::Fixed32
+            | Kind::Uint64
+            | Kind::Fixed64 => {
+                let v = match tok {
+                    Tok::Num(n) => num_int(*n),
+                    Tok::Str(s) => num::integer_of(s, false),
+                    Tok::Bool(b) => Err(format!(
+                        "Bool value {} is not acceptable for integer field",
+                        if *b { "True" } else { "False" }
+                    )),
+                    Tok::Null => Err("null is not an integer".into()),
+                }
+                .map_err(msg)?;
+                let out = || Bad::Msg(format!("Value out of range: {v}"));
+                Ok(match kind {
+                    Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => {
+                        Scalar::I32(i32::try_from(v).map_err(|_| out())?)
+                    }
+                    Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => {
+                        Scalar::I64(i64::try_from(v).map_err(|_| out())?)
+                    }
+                    Kind::Uint32 | Kind::Fixed32 => {
+                        Scalar::U32(u32::try_from(v).map_err(|_| out())?)
+                    }
+                    _ => Scalar::U64(u64::try_from(v).map_err(|_| out())?),
+                })
+            }
+            Kind::Double | Kind::Float => {
+                let v = match tok {
+                    Tok::Num(n) => {
+                        let v = num_f64(*n);
+                        if v.is_nan() {
+                            return Err(msg(
+                                "Couldn't parse NaN, use quoted \"NaN\" instead".into()
+                            ));
+                        }
+                        if v.is_infinite() {
+                            return Err(msg(format!(
+                                "Couldn't parse {} or value too {}, use quoted \"{}\" instead",
+                                if v > 0.0 { "Infinity" } else { "-Infinity" },
+                                if v > 0.0 { "large" } else { "small" },
+                                if v > 0.0 { "Infinity" } else { "-Infinity" },
+                            )));
+                        }
+                        v
+                    }
+                    Tok::Str(s) => special_float(s)
+                        .or_else(|| num::parse_float_text(s))
+                        .ok_or_else(|| msg(format!("Couldn't parse float: {s}")))?,
+                    _ => return Err(msg("Expected a number or a string for a float field".into())),
+                };
+                if kind == Kind::Float {
+                    if v.is_finite() && v.abs() > f32::MAX as f64 {
+                        return Err(msg(format!(
+                            "Float value too {}",
+                            if v > 0.0 { "large" } else { "small" }
+                        )));
+                    }
+                    Ok(Scalar::F32(v as f32))
+                } else {
+                    Ok(Scalar::F64(v))
+                }
+            }
+            Kind::Bool => match tok {
+                Tok::Bool(b) if !key => Ok(Scalar::Bool(*b)),
+                Tok::Str(s) if key && s == "true" => Ok(Scalar::Bool(true)),
+                Tok::Str(s) if key && s == "false" => Ok(Scalar::Bool(false)),
+                Tok::Str(s) if key => Err(msg(format!("Expected \"true\" or \"false\", not {s}"))),
+                _ => Err(msg("Expected true or false without quotes".into())),
+            },
+            Kind::String => match tok {
+                Tok::Str(s) => Ok(Scalar::Str(s.as_bytes())),
+                _ => Err(msg("Expected a string".into())),
+            },
+            Kind::Bytes => match tok {
+                Tok::Str(s) => {
+                    *buf = b64::decode(s.as_bytes()).map_err(msg)?;
+                    Ok(Scalar::Bytes(buf))
+                }
+                _ => Err(msg("Expected a base64 string for a bytes field".into())),
+            },
+            Kind::Enum(e) => {
+                let info = &self.t.enums[e as usize];
+                let n = match tok {
+                    Tok::Str(s) => {
+                        if let Some((_, n)) = info.names.iter().find(|v| v.0 == **s) {
+                            return Ok(Scalar::Enum(*n));
+                        }
+                        match num::parse_int_exact(s) {
+                            Some(n) => n,
+                            None => {
+                                return Err(Bad::UnknownEnum(format!(
+                                    "Invalid enum value {s} for enum type {}",
+                                    info.full_name
+                                )))
+                            }
+                        }
+                    }
+                    Tok::Num(n) => num_int(*n).map_err(msg)?,
+                    _ => {
+                        return Err(msg(format!(
+                            "Invalid enum value for enum type {}",
+                            info.full_name
+                        )))
+                    }
+                };
+                let n = i32::try_from(n).map_err(|_| {
+                    msg(format!(
+                        "Invalid enum value {n} for enum type {}",
+                        info.full_name
+                    ))
+                })?;
+                if info.closed && !info.contains(n) {
+                    return Err(msg(format!(
+                        "Invalid enum value {n} for enum type {}",
+                        info.full_name
+                    )));
+                }
+                Ok(Scalar::Enum(n))
+            }
+            Kind::Message(_) => Err(msg("a message where a scalar was expected".into())),
+        }
+    }
+
+    fn wkt<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        w: Wkt,
+        ty: u32,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let t = self.t;
+        let info = t.message(ty);
+        let at = self.here();
+        let Some(f1) = info.field(1) else {
+            return self.err(at, format!("{} has no field 1", info.full_name));
+        };
+        match w {
+            Wkt::Wrapper => {
+                let tok = self.token()?;
+                if let Tok::Null = tok {
+                    return self.err(at, format!("null is not a {}", info.full_name));
+                }
+                let mut buf = Vec::new();
+                match self.convert(f1.kind, &tok, &mut buf, false) {
+                    Ok(s) if is_zero(s) => Ok(()),
+                    Ok(s) => b.set(m, f1, s).map_err(ParseFailure::Build),
+                    Err(Bad::Msg(e) | Bad::UnknownEnum(e)) => self.err(at, e),
+                }
+            }
+            Wkt::Timestamp | Wkt::Duration | Wkt::FieldMask => {
+                let Tok::Str(s) = self.token()? else {
+                    return self.err(at, format!("{} JSON value is not a string", info.full_name));
+                };
+                if w == Wkt::FieldMask {
+                    if s.is_empty() {
+                        return Ok(());
+                    }
+                    for p in s.split(',') {
+                        let snake = match wkt::path_to_snake(p) {
+                            Ok(p) => p,
+                            Err(e) => return self.err(at, e),
+                        };
+                        b.push(m, f1, Scalar::Str(snake.as_bytes()))
+                            .map_err(ParseFailure::Build)?;
+                    }
+                    return Ok(());
+                }
+                let parsed = if w == Wkt::Timestamp {
+                    wkt::timestamp_from_str(&s)
+                } else {
+                    wkt::duration_from_str(&s)
+                };
+                let (secs, nanos) = match parsed {
+                    Ok(v) => v,
+                    Err(e) => return self.err(at, e),
+                };
+                if secs != 0 {
+                    b.set(m, f1, Scalar::I64(secs))
+                        .map_err(ParseFailure::Build)?;
+                }
+                if nanos != 0 {
+                    if let Some(f2) = info.field(2) {
+                        b.set(m, f2, Scalar::I32(nanos as i32))
+                            .map_err(ParseFailure::Build)?;
+                    }
+                }
+                Ok(())
+            }
+            Wkt::Struct => {
+                self.path.push(PathSeg {
+                    name: &f1.name,
+                    index: None,
+                });
+                self.map(b, m, f1, depth)?;
+                self.path.pop();
+                Ok(())
+            }
+            Wkt::ListValue => {
+                self.path.push(PathSeg {
+                    name: &f1.name,
+                    index: None,
+                });
+                self.repeated(b, m, f1, depth)?;
+                self.path.pop();
+                Ok(())
+            }
+            Wkt::Value => self.value(b, info, m, depth),
+            Wkt::Any => self.any(b, ty, m, depth),
+        }
+    }
+
+    /// A `google.protobuf.Value`: any JSON value.
+    fn value<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        info: &'t MessageInfo,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let at = self.here();
+        let num = match self.inp.peek() {
+            Peek::Null => 1,
+            Peek::String => 3,
+            Peek::True | Peek::False => 4,
+            Peek::Object => 5,
+            Peek::Array => 6,
+            _ => 2,
+        };
+        let Some(f) = info.field(num) else {
+            return self.err(at, "google.protobuf.Value without its fields");
+        };
+        self.path.push(PathSeg {
+            name: &f.name,
+            index: None,
+        });
+        match f.kind {
+            Kind::Message(sty) => {
+                let mut sub = b.begin(m, f, sty).map_err(ParseFailure::Build)?;
+                self.message(b, sty, &mut sub, depth + 1)?;
+                b.end(m, f, sub).map_err(ParseFailure::Build)?;
+            }
+            _ => {
+                let tok = self.token()?;
+                let s = match &tok {
+                    Tok::Null => Scalar::Enum(0),
+                    Tok::Str(s) => Scalar::Str(s.as_bytes()),
+                    Tok::Bool(v) => Scalar::Bool(*v),
+                    // Overflow makes an infinity, as Python's json does.
+                    Tok::Num(n) => Scalar::F64(num_f64(*n)),
+                };
+                b.set(m, f, s).map_err(ParseFailure::Build)?;
+            }
+        }
+        self.path.pop();
+        Ok(())
+    }
+
+    /// A `google.protobuf.Any`: `{"@type": url, ...fields}`, or
+    /// `{"@type": url, "value": ...}` for a well-known type. `@type` may
+    /// come anywhere: the object is read once to find it, then again.
+    fn any<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        ty: u32,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let t = self.t;
+        let info = t.message(ty);
+        let start = self.here();
+        let mark = self.inp.mark();
+        let mut url: Option<Cow<'a, str>> = None;
+        let mut has_value = false;
+        if !self.open_object(|| "an object for google.protobuf.Any".into())? {
+            return Ok(());
+        }
+        loop {
+            let (k, at) = self.key()?;
+            if k == "@type" {
+                if url.is_some() {
+                    return self.err(at, "duplicate key \"@type\"");
+                }
+                let vat = self.here();
+                match self.token()? {
+                    Tok::Str(s) => url = Some(s),
+                    _ => return self.err(vat, "@type is not a string"),
+                }
+            } else {
+                has_value |= k == "value";
+                self.skip()?;
+            }
+            if !self.next_member()? {
+                break;
+            }
+        }
+        let Some(url) = url else {
+            return self.err(start, "@type is missing when parsing any message");
+        };
+        let name = url.rsplit('/').next().unwrap_or(&url);
+        let Some(sub_ty) = t.message_index(name) else {
+            return self.err(
+                start,
+                format!("Can not find message descriptor by type_url: {url}"),
+            );
+        };
+        // Again, into a tree, which becomes the Any's bytes.
+        self.inp.reset(mark);
+        let mut db = DynBuilder { tables: t };
+        let mut dm = DynMessage::new(sub_ty);
+        let r = if wkt::wkt_of(&t.message(sub_ty).full_name).is_some() {
+            if !has_value {
+                return self.err(
+                    start,
+                    "an Any of a well-known type needs a \"value\" member",
+                );
+            }
+            self.any_value(&mut db, sub_ty, &mut dm, depth)
+        } else {
+            self.object(&mut db, sub_ty, &mut dm, depth, true)
+        };
+        r.map_err(|e| match e {
+            ParseFailure::Json(e) => ParseFailure::Json(e),
+            ParseFailure::Build(never) => match never {},
+        })?;
+        dedup_maps(&mut dm);
+        let bytes = match encode_dyn(t, &dm, true) {
+            Ok(v) => v,
+            Err(e) => return self.err(start, e.to_string()),
+        };
+        let (Some(f1), Some(f2)) = (info.field(1), info.field(2)) else {
+            return self.err(start, "google.protobuf.Any without its fields");
+        };
+        b.set(m, f1, Scalar::Str(url.as_bytes()))
+            .map_err(ParseFailure::Build)?;
+        if !bytes.is_empty() {
+            b.set(m, f2, Scalar::Bytes(&bytes))
+                .map_err(ParseFailure::Build)?;
+        }
+        Ok(())
+    }
+
+    /// The `"value"` member of an Any of a well-known type (other members
+    /// but `@type` are ignored, as json_format does).
+    fn any_value(
+        &mut self,
+        db: &mut DynBuilder<'t>,
+        sub_ty: u32,
+        dm: &mut DynMessage,
+        depth: usize,
+    ) -> Res<(), std::convert::Infallible> {
+        self.open_object(|| "an object".into())?;
+        let mut seen = false;
+        loop {
+            let (k, at) = self.key()?;
+            if k == "value" {
+                if seen {
+                    return self.err(at, "duplicate key \"value\"");
+                }
+                seen = true;
+                self.path.push(PathSeg {
+                    name: "value",
+                    index: None,
+                });
+                self.message(db, sub_ty, dm, depth + 1)?;
+                self.path.pop();
+            } else {
+                self.skip()?;
+            }
+            if !self.next_member()? {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// The integer a number stands for (json_format's `_ConvertInteger`: a
+/// float must be integral).
+fn num_int(n: Num<'_>) -> Result<i128, String> {
+    match n {
+        Num::Text(n) => num::integer_of(n.text, false),
+        Num::Int(v) => Ok(v),
+        Num::Float(f) if f.is_finite() && f.fract() == 0.0 => Ok(if f.abs() >= 1.7e38 {
+            if f < 0.0 {
+                i128::MIN
+            } else {
+                i128::MAX
+            }
+        } else {
+            f as i128
+        }),
+        Num::Float(f) => Err(format!("Couldn't parse integer: {f}")),
+    }
+}
+
+/// A number as a double (text that overflows: an infinity, as Python's
+/// json reads it).
+fn num_f64(n: Num<'_>) -> f64 {
+    match n {
+        Num::Text(n) => n.text.parse().unwrap_or(f64::NAN),
+        Num::Int(v) => v as f64,
+        Num::Float(f) => f,
+    }
+}
+
+/// `NaN`, `Infinity`, `-Infinity` (and the other spellings Python's
+/// `float()` reads, but not `nan`, which json_format refuses).
+fn special_float(s: &str) -> Option<f64> {
+    if s == "nan" {
+        return None;
+    }
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let v = if body.eq_ignore_ascii_case("nan") {
+        f64::NAN
+    } else if body.eq_ignore_ascii_case("inf") || body.eq_ignore_ascii_case("infinity") {
+        f64::INFINITY
+    } else {
+        return None;
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// The field a key names: by JSON name first, then by `.proto` name; with
+/// whether it was the JSON name (distinct from the other when they differ).
+/// `hint`: the index to try first.
+#[inline]
+fn find_field(info: &MessageInfo, key: &str, hint: usize) -> Option<(usize, bool)> {
+    if let Some(f) = info.fields.get(hint) {
+        // JSON names are unique in a message (protoc checks): a match
+        // here is the answer.
+        if f.json_name == key {
+            return Some((hint, true));
+        }
+    }
+    if let Some(i) = info.fields.iter().position(|f| f.json_name == key) {
+        return Some((i, true));
+    }
+    let i = info.fields.iter().position(|f| f.name == key)?;
+    Some((i, info.fields[i].json_name == key))
+}

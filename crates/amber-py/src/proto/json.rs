@@ -1,0 +1,593 @@
+//! ProtoJSON at the edge: the core's printer reads messages through the
+//! wire encoder's source (`serialize::Source`) and its parser makes them
+//! with the wire decoder's builder (`parse::Builder`), so no Python code
+//! runs and nothing is built twice. `amber.proto.Message` wraps these in
+//! `to_json`/`from_json`/`to_dict`/`from_dict`.
+
+use std::borrow::Cow;
+
+use amber_core::proto::json::lex::LexError;
+use amber_core::proto::json::{
+    self, Input, Num, ParseFailure, ParseOptions, Peek, PrintFailure, PrintOptions, Sink,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use crate::errors::{self, EncodeKind};
+use crate::ffi::buffer::InputBuffer;
+use crate::proto::message::{merge_owned, release, Message};
+use crate::proto::parse::{Builder, Stashed as BuildStashed};
+use crate::proto::serialize::{Source, Stashed as SourceStashed};
+
+/// `m` as ProtoJSON text, with `json_format.MessageToJson`'s options
+/// (`indent=None`: one line; a negative indent counts as 0, as in
+/// `json.dumps`).
+#[pyfunction]
+#[pyo3(signature = (
+    m,
+    *,
+    preserving_proto_field_name = false,
+    use_integers_for_enums = false,
+    always_print_fields_with_no_presence = false,
+    indent = None,
+    sort_keys = false,
+    ensure_ascii = true,
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn proto_to_json(
+    m: &Bound<'_, Message>,
+    preserving_proto_field_name: bool,
+    use_integers_for_enums: bool,
+    always_print_fields_with_no_presence: bool,
+    indent: Option<isize>,
+    sort_keys: bool,
+    ensure_ascii: bool,
+) -> PyResult<String> {
+    let py = m.py();
+    let opts = PrintOptions {
+        preserving_proto_field_name,
+        use_integers_for_enums,
+        always_print_fields_with_no_presence,
+        indent: indent.map(|n| n.max(0) as usize),
+        sort_keys,
+        ensure_ascii,
+        ..PrintOptions::default()
+    };
+    let root = m.try_borrow()?;
+    let src = Source::new(py);
+    let out = json::print(&root.s.tables, root.ty, &*root, &src, &opts);
+    let out = match out {
+        Ok(s) => s,
+        Err(e) => return Err(print_error(py, e, &src)),
+    };
+    drop(src);
+    Ok(out)
+}
+
+/// A printer failure as a Python exception: the source's own error, or
+/// `amber.EncodeError` with the path.
+fn print_error(py: Python<'_>, e: PrintFailure<SourceStashed>, src: &Source<'_>) -> PyErr {
+    match e {
+        PrintFailure::Source(SourceStashed) => src.take_err(),
+        PrintFailure::Print(e) => {
+            let kind = if e.message.contains("deeper") || e.message.contains("stack") {
+                EncodeKind::Limit
+            } else {
+                EncodeKind::Unsupported
+            };
+            errors::make(
+                py,
+                errors::encode_error(py),
+                kind.name(),
+                e.to_string(),
+                None,
+                Some(e.path),
+                None,
+            )
+        }
+    }
+}
+
+/// Makes the dicts, lists and scalars `json.loads` would make of the
+/// printer's text, directly.
+struct PySink<'py> {
+    py: Python<'py>,
+    stack: Vec<Frame<'py>>,
+    /// The key of the member whose value comes next.
+    key: Option<Bound<'py, PyString>>,
+    root: Option<Bound<'py, PyAny>>,
+    err: Option<PyErr>,
+    /// Field-name keys made so far, by the address and length of the
+    /// tables' `&str` (valid for the whole print: the tables outlive it).
+    keys: Vec<(usize, usize, Bound<'py, PyString>)>,
+}
+
+enum Frame<'py> {
+    Dict(Bound<'py, PyDict>),
+    List(Bound<'py, PyList>),
+}
+
+impl<'py> PySink<'py> {
+    fn put(&mut self, v: Bound<'py, PyAny>) {
+        let r = match self.stack.last() {
+            Some(Frame::Dict(d)) => match self.key.take() {
+                Some(k) => d.set_item(k, v),
+                None => Ok(()),
+            },
+            Some(Frame::List(l)) => l.append(v),
+            None => {
+                self.root = Some(v);
+                Ok(())
+            }
+        };
+        if let Err(e) = r {
+            self.err.get_or_insert(e);
+        }
+    }
+}
+
+impl Sink for PySink<'_> {
+    fn begin_object(&mut self) {
+        let d = PyDict::new(self.py);
+        self.put(d.clone().into_any());
+        self.stack.push(Frame::Dict(d));
+    }
+    fn key(&mut self, k: &str) {
+        self.key = Some(PyString::new(self.py, k));
+    }
+    fn field_key(&mut self, k: &str) {
+        let id = (k.as_ptr() as usize, k.len());
+        if let Some((_, _, s)) = self.keys.iter().find(|e| (e.0, e.1) == id) {
+            self.key = Some(s.clone());
+            return;
+        }
+        let s = PyString::intern(self.py, k);
+        self.keys.push((id.0, id.1, s.clone()));
+        self.key = Some(s);
+    }
+    fn end_object(&mut self) {
+        self.stack.pop();
+    }
+    fn begin_array(&mut self) {
+        let l = PyList::empty(self.py);
+        self.put(l.clone().into_any());
+        self.stack.push(Frame::List(l));
+    }
+    fn item(&mut self) {}
+    fn end_array(&mut self) {
+        self.stack.pop();
+    }
+    fn null(&mut self) {
+        self.put(self.py.None().into_bound(self.py));
+    }
+    fn bool(&mut self, v: bool) {
+        self.put(PyBool::new(self.py, v).to_owned().into_any());
+    }
+    fn str(&mut self, s: &str) {
+        self.put(PyString::new(self.py, s).into_any());
+    }
+    fn int(&mut self, v: i64) {
+        let o = v.into_pyobject(self.py);
+        let Ok(o) = o;
+        self.put(o.into_any());
+    }
+    fn float(&mut self, v: f64) {
+        self.put(PyFloat::new(self.py, v).into_any());
+    }
+}
+
+/// `m` as the Python values `json.loads(proto_to_json(m, ...))` gives
+/// (`json_format.MessageToDict`), made directly.
+#[pyfunction]
+#[pyo3(signature = (
+    m,
+    *,
+    preserving_proto_field_name = false,
+    use_integers_for_enums = false,
+    always_print_fields_with_no_presence = false,
+))]
+pub fn proto_to_dict<'py>(
+    m: &Bound<'py, Message>,
+    preserving_proto_field_name: bool,
+    use_integers_for_enums: bool,
+    always_print_fields_with_no_presence: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = m.py();
+    let opts = PrintOptions {
+        preserving_proto_field_name,
+        use_integers_for_enums,
+        always_print_fields_with_no_presence,
+        ..PrintOptions::default()
+    };
+    let root = m.try_borrow()?;
+    let src = Source::new(py);
+    let mut sink = PySink {
+        py,
+        stack: Vec::new(),
+        key: None,
+        root: None,
+        err: None,
+        keys: Vec::new(),
+    };
+    let r = json::print_to(&root.s.tables, root.ty, &*root, &src, &opts, &mut sink);
+    if let Err(e) = r {
+        return Err(print_error(py, e, &src));
+    }
+    drop(src);
+    if let Some(e) = sink.err {
+        return Err(e);
+    }
+    Ok(sink.root.unwrap_or_else(|| py.None().into_bound(py)))
+}
+
+/// Parse ProtoJSON from `input` as a message of `m`'s type and merge it
+/// into `m` (after clearing it when `replace`).
+fn merge_input<'a, I: Input<'a>>(
+    m: &Bound<'_, Message>,
+    input: I,
+    ignore_unknown_fields: bool,
+    replace: bool,
+) -> PyResult<()> {
+    let py = m.py();
+    let (s, ty) = {
+        let b = m.try_borrow()?;
+        (b.s.clone(), b.ty)
+    };
+    let opts = ParseOptions {
+        ignore_unknown_fields,
+        ..ParseOptions::default()
+    };
+    let mut builder = Builder::new(py, s.clone());
+    let draft = match json::parse_input(&s.tables, ty, input, &mut builder, &opts) {
+        Ok(d) => d,
+        Err(ParseFailure::Json(e)) => {
+            let offset = (e.line > 0).then_some(e.offset);
+            return Err(errors::proto_decode(
+                py,
+                e.to_string(),
+                offset,
+                Some(e.path),
+            ));
+        }
+        Err(ParseFailure::Build(BuildStashed)) => return Err(builder.take_err()),
+    };
+    let new = builder.finish(draft)?;
+    if replace {
+        let old = {
+            let mut b = m.try_borrow_mut()?;
+            b.unknown = new.unknown;
+            std::mem::replace(&mut b.vals, new.vals)
+        };
+        release(py, old);
+    } else {
+        merge_owned(py, &mut *m.try_borrow_mut()?, new)?;
+    }
+    Ok(())
+}
+
+/// Parse ProtoJSON `text` (`str` or bytes-like, UTF-8) as a message of
+/// `m`'s type and merge it into `m` (after clearing it when `replace`).
+#[pyfunction]
+#[pyo3(signature = (m, text, *, ignore_unknown_fields = false, replace = true))]
+pub fn proto_merge_json(
+    m: &Bound<'_, Message>,
+    text: &Bound<'_, PyAny>,
+    ignore_unknown_fields: bool,
+    replace: bool,
+) -> PyResult<()> {
+    let py = m.py();
+    let buf;
+    let bytes: &[u8] = if let Ok(s) = text.cast::<PyString>() {
+        match s.to_str() {
+            Ok(s) => s.as_bytes(),
+            Err(_) => {
+                return Err(errors::proto_decode(
+                    py,
+                    "the JSON text holds lone surrogates (not valid Unicode)".into(),
+                    None,
+                    None,
+                ))
+            }
+        }
+    } else {
+        buf = InputBuffer::get(text)?;
+        buf.bytes()
+    };
+    merge_input(
+        m,
+        json::lex::Lexer::new(bytes),
+        ignore_unknown_fields,
+        replace,
+    )
+}
+
+/// Parse JSON-ready Python values (`json_format.ParseDict`'s input: dicts,
+/// lists or tuples, strings, numbers, bools, `None`) as a message of `m`'s
+/// type, read in place, and merge it into `m` (after clearing it when
+/// `replace`). Dict keys that are not strings are read as `json.dumps`
+/// writes them.
+#[pyfunction]
+#[pyo3(signature = (m, d, *, ignore_unknown_fields = false, replace = true))]
+pub fn proto_merge_dict(
+    m: &Bound<'_, Message>,
+    d: &Bound<'_, PyAny>,
+    ignore_unknown_fields: bool,
+    replace: bool,
+) -> PyResult<()> {
+    let input = PyInput {
+        cur: Some(d.clone()),
+        stack: Vec::new(),
+        keep: Vec::new(),
+    };
+    merge_input(m, input, ignore_unknown_fields, replace)
+}
+
+/// Python values read as a JSON document.
+struct PyInput<'py> {
+    /// The next value.
+    cur: Option<Bound<'py, PyAny>>,
+    stack: Vec<PFrame<'py>>,
+    /// Every `str` whose text was handed out borrowed (see `borrow`).
+    keep: Vec<Bound<'py, PyString>>,
+}
+
+enum PFrame<'py> {
+    Obj {
+        items: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
+        i: usize,
+    },
+    Arr {
+        seq: Seq<'py>,
+        len: usize,
+        i: usize,
+    },
+}
+
+/// A list or tuple, read in place.
+enum Seq<'py> {
+    List(Bound<'py, PyList>),
+    Tuple(Bound<'py, PyTuple>),
+}
+
+impl<'py> Seq<'py> {
+    fn get(&self, i: usize) -> Option<Bound<'py, PyAny>> {
+        match self {
+            Seq::List(l) => l.get_item(i).ok(),
+            Seq::Tuple(t) => t.get_item(i).ok(),
+        }
+    }
+}
+
+fn lex_err<T>(message: String) -> Result<T, LexError> {
+    Err(LexError { offset: 0, message })
+}
+
+fn type_name(o: Option<&Bound<'_, PyAny>>) -> String {
+    match o {
+        None => "nothing".into(),
+        Some(o) => o
+            .get_type()
+            .name()
+            .map(|n| format!("a {n}"))
+            .unwrap_or_else(|_| "an object".into()),
+    }
+}
+
+impl<'py> PyInput<'py> {
+    fn take(&mut self) -> Result<Bound<'py, PyAny>, LexError> {
+        match self.cur.take() {
+            Some(o) => Ok(o),
+            None => lex_err("expected a value".into()),
+        }
+    }
+
+    /// The text of `s`, borrowed (no copy): `s` is kept alive until this
+    /// input is dropped.
+    fn borrow(
+        &mut self,
+        s: &Bound<'py, PyString>,
+        what: &str,
+    ) -> Result<Cow<'static, str>, LexError> {
+        let text: *const str = match s.to_str() {
+            Ok(t) => t,
+            Err(_) => return lex_err(format!("lone surrogate in {what}")),
+        };
+        self.keep.push(s.clone());
+        // SAFETY: `text` points into the `str` object just pushed to
+        // `keep`, which holds a strong reference to it until this input is
+        // dropped. The input is owned by the parser, which hands the text
+        // on only for the length of a builder call or keeps it in its own
+        // locals (a map's keys), all gone when `parse_input` returns, so no
+        // borrow outlives the object; a `str`'s UTF-8 text (its data, or
+        // the UTF-8 copy CPython caches in it) does not move or change while
+        // the object lives.
+        Ok(Cow::Borrowed(unsafe { &*text }))
+    }
+}
+
+impl<'py> Input<'static> for PyInput<'py> {
+    type Mark = (usize, Option<Bound<'py, PyAny>>);
+
+    fn peek(&mut self) -> Peek {
+        let Some(o) = &self.cur else {
+            return Peek::Other;
+        };
+        if o.is_instance_of::<PyString>() {
+            Peek::String
+        } else if o.is_instance_of::<PyBool>() {
+            if o.is_truthy().unwrap_or(false) {
+                Peek::True
+            } else {
+                Peek::False
+            }
+        } else if o.is_instance_of::<PyInt>() || o.is_instance_of::<PyFloat>() {
+            Peek::Number
+        } else if o.is_none() {
+            Peek::Null
+        } else if o.is_instance_of::<PyDict>() {
+            Peek::Object
+        } else if o.is_instance_of::<PyList>() || o.is_instance_of::<PyTuple>() {
+            Peek::Array
+        } else {
+            Peek::Other
+        }
+    }
+
+    fn pos(&mut self) -> usize {
+        0
+    }
+
+    fn line_col(&self, _offset: usize) -> (usize, usize) {
+        (0, 0)
+    }
+
+    fn at_end(&mut self) -> bool {
+        self.cur.is_none() && self.stack.is_empty()
+    }
+
+    fn open_object(&mut self, what: &str) -> Result<bool, LexError> {
+        let Some(d) = self.cur.as_ref().and_then(|o| o.cast::<PyDict>().ok()) else {
+            return self.expected(what);
+        };
+        let items: Vec<_> = d.iter().collect();
+        self.cur = None;
+        if items.is_empty() {
+            return Ok(false);
+        }
+        self.stack.push(PFrame::Obj { items, i: 0 });
+        Ok(true)
+    }
+
+    fn key(&mut self) -> Result<Cow<'static, str>, LexError> {
+        let Some(PFrame::Obj { items, i }) = self.stack.last() else {
+            return lex_err("expected a key".into());
+        };
+        let (k, v) = items[*i].clone();
+        self.cur = Some(v);
+        if let Ok(s) = k.cast::<PyString>() {
+            return self.borrow(s, "a key");
+        }
+        let key = if k.is_instance_of::<PyBool>() {
+            if k.is_truthy().unwrap_or(false) {
+                "true"
+            } else {
+                "false"
+            }
+            .to_string()
+        } else if k.is_instance_of::<PyInt>() {
+            k.str().map(|s| s.to_string()).unwrap_or_default()
+        } else if k.is_instance_of::<PyFloat>() {
+            k.repr().map(|s| s.to_string()).unwrap_or_default()
+        } else if k.is_none() {
+            "null".into()
+        } else {
+            return lex_err(format!(
+                "keys must be str, int, float, bool or None, not {}",
+                type_name(Some(&k))
+            ));
+        };
+        Ok(Cow::Owned(key))
+    }
+
+    fn next_member(&mut self) -> Result<bool, LexError> {
+        let Some(PFrame::Obj { items, i }) = self.stack.last_mut() else {
+            return lex_err("not in an object".into());
+        };
+        *i += 1;
+        if *i < items.len() {
+            return Ok(true);
+        }
+        self.stack.pop();
+        self.cur = None;
+        Ok(false)
+    }
+
+    fn open_array(&mut self, what: &str) -> Result<bool, LexError> {
+        let seq = match &self.cur {
+            Some(o) => match (o.cast::<PyList>(), o.cast::<PyTuple>()) {
+                (Ok(l), _) => Seq::List(l.clone()),
+                (_, Ok(t)) => Seq::Tuple(t.clone()),
+                _ => return self.expected(what),
+            },
+            None => return self.expected(what),
+        };
+        let len = match &seq {
+            Seq::List(l) => l.len(),
+            Seq::Tuple(t) => t.len(),
+        };
+        self.cur = seq.get(0);
+        if self.cur.is_none() {
+            return Ok(false);
+        }
+        self.stack.push(PFrame::Arr { seq, len, i: 0 });
+        Ok(true)
+    }
+
+    fn next_item(&mut self) -> Result<bool, LexError> {
+        let Some(PFrame::Arr { seq, len, i }) = self.stack.last_mut() else {
+            return lex_err("not in an array".into());
+        };
+        *i += 1;
+        // A list that shrank meanwhile ends early.
+        if *i < *len {
+            if let Some(v) = seq.get(*i) {
+                self.cur = Some(v);
+                return Ok(true);
+            }
+        }
+        self.stack.pop();
+        self.cur = None;
+        Ok(false)
+    }
+
+    fn string(&mut self) -> Result<Cow<'static, str>, LexError> {
+        let o = self.take()?;
+        let Ok(s) = o.cast::<PyString>() else {
+            return lex_err(format!("expected a string, found {}", type_name(Some(&o))));
+        };
+        self.borrow(s, "a string")
+    }
+
+    fn number(&mut self) -> Result<Num<'static>, LexError> {
+        let o = self.take()?;
+        if let Ok(f) = o.cast::<PyFloat>() {
+            return Ok(Num::Float(f.value()));
+        }
+        if let Ok(v) = o.extract::<i128>() {
+            return Ok(Num::Int(v));
+        }
+        if o.is_instance_of::<PyInt>() {
+            let neg = o.lt(0).unwrap_or(false);
+            return Ok(Num::Float(if neg {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }));
+        }
+        lex_err(format!("expected a number, found {}", type_name(Some(&o))))
+    }
+
+    fn literal(&mut self) -> Result<(), LexError> {
+        self.take().map(|_| ())
+    }
+
+    fn skip_value(&mut self, _max_depth: usize) -> Result<(), LexError> {
+        self.take().map(|_| ())
+    }
+
+    fn mark(&mut self) -> Self::Mark {
+        (self.stack.len(), self.cur.clone())
+    }
+
+    fn reset(&mut self, (depth, cur): Self::Mark) {
+        self.stack.truncate(depth);
+        self.cur = cur;
+    }
+
+    fn expected<T>(&mut self, what: &str) -> Result<T, LexError> {
+        lex_err(format!(
+            "expected {what}, found {}",
+            type_name(self.cur.as_ref())
+        ))
+    }
+}
