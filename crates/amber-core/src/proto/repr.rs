@@ -1,10 +1,12 @@
-//! Numbers written the way Python writes them, so that amber's text and
-//! JSON forms equal Google's Python output byte for byte: `repr(float)`
-//! (shortest round-trip digits; scientific notation below 1e-4 and from
-//! 1e16 on, `1e-05`, `1e+16`, `1.0`) and protobuf's `ToShortestFloat`
-//! for 32-bit floats (the shortest digits that give the same `float32`).
+//! Floats written the way Python writes them, for the text format:
+//! `repr(float)` and protobuf's `ToShortestFloat` for 32-bit floats, with
+//! Python's spellings of NaN and the infinities (the digits come from
+//! [`crate::proto::json::num`], which the JSON printer writes with too).
 
-/// `repr(x)` of a Python float.
+use crate::proto::json::num::{push_f64, shortest_f32};
+
+/// `repr(x)` of a Python float (`nan`, `inf` and `-inf` as Python spells
+/// them; finite values by [`push_f64`]).
 pub fn f64_repr(x: f64) -> String {
     if x.is_nan() {
         return "nan".into();
@@ -12,94 +14,19 @@ pub fn f64_repr(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.into();
     }
-    layout(&format!("{x:e}"))
+    let mut out = Vec::with_capacity(24);
+    push_f64(&mut out, x);
+    String::from_utf8(out).unwrap_or_default()
 }
 
-/// `repr(ToShortestFloat(x))`: protobuf's shortest decimal that reads back
-/// as the same `float32`, laid out as Python's `repr` would lay it out.
-/// `ToShortestFloat` tries `%.6g`, then 7, 8 and 9 significant digits, so
-/// it keeps 6 digits where fewer would do (subnormals: `1.12104e-44`) and
-/// rounds ties to even (`506515.12`, where the shortest form that reads
-/// back could also end in 3).
+/// `repr(ToShortestFloat(x))`, protobuf Python's form of a `float` field
+/// ([`shortest_f32`]).
 pub fn f32_repr(x: f32) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    // `%.{p}g` rounds the exact value half to even, as Rust's `{:.*e}` does.
-    for p in 6..=9 {
-        let s = format!("{:.*e}", p - 1, x as f64);
-        if s.parse::<f32>().ok() == Some(x) {
-            return layout(&strip_zeros(&s));
-        }
-    }
-    layout(&format!("{x:e}"))
-}
-
-/// `1.50000e-3` as `1.5e-3`, `2.00000e0` as `2e0` (what `%g` drops).
-fn strip_zeros(sci: &str) -> String {
-    let (mant, exp) = sci.split_once('e').unwrap_or((sci, "0"));
-    let mant = if mant.contains('.') {
-        mant.trim_end_matches('0').trim_end_matches('.')
+    if x.is_finite() {
+        f64_repr(shortest_f32(x))
     } else {
-        mant
-    };
-    format!("{mant}e{exp}")
-}
-
-/// Lay out Rust's shortest scientific form (`-1.25e-7`, `1e16`) as Python's
-/// `repr` does: fixed notation for decimal exponents from -4 to 15, with a
-/// `.0` when there is no fraction; otherwise `d.ddde±XX`.
-fn layout(sci: &str) -> String {
-    let (mant, exp) = sci.split_once('e').unwrap_or((sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (neg, mant) = match mant.strip_prefix('-') {
-        Some(m) => (true, m),
-        None => (false, mant),
-    };
-    let digits: String = mant.chars().filter(|c| *c != '.').collect();
-    let mut out = String::with_capacity(digits.len() + 8);
-    if neg {
-        out.push('-');
+        f64_repr(x as f64)
     }
-    if (-4..16).contains(&exp) {
-        if exp < 0 {
-            out.push_str("0.");
-            for _ in 0..(-exp - 1) {
-                out.push('0');
-            }
-            out.push_str(&digits);
-        } else {
-            let int_len = exp as usize + 1;
-            if digits.len() <= int_len {
-                out.push_str(&digits);
-                for _ in digits.len()..int_len {
-                    out.push('0');
-                }
-                out.push_str(".0");
-            } else {
-                out.push_str(&digits[..int_len]);
-                out.push('.');
-                out.push_str(&digits[int_len..]);
-            }
-        }
-    } else {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if exp < 0 { '-' } else { '+' });
-        let a = exp.unsigned_abs();
-        if a < 10 {
-            out.push('0');
-        }
-        out.push_str(&a.to_string());
-    }
-    out
 }
 
 #[cfg(test)]

@@ -51,5 +51,5 @@ pub use dynamic::{
     decode_dyn, decode_dyn_with, encode_dyn, DynBuilder, DynMessage, DynSource, Value,
 };
 pub use encode::{encode, EncodeFailure, EncodeOptions, MessageSource, SrcValue};
-pub use error::{DecodeError, EncodeError};
+pub use error::{DecodeError, EncodeError, PathSeg};
 pub use schema::{Cardinality, DefaultValue, EnumInfo, FieldInfo, Kind, MessageInfo, Tables};
