@@ -48,8 +48,8 @@ lint: setup
 	$(VENV)/bin/mypy
 	$(PY) -m mypy.stubtest amber._native --allowlist tests/typing/stubtest-allowlist.txt
 
-## conformance: Google's protobuf conformance suite against amber.proto (binary tests; JSON and text are
-## skipped until amber has them). Builds the C++ runner once into the cache; see docs/proto-conformance.md.
+## conformance: Google's protobuf conformance suite against amber.proto (binary, JSON and text format).
+## Builds the C++ runner once into the cache; see docs/proto-conformance.md.
 CONFORMANCE := scripts/conformance
 conformance: setup
 	@rm -rf target/conformance && mkdir -p target/conformance

@@ -557,6 +557,13 @@ def test_cli_stubs_and_decode(tmp_path: Path) -> None:
         check=True,
     )
     assert done.stdout.decode() == 'id: 3\nnote: "n"\n'
+    as_json = subprocess.run(
+        [*run, "decode", str(tmp_path / "shop.proto"), "shop.Order", "--json"],
+        input=data,
+        capture_output=True,
+        check=True,
+    )
+    assert as_json.stdout.decode() == '{\n  "id": "3",\n  "note": "n"\n}\n'
     bad = subprocess.run(
         [*run, "decode", str(tmp_path / "shop.proto"), "shop.Order"],
         input=b"\x0a\x09",

@@ -107,13 +107,14 @@ def build_parser() -> argparse.ArgumentParser:
         "decode",
         help="print a message read from stdin",
         description="Read one serialized message of TYPE from stdin and print it in the text "
-        "format. Exits 1 if the bytes are not a valid message.",
+        "format (or as ProtoJSON with --json). Exits 1 if the bytes are not a valid message.",
     )
     decode.add_argument("file", help=".proto file declaring the type")
     decode.add_argument("type", help="the message type's full name, e.g. shop.Order")
     decode.add_argument(
         "-I", "--include", action="append", default=[], help="import directory (repeatable)"
     )
+    decode.add_argument("--json", action="store_true", help="print ProtoJSON instead")
     return parser
 
 
@@ -181,7 +182,10 @@ def _proto(args: argparse.Namespace) -> int:
             print(f"amber proto decode: no message type {args.type!r}", file=sys.stderr)
             return 2
         message = cls.FromString(sys.stdin.buffer.read())
-        sys.stdout.write(message.to_text())
+        if args.json:
+            print(message.to_json())
+        else:
+            sys.stdout.write(message.to_text())
         return 0
     except amber.AmberError as e:
         print(f"amber proto {args.tool}: {e}", file=sys.stderr)

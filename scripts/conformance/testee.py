@@ -7,10 +7,9 @@ stdin/stdout: each request is a 4-byte little-endian length and a serialized
 amber.proto itself, loaded from the copies of protobuf's .proto files in
 crates/amber-core/tests/data/proto/conformance/.
 
-Binary and text-format input and output do the real work (parse, then serialize).
-JSON is not in amber.proto yet: requests that read or write it are answered
-`skipped`, as are text output requests asking for unknown fields to be printed.
-JSPB is Google-internal; open-source testees skip it.
+Binary, JSON and text-format input and output do the real work (parse, then
+write); text output requests asking for unknown fields to be printed are answered
+`skipped`. JSPB is Google-internal; open-source testees skip it.
 
     conformance_test_runner [options] .venv/bin/python scripts/conformance/testee.py
 
@@ -54,15 +53,15 @@ Request = TYPES["conformance.ConformanceRequest"]
 Response = TYPES["conformance.ConformanceResponse"]
 FailureSet = TYPES["conformance.FailureSet"]
 WireFormat = NS.conformance.WireFormat
+TestCategory = NS.conformance.TestCategory
 
 NOT_YET = {
-    "json_payload": "JSON input is not implemented in amber.proto yet",
     "jspb_payload": "JSPB is Google-internal; open-source testees skip it",
 }
 NOT_YET_OUT = {
-    WireFormat.JSON: "JSON output is not implemented in amber.proto yet",
     WireFormat.JSPB: "JSPB is Google-internal; open-source testees skip it",
 }
+OUTPUTS = (WireFormat.PROTOBUF, WireFormat.TEXT_FORMAT, WireFormat.JSON)
 
 
 class ProtocolError(Exception):
@@ -86,7 +85,7 @@ def run_test(request: Any) -> Any:
     if fmt in NOT_YET_OUT:
         response.skipped = NOT_YET_OUT[fmt]
         return response
-    if fmt not in (WireFormat.PROTOBUF, WireFormat.TEXT_FORMAT):
+    if fmt not in OUTPUTS:
         raise ProtocolError(f"unknown requested_output_format {fmt}")
     cls = TYPES.get(request.message_type) if request.message_type in TEST_TYPES else None
     if cls is None:
@@ -98,6 +97,9 @@ def run_test(request: Any) -> Any:
     try:
         if payload == "text_payload":
             message = cls.from_text(request.text_payload)
+        elif payload == "json_payload":
+            ignore = request.test_category == TestCategory.JSON_IGNORE_UNKNOWN_PARSING_TEST
+            message = cls.from_json(request.json_payload, ignore_unknown_fields=ignore)
         else:
             message = cls.FromString(request.protobuf_payload)
     except amber.proto.DecodeError as e:
@@ -109,6 +111,8 @@ def run_test(request: Any) -> Any:
     try:
         if fmt == WireFormat.TEXT_FORMAT:
             response.text_payload = message.to_text()
+        elif fmt == WireFormat.JSON:
+            response.json_payload = message.to_json(indent=None)
         else:
             response.protobuf_payload = message.SerializeToString()
     except amber.EncodeError as e:
