@@ -362,8 +362,10 @@ def test_the_proto_study_checks_and_times_each_runtime(tmp_path: Path) -> None:
             return amber_cls(**{k: v for k, v in kw.items() if k != "labels"})
 
         FromString = amber_cls.FromString
+        from_dict = amber_cls.from_dict
+        from_json = amber_cls.from_json
 
-    wrong = proto.runtime("proto-wrong", DropsLabels, google_cls, "upb", "amber", "")
+    wrong = proto.runtime("proto-wrong", DropsLabels, google_cls, "upb", "amber", "", google=False)
     found, _ = proto.PROTO.resolve(["upb", "google-python", "amber"])
     result = run(
         BenchConfig(out_dir=tmp_path, mode="tiny", progress=False, studies=["proto"]),
@@ -376,7 +378,10 @@ def test_the_proto_study_checks_and_times_each_runtime(tmp_path: Path) -> None:
     assert list(rows) == ["upb", "google-python", "amber", "proto-wrong"]
     for name in ("upb", "google-python", "amber"):
         assert rows[name]["status"] == OK, rows[name]["note"]
-        assert list(rows[name]["ops"]) == ["build", "serialize", "parse", "parse and read"]
+        assert list(rows[name]["ops"]) == [
+            *("build", "serialize", "parse", "parse and read"),
+            *("to dict", "from dict", "to JSON", "from JSON"),
+        ]
         assert rows[name]["size_bytes"] == 766
     assert rows["proto-wrong"]["status"] == NOT_EXACT and not rows["proto-wrong"]["ops"]
     assert rows["proto-wrong"]["note"].startswith("reading every field of the parsed message")

@@ -1,8 +1,10 @@
 """The proto part's contenders: Google's protobuf runtime (its default upb backend, the baseline,
-and its pure-Python backend) and amber.proto, each running seed 001's message through four
+and its pure-Python backend) and amber.proto, each running seed 001's message through eight
 operations: "build" (the keyword constructor with the full contents), "serialize"
-(`SerializeToString` of the built message), "parse" (`FromString` of those bytes) and "parse and
-read" (`FromString`, then every field read; see `workloads.read_all`).
+(`SerializeToString` of the built message), "parse" (`FromString` of those bytes), "parse and
+read" (`FromString`, then every field read; see `workloads.read_all`), and ProtoJSON both ways:
+"to dict", "from dict", "to JSON", "from JSON" (Google's `json_format`, amber's `to_dict`,
+`from_dict`, `to_json`, `from_json`).
 
 Both libraries get their classes from the same schema at run time: amber compiles
 protos/test.proto (`amber.proto.load`), and Google's classes are made from the
@@ -24,6 +26,8 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
+from collections.abc import Callable
 from typing import Any
 
 from amber.bench.engine.contender import Contender, Trial
@@ -51,7 +55,16 @@ PROTO = register_part(
 UPB = "upb"
 GOOGLE_PYTHON = "google-python"
 AMBER = "amber"
-OPS = ("serialize", "parse", "parse and read", "build")
+OPS = (
+    "serialize",
+    "parse",
+    "parse and read",
+    "build",
+    "to dict",
+    "from dict",
+    "to JSON",
+    "from JSON",
+)
 ENV = "PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION"  # Google's backend switch, read at first import
 
 
@@ -107,9 +120,35 @@ def _parse_and_read(cls: Any, data: bytes) -> tuple[Any, ...]:
     return read_all(cls.FromString(data))
 
 
-def runtime(name: str, cls: Any, peer: Any, peer_name: str, package: str, note: str) -> Contender:
-    """A contender running the four operations on `cls`, checked on its own and against `peer`
+class JsonOps:
+    """ProtoJSON both ways: Google's `json_format` (pure Python on every backend) or amber's
+    methods. JSON is `MessageToJson`'s default form (indented by 2)."""
+
+    to_dict: Callable[[Any], Any]
+    from_dict: Callable[[Any], Any]
+    to_json: Callable[[Any], Any]
+    from_json: Callable[[Any], Any]
+
+    def __init__(self, cls: Any, google: bool) -> None:
+        if google:
+            jf = untyped("google.protobuf.json_format")
+            self.to_dict = jf.MessageToDict
+            self.from_dict = lambda d: jf.ParseDict(d, cls())
+            self.to_json = jf.MessageToJson
+            self.from_json = lambda text: jf.Parse(text, cls())
+        else:
+            self.to_dict = lambda m: m.to_dict()
+            self.from_dict = cls.from_dict
+            self.to_json = lambda m: m.to_json()
+            self.from_json = cls.from_json
+
+
+def runtime(
+    name: str, cls: Any, peer: Any, peer_name: str, package: str, note: str, google: bool
+) -> Contender:
+    """A contender running the operations on `cls`, checked on its own and against `peer`
     (the other library's class for the same schema; None when it is not installed)."""
+    ops = JsonOps(cls, google)
 
     def prepare(t: Trial) -> None:
         value: Seed001 = t.value
@@ -128,6 +167,13 @@ def runtime(name: str, cls: Any, peer: Any, peer_name: str, package: str, note: 
             "reading every field of the parsed message differs from the values built",
             comparable(value.expected),
         )
+        as_dict = t.run("to dict", ops.to_dict, built)
+        t.expect(ops.from_dict(as_dict) == built, "from_dict(to_dict(m)) differs from m")
+        t.run("from dict", ops.from_dict, as_dict)
+        as_json = t.run("to JSON", ops.to_json, built)
+        t.expect(json.loads(as_json) == as_dict, "the JSON and the dict say different things")
+        t.expect(ops.from_json(as_json) == built, "from_json(to_json(m)) differs from m")
+        t.run("from JSON", ops.from_json, as_json)
         if peer is None:
             t.note = f"not checked against {peer_name}: it is not installed"
             return
@@ -145,6 +191,15 @@ def runtime(name: str, cls: Any, peer: Any, peer_name: str, package: str, note: 
             cls.FromString(other.SerializeToString()) == built,
             f"parsing {peer_name}'s bytes gives another message than the one built",
         )
+        peer_ops = JsonOps(peer, not google)
+        t.expect(
+            peer_ops.to_dict(other) == as_dict,
+            f"{peer_name}'s dict of the same message differs",
+        )
+        t.expect(
+            peer_ops.from_json(as_json) == other,
+            f"{peer_name} reads this JSON into another message than the one it built",
+        )
 
     return Contender(name, prepare, package=package, note=note)
 
@@ -160,13 +215,15 @@ def _upb() -> Contender:
         raise RuntimeError(
             f"google.protobuf runs its {backend} backend in this process, not upb (is {ENV} set?)"
         )
-    return runtime(UPB, cls, amber_class(), AMBER, "protobuf", "Google protobuf, upb backend")
+    return runtime(
+        UPB, cls, amber_class(), AMBER, "protobuf", "Google protobuf, upb backend", google=True
+    )
 
 
 @PROTO.contender(GOOGLE_PYTHON)
 def _google_python() -> Contender:
     cls = google_class()
-    inner = runtime(GOOGLE_PYTHON, cls, amber_class(), AMBER, "protobuf", "")
+    inner = runtime(GOOGLE_PYTHON, cls, amber_class(), AMBER, "protobuf", "", google=True)
 
     def prepare(t: Trial) -> None:
         backend = google_backend()
@@ -193,5 +250,11 @@ def _amber() -> Contender:
     except ImportError:
         peer = None
     return runtime(
-        AMBER, cls, peer, "google.protobuf", "amber", "amber.proto, classes loaded at run time"
+        AMBER,
+        cls,
+        peer,
+        "google.protobuf",
+        "amber",
+        "amber.proto, classes loaded at run time",
+        google=False,
     )
