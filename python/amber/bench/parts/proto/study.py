@@ -112,7 +112,7 @@ class ProtoStudy(Study):
             title = f"{name}: {described.get(name, '')}"
             report.tables.append(contender_table(rows, name, OPS, title, label="runtime"))
             report.tables.append(self._targets(rows, name))
-        pyrobuf = ", ".join(f"{op} {r:g}x upb" for op, r in PYROBUF.items())
+        pyrobuf = ", ".join(f"{op} {fmt_ratio(r)}" for op, r in PYROBUF.items())
         targets = ", ".join(f"{op} at most {r:.1f}x" for op, r in TARGETS.items())
         report.notes += [
             f"Pyrobuf's ratios are cited from the anchors' published figures, not run here "
