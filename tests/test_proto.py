@@ -459,12 +459,18 @@ def test_text_format_matches_google(conf: P.Namespace) -> None:
             continue
         g = message_factory.GetMessageClass(pool.FindMessageTypeByName(full)).FromString(data)
         a = conf.types[full].FromString(data)
-        for opts in [{}, {"as_one_line": True}, {"as_utf8": False}]:
+        for opts in [
+            {},
+            {"as_one_line": True},
+            {"as_utf8": False},
+            {"print_unknown_fields": True},
+            {"print_unknown_fields": True, "as_one_line": True},
+        ]:
             assert a.to_text(**opts) == text_format.MessageToString(
                 g, descriptor_pool=pool, **opts
             ), (full, opts)
             checked += 1
-    assert checked > 500
+    assert checked > 800
     assert str(a) == repr(a) == a.to_text()
 
 

@@ -859,13 +859,19 @@ impl Message {
     }
 
     /// The text format, as Google's `text_format.MessageToString` writes it.
-    #[pyo3(signature = (*, as_one_line = false, as_utf8 = true))]
-    fn to_text(slf: &Bound<'_, Self>, as_one_line: bool, as_utf8: bool) -> PyResult<String> {
+    #[pyo3(signature = (*, as_one_line = false, as_utf8 = true, print_unknown_fields = false))]
+    fn to_text(
+        slf: &Bound<'_, Self>,
+        as_one_line: bool,
+        as_utf8: bool,
+        print_unknown_fields: bool,
+    ) -> PyResult<String> {
         serialize::to_text(
             slf,
             amber_core::proto::text::TextOptions {
                 as_one_line,
                 as_utf8,
+                print_unknown_fields,
             },
         )
     }

@@ -17,7 +17,7 @@ use crate::proto::runtime::error::EncodeError;
 use crate::proto::runtime::{
     Cardinality, FieldInfo, Kind, MessageSource, Scalar, SrcValue, Tables,
 };
-use crate::proto::wire::MAX_DEPTH;
+use crate::proto::wire::{WireReader, EGROUP, FIXED32, FIXED64, LEN, MAX_DEPTH, SGROUP, VARINT};
 
 /// Printer settings (Google's names).
 #[derive(Debug, Clone, Copy, Default)]
@@ -26,6 +26,8 @@ pub struct TextOptions {
     pub as_one_line: bool,
     /// Keep non-ASCII characters of strings as they are.
     pub as_utf8: bool,
+    /// Print unknown fields too, by number (`print_unknown_fields`).
+    pub print_unknown_fields: bool,
 }
 
 /// Why printing failed.
@@ -115,7 +117,49 @@ impl Printer<'_> {
                 Cardinality::Map => self.map(f, m, n, src, depth)?,
             }
         }
+        if self.opts.print_unknown_fields {
+            let bytes = src.unknown(m).map_err(PrintFailure::Source)?;
+            if let Some(fields) = unknown_set(bytes, depth) {
+                self.unknown(&fields);
+            }
+        }
         Ok(())
+    }
+
+    /// Unknown fields as Google's `_PrintUnknownFields` writes them:
+    /// `number: value` for numbers (unsigned), `number { ... }` for groups
+    /// and for length-delimited values that read as fields themselves,
+    /// `number: "escaped bytes"` for the other length-delimited ones.
+    fn unknown(&mut self, fields: &[Unknown<'_>]) {
+        for u in fields {
+            self.pad();
+            let _ = write!(self.out, "{}", u.number);
+            match &u.value {
+                UnknownValue::Number(v) => {
+                    let _ = write!(self.out, ": {v}");
+                }
+                UnknownValue::Group(inner) => {
+                    self.out.push(' ');
+                    self.open();
+                    self.unknown(inner);
+                    self.close();
+                }
+                UnknownValue::Bytes(b) => match unknown_set(b, 0) {
+                    Some(inner) => {
+                        self.out.push(' ');
+                        self.open();
+                        self.unknown(&inner);
+                        self.close();
+                    }
+                    None => {
+                        self.out.push_str(": \"");
+                        escape(&mut self.out, b, false);
+                        self.out.push('"');
+                    }
+                },
+            }
+            self.end_field();
+        }
     }
 
     /// An `Any` of a known type as `[url] { ... }`; false to print it as a
@@ -340,6 +384,63 @@ impl Printer<'_> {
             }
         }
     }
+}
+
+/// One unknown field read back from its wire bytes.
+struct Unknown<'a> {
+    number: u32,
+    value: UnknownValue<'a>,
+}
+
+enum UnknownValue<'a> {
+    /// A varint, fixed32 or fixed64, as an unsigned number.
+    Number(u64),
+    /// A group's fields.
+    Group(Vec<Unknown<'a>>),
+    /// A length-delimited value.
+    Bytes(&'a [u8]),
+}
+
+/// Read `bytes` as a set of fields (`None` when they are not one, or nest
+/// groups deeper than the limit).
+fn unknown_set(bytes: &[u8], depth: usize) -> Option<Vec<Unknown<'_>>> {
+    let mut r = WireReader::new(bytes);
+    let out = unknown_fields(&mut r, None, depth)?;
+    r.at_end().then_some(out)
+}
+
+fn unknown_fields<'a>(
+    r: &mut WireReader<'a>,
+    group: Option<u32>,
+    depth: usize,
+) -> Option<Vec<Unknown<'a>>> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let mut out = Vec::new();
+    while !r.at_end() {
+        let (number, wt) = r.tag().ok()?;
+        let value = match wt {
+            VARINT => UnknownValue::Number(r.varint().ok()?),
+            FIXED64 => {
+                let b = r.take(8).ok()?;
+                UnknownValue::Number(u64::from_le_bytes(b.try_into().ok()?))
+            }
+            FIXED32 => {
+                let b = r.take(4).ok()?;
+                UnknownValue::Number(u32::from_le_bytes(b.try_into().ok()?) as u64)
+            }
+            LEN => {
+                let (s, e) = r.len_prefixed().ok()?;
+                UnknownValue::Bytes(r.slice(s, e))
+            }
+            SGROUP => UnknownValue::Group(unknown_fields(r, Some(number), depth + 1)?),
+            EGROUP => return (group == Some(number)).then_some(out),
+            _ => return None,
+        };
+        out.push(Unknown { number, value });
+    }
+    group.is_none().then_some(out)
 }
 
 /// C-escape `b` as protobuf's `text_encoding.CEscape` does: `\n`, `\r`,
