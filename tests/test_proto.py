@@ -223,8 +223,13 @@ def test_type_checks(shop: Any) -> None:
         o.nums.append("1")
     with pytest.raises(TypeError):
         o.counts[1] = 2
-    o.id = True  # bools are ints, as in Google's
-    assert o.id == 1 and type(o.id) is int
+    with pytest.raises(TypeError):
+        o.id = True  # as Google's: a bool is not an integer here
+    o.ok = 1  # but an integer is a bool
+    assert o.ok is True
+    np = pytest.importorskip("numpy")
+    o.id, o.ok, o.d = np.int64(5), np.bool_(True), np.float32(1.5)
+    assert (o.id, o.ok, o.d) == (5, True, 1.5) and type(o.id) is int
     o.note = b"bytes are decoded"
     assert o.note == "bytes are decoded"
     with pytest.raises(ValueError):

@@ -62,7 +62,11 @@ fn int_in(v: &Bound<'_, PyAny>, lo: i128, hi: i128) -> PyResult<Py<PyAny>> {
             return Ok(v.clone().unbind());
         }
     }
-    if v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyString>() {
+    // As Google's: a bool is not taken for an integer field.
+    if v.is_instance_of::<PyFloat>()
+        || v.is_instance_of::<PyString>()
+        || v.is_instance_of::<PyBool>()
+    {
         return Err(type_error(v, "int"));
     }
     let i = if exact {
@@ -123,10 +127,13 @@ pub fn check(t: &Tables, f: &FieldInfo, kind: Kind, v: &Bound<'_, PyAny>) -> PyR
             if v.is_instance_of::<PyFloat>() || v.is_instance_of::<PyString>() {
                 return Err(type_error(v, "bool, int"));
             }
-            let i = v
-                .call_method0(pyo3::intern!(py, "__index__"))
-                .map_err(|_| type_error(v, "bool, int"))?;
-            let b = i.is_truthy()?;
+            let b = if is_numpy_bool(v) {
+                v.is_truthy()?
+            } else {
+                v.call_method0(pyo3::intern!(py, "__index__"))
+                    .map_err(|_| type_error(v, "bool, int"))?
+                    .is_truthy()?
+            };
             PyBool::new(py, b).to_owned().into_any().unbind()
         }
         Kind::String => {
@@ -186,6 +193,15 @@ pub fn check(t: &Tables, f: &FieldInfo, kind: Kind, v: &Bound<'_, PyAny>) -> PyR
         }
         Kind::Message(_) => return Err(type_error(v, "a message")),
     })
+}
+
+/// A NumPy bool scalar (`numpy.bool_`), which has no `__index__` but is
+/// taken for a bool field, as Google's protobuf takes it.
+fn is_numpy_bool(v: &Bound<'_, PyAny>) -> bool {
+    let t = v.get_type();
+    let module = t.module().map(|m| m.to_string()).unwrap_or_default();
+    let name = t.name().map(|n| n.to_string()).unwrap_or_default();
+    module == "numpy" && (name == "bool" || name == "bool_")
 }
 
 /// The Python object of a decoded scalar. A string field that is not
