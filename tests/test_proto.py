@@ -613,6 +613,11 @@ def test_well_known_type_helpers_match_google() -> None:
         assert (a.seconds, a.nanos) == (g.seconds, g.nanos), text
     with pytest.raises(ValueError):
         gp.Timestamp().FromJsonString("2020-13-01T00:00:00Z")
+    for bad in (gp.Timestamp(seconds=2**40), gp.Duration(seconds=2**40)):
+        with pytest.raises(ValueError):
+            bad.ToJsonString()
+    with pytest.raises(ValueError):
+        gp.Duration().FromJsonString("1.5")
     aware = dt.datetime(2021, 5, 6, 7, 8, 9, 123456, tzinfo=dt.timezone(dt.timedelta(hours=2)))
     a, g = gp.Timestamp(), timestamp_pb2.Timestamp()
     a.FromDatetime(aware)

@@ -8,28 +8,15 @@ well-known types are built into amber, so any `.proto` importing them gets these
 from __future__ import annotations
 
 import datetime as _dt
-import re
+import json
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from amber._native import EncodeError
+
 _NANOS = 1_000_000_000
 _EPOCH = _dt.datetime(1970, 1, 1)
-# RFC 3339 bounds Timestamp to years 1 through 9999.
-_TS_MIN = -62_135_596_800
-_TS_MAX = 253_402_300_799
-_DURATION_MAX = 315_576_000_000
-
-
-def _fraction(nanos: int) -> str:
-    """0, 3, 6 or 9 digits, as protobuf writes fractions."""
-    if nanos == 0:
-        return ""
-    if nanos % 1_000_000 == 0:
-        return f".{nanos // 1_000_000:03d}"
-    if nanos % 1_000 == 0:
-        return f".{nanos // 1_000:06d}"
-    return f".{nanos:09d}"
 
 
 class Any_:
@@ -69,7 +56,26 @@ class Any_:
         return "/" in self.type_url and self.TypeName() == descriptor.full_name
 
 
-class _Seconds:
+class _JsonString:
+    """`ToJsonString`/`FromJsonString`: the type's ProtoJSON form as a plain string (RFC 3339
+    for Timestamp, `"1.5s"` for Duration, camelCase paths for FieldMask), written and read by
+    the core's ProtoJSON printer and parser."""
+
+    __slots__ = ()
+
+    def ToJsonString(self) -> str:
+        try:
+            text = self.to_json(indent=None)  # type: ignore[attr-defined]
+        except EncodeError as e:  # an out-of-range value: Google raises ValueError
+            raise ValueError(str(e)) from e
+        value: str = json.loads(text)
+        return value
+
+    def FromJsonString(self, value: str) -> None:
+        self.ParseFromJson(json.dumps(value))  # type: ignore[attr-defined]
+
+
+class _Seconds(_JsonString):
     """Shared by Timestamp and Duration: `seconds` and `nanos` as one number of nanoseconds."""
 
     if TYPE_CHECKING:
@@ -119,36 +125,6 @@ class Timestamp(_Seconds):
         seconds, nanos = divmod(total_nanos, _NANOS)
         self.seconds, self.nanos = seconds, nanos
 
-    def ToJsonString(self) -> str:
-        """RFC 3339 in UTC with a `Z`: `1972-01-01T10:00:20.021Z`."""
-        if not _TS_MIN <= self.seconds <= _TS_MAX or not 0 <= self.nanos < _NANOS:
-            raise ValueError(
-                f"Timestamp is not valid: seconds={self.seconds} nanos={self.nanos} "
-                "(0001-01-01 to 9999-12-31 UTC, nanos in 0..999999999)"
-            )
-        day = _EPOCH + _dt.timedelta(seconds=self.seconds)
-        return day.strftime("%Y-%m-%dT%H:%M:%S").rjust(19, "0") + _fraction(self.nanos) + "Z"
-
-    def FromJsonString(self, value: str) -> None:
-        """Parse RFC 3339 (`Z` or an offset such as `+08:00`; 0 to 9 fraction digits)."""
-        m = re.fullmatch(
-            r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?"
-            r"(?:([Zz])|([+-])(\d{2}):(\d{2}))",
-            value,
-        )
-        if m is None:
-            raise ValueError(f"Failed to parse timestamp: {value!r} is not RFC 3339")
-        year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
-        when = _dt.datetime(year, month, day, hour, minute, second)
-        seconds = (when - _EPOCH) // _dt.timedelta(seconds=1)
-        if m.group(9):
-            offset = int(m.group(10)) * 3600 + int(m.group(11)) * 60
-            seconds -= offset if m.group(9) == "+" else -offset
-        nanos = int((m.group(7) or "").ljust(9, "0"))
-        if not _TS_MIN <= seconds <= _TS_MAX:
-            raise ValueError(f"Failed to parse timestamp: {value!r} is out of range")
-        self.seconds, self.nanos = seconds, nanos
-
     def GetCurrentTime(self) -> None:
         self._set(time.time_ns())
 
@@ -176,24 +152,6 @@ class Duration(_Seconds):
         seconds, nanos = divmod(abs(total_nanos), _NANOS)
         self.seconds, self.nanos = sign * seconds, sign * nanos
 
-    def ToJsonString(self) -> str:
-        """`1.5s`, `-0.000000001s`: seconds with 0, 3, 6 or 9 fraction digits."""
-        if not -_DURATION_MAX <= self.seconds <= _DURATION_MAX or not -_NANOS < self.nanos < _NANOS:
-            raise ValueError(f"Duration is not valid: seconds={self.seconds} nanos={self.nanos}")
-        if (self.seconds < 0 < self.nanos) or (self.nanos < 0 < self.seconds):
-            raise ValueError("Duration is not valid: seconds and nanos have different signs")
-        sign = "-" if self.seconds < 0 or self.nanos < 0 else ""
-        return f"{sign}{abs(self.seconds)}{_fraction(abs(self.nanos))}s"
-
-    def FromJsonString(self, value: str) -> None:
-        m = re.fullmatch(r"(-)?(\d+)(?:\.(\d{1,9}))?s", value)
-        if m is None:
-            raise ValueError(f"Failed to parse duration: {value!r}")
-        total = int(m.group(2)) * _NANOS + int((m.group(3) or "").ljust(9, "0"))
-        if int(m.group(2)) > _DURATION_MAX:
-            raise ValueError(f"Failed to parse duration: {value!r} is out of range")
-        self._set(-total if m.group(1) else total)
-
     def ToTimedelta(self) -> _dt.timedelta:
         """As a timedelta (microseconds: the nanoseconds below a microsecond are dropped)."""
         return _dt.timedelta(seconds=self.seconds, microseconds=int(self.nanos / 1_000))
@@ -202,28 +160,8 @@ class Duration(_Seconds):
         self._set((td.days * 86_400 + td.seconds) * _NANOS + td.microseconds * 1_000)
 
 
-def _camel(path: str) -> str:
-    if any(c.isupper() for c in path) or "__" in path or path.endswith("_"):
-        raise ValueError(f"Fail to print FieldMask to JSON string: {path!r} cannot be camelCased")
-    parts = path.split("_")
-    return parts[0] + "".join(p[:1].upper() + p[1:] for p in parts[1:])
-
-
-class FieldMask:
+class FieldMask(_JsonString):
     __slots__ = ()
-    paths: Any
-
-    def ToJsonString(self) -> str:
-        """The paths camelCased and joined by commas: `a.fooBar,b`."""
-        return ",".join(_camel(p) for p in self.paths)
-
-    def FromJsonString(self, value: str) -> None:
-        self.Clear()  # type: ignore[attr-defined]
-        if value:
-            for path in value.split(","):
-                if "_" in path:
-                    raise ValueError(f"Fail to parse FieldMask: {path!r} is not camelCase")
-                self.paths.append(re.sub(r"[A-Z]", lambda m: "_" + m.group().lower(), path))
 
 
 def _set_value(value_msg: Any, v: Any) -> None:

@@ -13,11 +13,11 @@ use amber_core::proto::json::{
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::errors::{self, EncodeKind};
+use crate::errors;
 use crate::ffi::buffer::InputBuffer;
-use crate::proto::message::{merge_owned, release, Message};
-use crate::proto::parse::{Builder, Stashed as BuildStashed};
-use crate::proto::serialize::{Source, Stashed as SourceStashed};
+use crate::proto::message::Message;
+use crate::proto::parse::{builder_for, install, Stashed as BuildStashed};
+use crate::proto::serialize::{write_error, Source, Stashed as SourceStashed};
 
 /// `m` as ProtoJSON text, with `json_format.MessageToJson`'s options
 /// (`indent=None`: one line; a negative indent counts as 0, as in
@@ -69,22 +69,7 @@ pub fn proto_to_json(
 fn print_error(py: Python<'_>, e: PrintFailure<SourceStashed>, src: &Source<'_>) -> PyErr {
     match e {
         PrintFailure::Source(SourceStashed) => src.take_err(),
-        PrintFailure::Print(e) => {
-            let kind = if e.message.contains("deeper") || e.message.contains("stack") {
-                EncodeKind::Limit
-            } else {
-                EncodeKind::Unsupported
-            };
-            errors::make(
-                py,
-                errors::encode_error(py),
-                kind.name(),
-                e.to_string(),
-                None,
-                Some(e.path),
-                None,
-            )
-        }
+        PrintFailure::Print(e) => write_error(py, &e),
     }
 }
 
@@ -229,15 +214,11 @@ fn merge_input<'a, I: Input<'a>>(
     replace: bool,
 ) -> PyResult<()> {
     let py = m.py();
-    let (s, ty) = {
-        let b = m.try_borrow()?;
-        (b.s.clone(), b.ty)
-    };
     let opts = ParseOptions {
         ignore_unknown_fields,
         ..ParseOptions::default()
     };
-    let mut builder = Builder::new(py, s.clone());
+    let (mut builder, s, ty) = builder_for(m)?;
     let draft = match json::parse_input(&s.tables, ty, input, &mut builder, &opts) {
         Ok(d) => d,
         Err(ParseFailure::Json(e)) => {
@@ -251,18 +232,7 @@ fn merge_input<'a, I: Input<'a>>(
         }
         Err(ParseFailure::Build(BuildStashed)) => return Err(builder.take_err()),
     };
-    let new = builder.finish(draft)?;
-    if replace {
-        let old = {
-            let mut b = m.try_borrow_mut()?;
-            b.unknown = new.unknown;
-            std::mem::replace(&mut b.vals, new.vals)
-        };
-        release(py, old);
-    } else {
-        merge_owned(py, &mut *m.try_borrow_mut()?, new)?;
-    }
-    Ok(())
+    install(m, &builder, draft, replace)
 }
 
 /// Parse ProtoJSON `text` (`str` or bytes-like, UTF-8) as a message of

@@ -204,22 +204,18 @@ impl MessageBuilder for Builder<'_> {
     }
 }
 
-/// A builder for messages of `m`'s type, and that type.
-fn builder_for<'py>(m: &Bound<'py, Message>) -> PyResult<(Builder<'py>, u32)> {
+/// A builder for messages of `m`'s type, and that type (wire, text and
+/// JSON parses).
+pub(crate) fn builder_for<'py>(
+    m: &Bound<'py, Message>,
+) -> PyResult<(Builder<'py>, Arc<Schema>, u32)> {
     let b = m.try_borrow()?;
-    Ok((
-        Builder {
-            py: m.py(),
-            s: b.s.clone(),
-            err: None,
-        },
-        b.ty,
-    ))
+    Ok((Builder::new(m.py(), b.s.clone()), b.s.clone(), b.ty))
 }
 
 /// Put what `builder` built from `draft` into `m`: in place of its
 /// contents (`replace`), or merged in.
-fn install(
+pub(crate) fn install(
     m: &Bound<'_, Message>,
     builder: &Builder<'_>,
     draft: Draft,
@@ -242,13 +238,10 @@ fn install(
 
 /// Parse the text format into `m` (replacing its contents).
 pub fn from_text(m: &Bound<'_, Message>, text: &str, opts: ParseOptions) -> PyResult<()> {
-    let (mut builder, ty) = builder_for(m)?;
-    let s = builder.s.clone();
+    let (mut builder, s, ty) = builder_for(m)?;
     let draft = match parse_text(&s.tables, ty, text, &mut builder, opts) {
         Ok(d) => d,
-        Err(TextFailure::Build(Stashed)) => {
-            return Err(builder.err.take().expect("a stashed error"))
-        }
+        Err(TextFailure::Build(Stashed)) => return Err(builder.take_err()),
         Err(e) => {
             let msg = e.describe().unwrap_or_default();
             return Err(errors::proto_decode(m.py(), msg, None, None));
@@ -266,8 +259,7 @@ pub fn merge_from_bytes(
 ) -> PyResult<usize> {
     let buf = InputBuffer::get(data)?;
     let bytes = buf.bytes();
-    let (mut builder, ty) = builder_for(m)?;
-    let s = builder.s.clone();
+    let (mut builder, s, ty) = builder_for(m)?;
     let draft = match decode(&s.tables, ty, bytes, &mut builder, DecodeOptions::default()) {
         Ok(d) => d,
         Err(Failure::Wire(e)) => {
@@ -279,7 +271,7 @@ pub fn merge_from_bytes(
                 Some(e.path),
             ));
         }
-        Err(Failure::Build(Stashed)) => return Err(builder.err.take().expect("a stashed error")),
+        Err(Failure::Build(Stashed)) => return Err(builder.take_err()),
     };
     install(m, &builder, draft, replace)?;
     Ok(bytes.len())

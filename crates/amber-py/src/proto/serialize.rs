@@ -7,8 +7,8 @@
 use std::cell::{Cell, RefCell};
 
 use amber_core::proto::runtime::{
-    encode, Cardinality, EncodeFailure, EncodeOptions, FieldInfo, Kind, MessageSource, Scalar,
-    SrcValue,
+    encode, Cardinality, EncodeError, EncodeFailure, EncodeOptions, FieldInfo, Kind, MessageSource,
+    Scalar, SrcValue,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -284,25 +284,8 @@ pub fn to_bytes<'py>(
     };
     let out = match encode(&root.s.tables, root.ty, &*root, &src, opts) {
         Ok(b) => b,
-        Err(EncodeFailure::Source(Stashed)) => {
-            return Err(src.err.borrow_mut().take().expect("a stashed error"))
-        }
-        Err(EncodeFailure::Encode(e)) => {
-            let kind = if e.message.contains("deep") || e.message.contains("stack") {
-                EncodeKind::Limit
-            } else {
-                EncodeKind::Unsupported
-            };
-            return Err(errors::make(
-                py,
-                errors::encode_error(py),
-                kind.name(),
-                e.to_string(),
-                None,
-                Some(e.path),
-                None,
-            ));
-        }
+        Err(EncodeFailure::Source(Stashed)) => return Err(src.take_err()),
+        Err(EncodeFailure::Encode(e)) => return Err(write_error(py, &e)),
     };
     drop(src);
     Ok(PyBytes::new(py, &out))
@@ -315,19 +298,30 @@ pub fn to_text(m: &Bound<'_, Message>, opts: TextOptions) -> PyResult<String> {
     let src = Source::new(py);
     match print_text(&root.s.tables, root.ty, &*root, &src, opts) {
         Ok(s) => Ok(s),
-        Err(PrintFailure::Source(Stashed)) => {
-            Err(src.err.borrow_mut().take().expect("a stashed error"))
-        }
-        Err(PrintFailure::Print(e)) => Err(errors::make(
-            py,
-            errors::encode_error(py),
-            EncodeKind::Limit.name(),
-            e.to_string(),
-            None,
-            None,
-            None,
-        )),
+        Err(PrintFailure::Source(Stashed)) => Err(src.take_err()),
+        Err(PrintFailure::Print(e)) => Err(write_error(py, &e)),
     }
+}
+
+/// What the wire encoder or a printer (text, JSON) could not write, as
+/// `amber.EncodeError`: kind `limit` for nesting too deep, `unsupported`
+/// otherwise, with the field path when there is one.
+pub(crate) fn write_error(py: Python<'_>, e: &EncodeError) -> PyErr {
+    let kind = if e.message.contains("deep") || e.message.contains("stack") {
+        EncodeKind::Limit
+    } else {
+        EncodeKind::Unsupported
+    };
+    let path = (!e.path.is_empty()).then(|| e.path.clone());
+    errors::make(
+        py,
+        errors::encode_error(py),
+        kind.name(),
+        e.to_string(),
+        None,
+        path,
+        None,
+    )
 }
 
 /// The paths of required fields not set in `m` and below (`a.b[2].c`).

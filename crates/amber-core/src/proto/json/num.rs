@@ -22,10 +22,7 @@ pub fn push_f64(out: &mut Vec<u8>, x: f64) {
     // upwards; Python's take the even one, which is the correctly rounded
     // value at that many digits (Rust's fixed-precision form rounds half
     // to even): use that when it reads back as `x`.
-    let k = s
-        .split('e')
-        .next()
-        .map_or(0, |m| m.bytes().filter(u8::is_ascii_digit).count());
+    let k = sig_digits(&s);
     if k > 1 {
         let mut e = String::with_capacity(32);
         let _ = write!(e, "{:.*e}", k - 1, x);
@@ -95,10 +92,7 @@ pub fn push_f64(out: &mut Vec<u8>, x: f64) {
 pub fn shortest_f32(v: f32) -> f64 {
     let mut s = String::with_capacity(32);
     let _ = write!(s, "{v:e}");
-    let digits = s
-        .split('e')
-        .next()
-        .map_or(0, |m| m.bytes().filter(u8::is_ascii_digit).count());
+    let digits = sig_digits(&s);
     if v.is_normal() && digits <= 6 {
         return s.parse().unwrap_or(v as f64);
     }
@@ -112,6 +106,13 @@ pub fn shortest_f32(v: f32) -> f64 {
         }
     }
     orig
+}
+
+/// How many significant digits a `{:e}` form (`-1.25e-7`) has.
+fn sig_digits(sci: &str) -> usize {
+    sci.split('e')
+        .next()
+        .map_or(0, |m| m.bytes().filter(u8::is_ascii_digit).count())
 }
 
 /// Append an unsigned integer in decimal.
