@@ -173,6 +173,76 @@ def test_compression(tmp_path: Path, compression: str) -> None:
             assert z.testzip() is None
 
 
+def test_compressed_numbers_are_byte_shuffled_by_their_width(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    n = 300_001  # more than one shuffled block, and not a whole number of them
+    values: dict[str, Any] = {
+        "i8": rng.integers(0, 10_000, n),
+        "f4": rng.standard_normal(n).astype("<f4"),
+        "i2": rng.integers(0, 100, n).astype(">i2"),
+        "c16": (rng.standard_normal(n) + 1j).astype(np.complex128),
+        "u": np.array(["abc", "de", "🦀x"] * 1000),
+        "b": rng.integers(0, 2, n).astype(bool),
+        "rec": np.zeros(10, dtype=[("a", "<i4"), ("b", "<f8")]),
+        "df": pd.DataFrame({"f": rng.standard_normal(n), "i": rng.integers(0, 9, n)}),
+        "mixed": pd.DataFrame({"f": [1.5, 2.5], "s": ["a", "b"]}),
+        "nested": {"a": rng.integers(0, 10, 100_000)},
+    }
+    widths = {"i8": 8, "f4": 4, "i2": 2, "c16": 8, "u": 4, "df": 8}
+    write(tmp_path / "s.zip", values, compression="zstd")
+    write(tmp_path / "p.zip", values, compression="zstd", shuffle=False)
+    with Archive(tmp_path / "s.zip") as s, Archive(tmp_path / "p.zip") as p:
+        assert s.verify() == [] and p.verify() == []
+        for key, value in values.items():
+            for a in (s, p):
+                back = a[key]
+                if isinstance(value, pd.DataFrame):
+                    assert_frame_equal(back, value, check_exact=True)
+                elif isinstance(value, dict):
+                    assert np.array_equal(back["a"], value["a"])
+                else:
+                    assert back.dtype == value.dtype and np.array_equal(back, value)
+            entries = s.info(key)["entries"]
+            shuffled = {k: e.get("shuffle") for k, e in entries.items() if "shuffle" in e}
+            assert list(shuffled.values()) == ([widths[key]] if key in widths else [])
+            assert not any("shuffle" in e for e in p.info(key)["entries"].values())
+            # The hash is the content's, shuffled or not.
+            assert [e["blake3"] for e in entries.values()] == [
+                e["blake3"] for e in p.info(key)["entries"].values()
+            ]
+    with zipfile.ZipFile(tmp_path / "s.zip") as s, zipfile.ZipFile(tmp_path / "p.zip") as p:
+        for name in ("i8.npy", "f4.npy", "i2.npy", "df.arrow"):
+            assert s.getinfo(name).compress_size < p.getinfo(name).compress_size * 0.95, name
+    with zipfile.ZipFile(tmp_path / "s.zip") as z:
+        manifest = json.loads(z.read(".amber/manifest.json"))
+    assert manifest["amber_archive"] == 2
+    with zipfile.ZipFile(tmp_path / "p.zip") as z:
+        assert json.loads(z.read(".amber/manifest.json"))["amber_archive"] == 1
+    # Shuffled entries are still zip entries whose CRC-32s check out, and appends keep them.
+    write(tmp_path / "d.zip", {"i8": values["i8"]}, compression="deflate")
+    with zipfile.ZipFile(tmp_path / "d.zip") as z:
+        assert z.testzip() is None
+    with Archive(tmp_path / "d.zip", "a") as a:
+        a["x"] = 1
+        a.compact()
+    with Archive(tmp_path / "d.zip") as a:
+        assert np.array_equal(a["i8"], values["i8"]) and a.verify() == []
+
+
+def test_manifests_with_bad_shuffles_are_refused(tmp_path: Path) -> None:
+    data = amber.dumps(1)
+    for method, bad in (("zstd", 3), ("zstd", "8"), ("zstd", 0), ("stored", 8)):
+        info = {"size": len(data), "method": method, "blake3": "00", "shuffle": bad}
+        keys = {"k": {"encoding": "amber", "entries": ["k.amber"]}}
+        path = crafted(
+            tmp_path,
+            [("k.amber", data), (".amber/manifest.json", manifest(keys, {"k.amber": info}, 2))],
+        )
+        with pytest.raises(amber.ArchiveError, match="shuffle") as e:
+            Archive(path)
+        assert e.value.kind == "malformed"
+
+
 def test_json_entries_are_plain_json_and_refuse_what_json_loses(tmp_path: Path) -> None:
     path = tmp_path / "j.zip"
     with Archive(path, "w") as a:
@@ -622,7 +692,7 @@ def manifest(keys: dict[str, Any], entries: dict[str, Any], version: int = 1) ->
     ("entries", "kind"),
     [
         ([(".amber/manifest.json", b"{not json")], "malformed"),
-        ([(".amber/manifest.json", manifest({}, {}, version=2))], "unsupported"),
+        ([(".amber/manifest.json", manifest({}, {}, version=3))], "unsupported"),
         (
             [
                 (

@@ -67,7 +67,7 @@ fn read_all(
         let n = read::local_len(fixed)?;
         let start = read::data_offset(z.at(e.header_offset, n), &e)?;
         let stored = z.at(start, e.compressed_size as usize);
-        let content = data::decompress(e.method()?, stored, e.size, e.crc32, &e.name)?;
+        let content = data::decompress(e.method()?, stored, e.size, e.crc32, 0, &e.name)?;
         out.push((e, content));
     }
     Ok(out)
@@ -282,14 +282,14 @@ fn decompression_never_outgrows_the_declared_size() {
     let zeros = vec![0u8; 100 << 20];
     for method in [Method::Deflate, Method::Zstd] {
         let stored = data::compress(method, None, &zeros).unwrap();
-        let err = data::decompress(method, &stored, 1024, 0, "z").unwrap_err();
+        let err = data::decompress(method, &stored, 1024, 0, 0, "z").unwrap_err();
         assert_eq!(err.kind, K::SizeMismatch);
-        let err =
-            data::decompress(method, &stored[..stored.len() / 2], 100 << 20, 0, "z").unwrap_err();
+        let err = data::decompress(method, &stored[..stored.len() / 2], 100 << 20, 0, 0, "z")
+            .unwrap_err();
         assert!(matches!(err.kind, K::SizeMismatch | K::Malformed), "{err}");
     }
     let stored = data::compress(Method::Zstd, None, TEXT).unwrap();
-    let err = data::decompress(Method::Zstd, &stored, TEXT.len() as u64, 0, "t").unwrap_err();
+    let err = data::decompress(Method::Zstd, &stored, TEXT.len() as u64, 0, 0, "t").unwrap_err();
     assert_eq!(err.kind, K::Checksum);
 }
 
@@ -395,7 +395,7 @@ fn the_writer_refuses_what_it_cannot_write_right() {
     assert_eq!(err.kind, K::Malformed);
     // A refused entry leaves no trace: its name can be written after all.
     w.local_header("big", Method::Stored, 0, 1, 1, 64).unwrap();
-    let err = data::decompress(Method::Deflate, b"", u64::MAX, 0, "x").unwrap_err();
+    let err = data::decompress(Method::Deflate, b"", u64::MAX, 0, 0, "x").unwrap_err();
     assert!(matches!(err.kind, K::SizeMismatch | K::Malformed));
 }
 
@@ -434,9 +434,9 @@ fn entries_compressed_as_they_stream_read_back() {
             .begin_streamed("b.npy", method, content.len() as u64)
             .unwrap();
         bytes.extend_from_slice(&h);
-        let mut c = data::StreamCompressor::new(method, None, content.len() as u64).unwrap();
+        let mut c = data::StreamCompressor::new(method, None, content.len() as u64, 0).unwrap();
         for piece in content.chunks(333_333) {
-            bytes.extend_from_slice(&c.write(piece).unwrap());
+            bytes.extend_from_slice(c.write(piece).unwrap());
         }
         let (tail, crc, _) = c.finish().unwrap();
         bytes.extend_from_slice(&tail);
@@ -456,4 +456,70 @@ fn entries_compressed_as_they_stream_read_back() {
         assert_eq!((back[1].0.compressed_size, back[1].0.crc32), (stored, crc));
         assert_eq!(back[1].1, content, "{method:?}");
     }
+}
+
+#[test]
+fn the_byte_shuffle_groups_bytes_by_position_and_undoes() {
+    let src: Vec<u8> = (0u8..19).collect();
+    let mut dst = vec![0u8; src.len()];
+    data::shuffle(&src, 4, &mut dst);
+    // Four elements of four bytes as four planes; the last three bytes stay.
+    assert_eq!(
+        dst,
+        [0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 16, 17, 18]
+    );
+    for width in data::SHUFFLE_WIDTHS {
+        for n in [0, 1, width - 1, width, 3 * width + 1, 1000] {
+            let src: Vec<u8> = (0..n).map(|i| (i * 7 + i / 3) as u8).collect();
+            let mut mid = vec![0u8; n];
+            let mut back = vec![0u8; n];
+            data::shuffle(&src, width, &mut mid);
+            data::unshuffle(&mid, width, &mut back);
+            assert_eq!(back, src, "width {width}, {n} bytes");
+        }
+    }
+}
+
+#[test]
+fn shuffled_entries_compress_smaller_and_read_back_whole() {
+    // Small integers as int64 across more than one block, with a tail that
+    // is not a whole element.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut content: Vec<u8> = (0..300_000)
+        .flat_map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % 10_000).to_le_bytes()
+        })
+        .collect();
+    content.extend_from_slice(b"tail!");
+    for method in [Method::Zstd, Method::Deflate] {
+        let mut sizes = Vec::new();
+        for width in [0, 8] {
+            let mut c =
+                data::StreamCompressor::new(method, None, content.len() as u64, width).unwrap();
+            let mut stored = Vec::new();
+            for piece in content.chunks(777_777) {
+                stored.extend_from_slice(c.write(piece).unwrap());
+            }
+            let (tail, crc, blake) = c.finish().unwrap();
+            stored.extend_from_slice(&tail);
+            // The hash is the content's; the CRC-32 is over what the zip holds.
+            assert_eq!(blake, data::blake3_hex(&content));
+            let size = content.len() as u64;
+            let back = data::decompress(method, &stored, size, crc, width, "e").unwrap();
+            assert_eq!(back, content, "{method:?} width {width}");
+            let raw = data::decompress(method, &stored, size, crc, 0, "e").unwrap();
+            assert_eq!(raw == content, width == 0);
+            sizes.push(stored.len());
+        }
+        assert!(sizes[1] * 10 < sizes[0] * 8, "{method:?}: {sizes:?}");
+    }
+    let err = data::decompress(Method::Zstd, b"", 0, 0, 3, "odd").unwrap_err();
+    assert_eq!(
+        (err.kind, err.entry.as_deref()),
+        (K::Malformed, Some("odd"))
+    );
+    assert!(data::StreamCompressor::new(Method::Zstd, None, 8, 5).is_err());
 }

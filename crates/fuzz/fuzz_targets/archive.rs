@@ -56,7 +56,7 @@ fuzz_target!(|file: &[u8]| {
             continue;
         };
         if let (Ok(method), true) = (e.method(), e.size <= 1 << 24) {
-            if let Ok(out) = data::decompress(method, stored, e.size, e.crc32, &e.name) {
+            if let Ok(out) = data::decompress(method, stored, e.size, e.crc32, 0, &e.name) {
                 assert_eq!(out.len() as u64, e.size);
             }
         }

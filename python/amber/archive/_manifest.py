@@ -6,7 +6,7 @@
 
 `keys` maps each key to what it holds and the zip entries that hold it (its main entry first,
 then out-of-band buffers); `entries` gives each of those entries' content size, compression and
-BLAKE3 hash. Parsing checks every field's type and that the entries exist in the zip with the
+BLAKE3 hash, and the byte-shuffle width of compressed numbers (`"shuffle": 8`). Parsing checks every field's type and that the entries exist in the zip with the
 sizes it says, so nothing later trusts a field it has not checked.
 """
 
@@ -19,7 +19,10 @@ from amber._native import ArchiveError
 from amber.archive._errors import archive_error
 
 NAME = ".amber/manifest.json"
-VERSION = 1
+# Version 2 adds byte-shuffled entries; an archive without them is written as version 1, which
+# every reader of amber archives reads.
+VERSION = 2
+SHUFFLE_WIDTHS = (2, 4, 8, 16)
 ENCODINGS = ("amber", "json", "npy", "arrow", "parquet")
 METHODS = ("stored", "deflate", "zstd")
 RESERVED = ".amber/"
@@ -30,7 +33,8 @@ def malformed(msg: str, entry: str | None = NAME) -> ArchiveError:
 
 
 def dump(keys: dict[str, dict[str, Any]], entries: dict[str, dict[str, Any]]) -> bytes:
-    doc = {"amber_archive": VERSION, "keys": keys, "entries": entries}
+    version = 2 if any("shuffle" in e for e in entries.values()) else 1
+    doc = {"amber_archive": version, "keys": keys, "entries": entries}
     return json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
@@ -81,6 +85,9 @@ def _check_entry(name: str, info: Any, sizes: dict[str, int]) -> None:
     size, method, digest = info.get("size"), info.get("method"), info.get("blake3")
     if type(size) is not int or method not in METHODS or not isinstance(digest, str):
         raise malformed(f"entry {name!r} needs a size, a method and a blake3 hash")
+    shuffle = info.get("shuffle", 0)
+    if "shuffle" in info and (shuffle not in SHUFFLE_WIDTHS or method == "stored"):
+        raise malformed(f"entry {name!r} has shuffle {shuffle!r}: 2, 4, 8 or 16, when compressed")
     if name not in sizes:
         raise malformed(f"the manifest lists entry {name!r}, which the zip lacks")
     if sizes[name] != size:

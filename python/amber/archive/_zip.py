@@ -60,9 +60,9 @@ def read_entry(source: Source, entry: ZipEntry) -> memoryview:
     return data
 
 
-def unpack(entry: ZipEntry | Written, data: memoryview) -> Any:
+def unpack(entry: ZipEntry | Written, data: memoryview, shuffle: int = 0) -> Any:
     """An entry's content: a view of `data` when stored, else its decompressed bytes (the
-    CRC-32 and size checked either way)."""
+    CRC-32 and size checked either way), unshuffled when the manifest says it is shuffled."""
     if entry.method == "stored":
         if entry.size != len(data):
             raise archive_error(
@@ -71,7 +71,9 @@ def unpack(entry: ZipEntry | Written, data: memoryview) -> Any:
                 entry=entry.name,
             )
         return data
-    return _native.archive_decompress(data, entry.method, entry.size, entry.crc32, entry.name)
+    return _native.archive_decompress(
+        data, entry.method, entry.size, entry.crc32, entry.name, shuffle
+    )
 
 
 def write_all(file: IO[bytes], data: Any) -> None:
@@ -171,6 +173,7 @@ class Written:
     method: str
     crc32: int
     blake3: str
+    shuffle: int = 0
 
 
 class ZipSink:
@@ -181,12 +184,19 @@ class ZipSink:
         self.writer = _native.ZipWriter(start, list(existing))
 
     def add(
-        self, name: str, data: Any, method: Method = "stored", level: int | None = None
+        self,
+        name: str,
+        data: Any,
+        method: Method = "stored",
+        level: int | None = None,
+        shuffle: int = 0,
     ) -> Written:
+        """Add an entry; `shuffle` (a byte-shuffle width, for a compressed `Stream` of numbers)
+        shuffles it before it is compressed."""
         if isinstance(data, Stream):
             if method == "stored":
                 return self._add_streamed(name, data)
-            return self._add_compressed_stream(name, data, method, level)
+            return self._add_compressed_stream(name, data, method, level, shuffle)
         view = memoryview(data).cast("B")
         crc, digest = _native.archive_digest(view)
         stored = view if method == "stored" else _native.archive_compress(view, method, level)
@@ -218,7 +228,7 @@ class ZipSink:
         return Written(name, offset, content.size, content.size, "stored", crc, digest)
 
     def _add_compressed_stream(
-        self, name: str, content: Stream, method: Method, level: int | None
+        self, name: str, content: Stream, method: Method, level: int | None, shuffle: int
     ) -> Written:
         """An entry compressed as its pieces arrive, each piece's output written at once: the
         header (sizes and CRC-32 zero), the compressed bytes, then the final header over the
@@ -227,7 +237,7 @@ class ZipSink:
         header = self.writer.begin_streamed(name, method, content.size)
         start = f.tell()
         write_all(f, header)
-        out = _Compressing(f, _native.StreamCompressor(method, level, content.size))
+        out = _Compressing(f, _native.StreamCompressor(method, level, content.size, shuffle))
         content.write(out)
         tail, crc, digest = out.compressor.finish()
         write_all(f, tail)
@@ -237,7 +247,9 @@ class ZipSink:
         f.seek(start)
         write_all(f, final)
         f.seek(end)
-        return Written(name, start + len(header), stored, content.size, method, crc, digest)
+        return Written(
+            name, start + len(header), stored, content.size, method, crc, digest, shuffle
+        )
 
     def copy(self, entry: ZipEntry, data: memoryview) -> None:
         """An entry of another zip, as it is stored there (compressed or not, not checked)."""

@@ -71,8 +71,10 @@ pub fn archive_compress<'py>(
     new_bytes(py, &out)
 }
 
-/// Exactly `size` bytes from an entry's stored data, checked against `crc32`.
+/// Exactly `size` bytes from an entry's stored data, checked against `crc32`
+/// and unshuffled when `shuffle` (a byte-shuffle width) is not 0.
 #[pyfunction]
+#[pyo3(signature = (data, method, size, crc32, name, shuffle=0))]
 pub fn archive_decompress<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
@@ -80,10 +82,13 @@ pub fn archive_decompress<'py>(
     size: u64,
     crc32: u32,
     name: &str,
+    shuffle: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     let method = Method::from_name(method).map_err(fail(py))?;
-    let out = with_bytes(py, data, |b| data::decompress(method, b, size, crc32, name))?
-        .map_err(fail(py))?;
+    let out = with_bytes(py, data, |b| {
+        data::decompress(method, b, size, crc32, shuffle, name)
+    })?
+    .map_err(fail(py))?;
     new_bytes(py, &out)
 }
 
@@ -145,10 +150,16 @@ pub struct PyStreamCompressor(Option<data::StreamCompressor>);
 #[pymethods]
 impl PyStreamCompressor {
     #[new]
-    #[pyo3(signature = (method, level, size))]
-    fn new(py: Python<'_>, method: &str, level: Option<i32>, size: u64) -> PyResult<Self> {
+    #[pyo3(signature = (method, level, size, shuffle=0))]
+    fn new(
+        py: Python<'_>,
+        method: &str,
+        level: Option<i32>,
+        size: u64,
+        shuffle: usize,
+    ) -> PyResult<Self> {
         let method = Method::from_name(method).map_err(fail(py))?;
-        let c = data::StreamCompressor::new(method, level, size).map_err(fail(py))?;
+        let c = data::StreamCompressor::new(method, level, size, shuffle).map_err(fail(py))?;
         Ok(PyStreamCompressor(Some(c)))
     }
     /// Take `piece`; the compressed bytes ready so far. Python code cannot
@@ -161,8 +172,8 @@ impl PyStreamCompressor {
         piece: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let c = self.0.as_mut().ok_or_else(|| finished(py))?;
-        let out = with_bytes(py, piece, |b| c.write(b))?.map_err(fail(py))?;
-        Ok(PyBytes::new(py, &out))
+        let out = with_bytes(py, piece, move |b| c.write(b))?.map_err(fail(py))?;
+        Ok(PyBytes::new(py, out))
     }
     /// `(last compressed bytes, crc32, blake3 hex)`.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyBytes>, u32, String)> {

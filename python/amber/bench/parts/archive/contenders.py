@@ -119,7 +119,8 @@ def _amber_verified() -> Contender:
 def _amber_zstd() -> Contender:
     return _amber(
         "amber-zstd",
-        "compression='zstd' (default levels: 3 for amber entries, 1 for arrays and tables)",
+        "compression='zstd' (default levels: 3 for amber entries, 1 for arrays and tables; "
+        "numbers byte-shuffled)",
         compression="zstd",
     )
 
