@@ -146,8 +146,12 @@ impl StreamCompressor {
     }
 
     /// One block (a whole [`FEED`], or the content's last bytes) to the
-    /// encoder, shuffled when asked.
+    /// hash and the encoder, shuffled when asked. Each pass over a block
+    /// (hash, shuffle, CRC-32, the encoder's copy) follows the one before
+    /// while the block is in the cache: hashing a whole piece first, then
+    /// shuffling it, read every byte from memory twice.
     fn feed(&mut self, block: &[u8]) -> Res<()> {
+        self.blake.update(block);
         let block = if self.shuffle > 1 {
             self.scratch.resize(block.len(), 0);
             shuffle(block, self.shuffle, &mut self.scratch);
@@ -174,7 +178,6 @@ impl StreamCompressor {
                 format!("content passes its declared size of {} bytes", self.size),
             ));
         }
-        self.blake.update(piece);
         self.len += piece.len() as u64;
         // Whole blocks, from the piece itself where it holds them (zstd's
         // workers compress what they take while this thread goes on).
