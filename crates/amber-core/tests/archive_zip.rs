@@ -505,6 +505,22 @@ fn shuffled_entries_compress_smaller_and_read_back_whole() {
             }
             let (tail, crc, blake) = c.finish().unwrap();
             stored.extend_from_slice(&tail);
+            // Written overlapped (each output handed to a sink on a second
+            // thread during the next piece), the bytes are the same.
+            let mut c =
+                data::StreamCompressor::new(method, None, content.len() as u64, width).unwrap();
+            let mut sunk = Vec::new();
+            for piece in content.chunks(777_777) {
+                c.write_overlapped(piece, |out| {
+                    sunk.extend_from_slice(out);
+                    Ok::<(), ()>(())
+                })
+                .unwrap()
+                .unwrap();
+            }
+            let (last, crc2, _) = c.finish().unwrap();
+            sunk.extend_from_slice(&last);
+            assert_eq!((&sunk, crc2), (&stored, crc));
             // The hash is the content's; the CRC-32 is over what the zip holds.
             assert_eq!(blake, data::blake3_hex(&content));
             let size = content.len() as u64;
@@ -522,4 +538,22 @@ fn shuffled_entries_compress_smaller_and_read_back_whole() {
         (K::Malformed, Some("odd"))
     );
     assert!(data::StreamCompressor::new(Method::Zstd, None, 8, 5).is_err());
+}
+
+#[test]
+fn a_sink_that_fails_is_reported_by_the_next_overlapped_write() {
+    let content = vec![7u8; 3 << 20];
+    let mut c =
+        data::StreamCompressor::new(Method::Deflate, Some(0), content.len() as u64, 0).unwrap();
+    // Level 0 stores: each piece's output is as large as the piece, so the
+    // next call hands it to the sink on the second thread.
+    let fail = |_: &[u8]| Err::<(), &str>("disk full");
+    assert_eq!(
+        c.write_overlapped(&content[..1 << 20], fail).unwrap(),
+        Ok(())
+    );
+    assert_eq!(
+        c.write_overlapped(&content[1 << 20..], fail).unwrap(),
+        Err("disk full")
+    );
 }

@@ -142,17 +142,24 @@ class _Tee(_Sink):
 
 
 class _Compressing(_Sink):
-    """A file-like object that compresses each piece and writes what comes out."""
+    """A file-like object that compresses each piece and writes what comes out: on an
+    unbuffered file (`io.FileIO`, as `amber.Archive` opens its files) the core writes one
+    piece's output to the file descriptor while it compresses the next."""
 
     def __init__(self, file: IO[bytes], compressor: _native.StreamCompressor) -> None:
         self.file = file
         self.compressor = compressor
         self.size = 0
+        direct = isinstance(file, io.FileIO) and hasattr(compressor, "write_to")
+        self.fd = file.fileno() if direct else None
 
     def write(self, piece: Any) -> int:
-        out = self.compressor.write(piece)
-        if out:
-            write_all(self.file, out)
+        if self.fd is not None:
+            self.compressor.write_to(self.fd, piece)
+        else:
+            out = self.compressor.write(piece)
+            if out:
+                write_all(self.file, out)
         n = memoryview(piece).nbytes
         self.size += n
         return n

@@ -89,6 +89,9 @@ pub struct StreamCompressor {
     pending: Vec<u8>,
     /// A shuffled block on its way to the encoder.
     scratch: Vec<u8>,
+    /// Output of [`write_overlapped`](Self::write_overlapped) not yet
+    /// handed to its sink.
+    ready: Vec<u8>,
 }
 
 /// The block size a [`StreamCompressor`]'s encoder is fed in.
@@ -142,6 +145,7 @@ impl StreamCompressor {
             shuffle,
             pending: Vec::new(),
             scratch: Vec::new(),
+            ready: Vec::new(),
         })
     }
 
@@ -201,6 +205,44 @@ impl StreamCompressor {
         Ok(self.out_mut())
     }
 
+    /// [`write`](Self::write), with the output of the call before handed to
+    /// `sink` (the archive's file) on a second thread while this piece is
+    /// compressed: putting compressed pages into a file costs the kernel
+    /// about as much as making them, and the two now overlap. The output
+    /// of the last call comes back from [`finish`](Self::finish). Returns
+    /// the sink's result.
+    pub fn write_overlapped<E: Send>(
+        &mut self,
+        piece: &[u8],
+        sink: impl FnOnce(&[u8]) -> Result<(), E> + Send,
+    ) -> Res<Result<(), E>> {
+        let mut ready = std::mem::take(&mut self.ready);
+        let (sent, done) = if ready.len() < PARALLEL_MIN {
+            let sent = if ready.is_empty() {
+                Ok(())
+            } else {
+                sink(&ready)
+            };
+            (sent, self.write(piece).map(|_| ()))
+        } else {
+            std::thread::scope(|s| {
+                let sending = s.spawn(|| sink(&ready));
+                let done = self.write(piece).map(|_| ());
+                let sent = sending
+                    .join()
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
+                (sent, done)
+            })
+        };
+        done?;
+        // The new output becomes `ready`; the buffer just sent, emptied,
+        // takes the encoder's next output.
+        ready.clear();
+        std::mem::swap(self.out_mut(), &mut ready);
+        self.ready = ready;
+        Ok(sent)
+    }
+
     fn out_mut(&mut self) -> &mut Vec<u8> {
         match &mut self.enc {
             Encoder::Zstd(e) => e.get_mut(),
@@ -208,8 +250,10 @@ impl StreamCompressor {
         }
     }
 
-    /// The last compressed bytes, the CRC-32 of what the zip holds (the
-    /// shuffled content when shuffled) and the content's BLAKE3 hex.
+    /// The last compressed bytes (with the output of the last
+    /// [`write_overlapped`](Self::write_overlapped)), the CRC-32 of what the
+    /// zip holds (the shuffled content when shuffled) and the content's
+    /// BLAKE3 hex.
     pub fn finish(mut self) -> Res<(Vec<u8>, u32, String)> {
         if self.len != self.size {
             return Err(ArchiveError::new(
@@ -228,8 +272,10 @@ impl StreamCompressor {
             Encoder::Deflate(e) => e.finish(),
         }
         .map_err(io_fail)?;
+        let mut last = self.ready;
+        last.extend_from_slice(&tail);
         Ok((
-            tail,
+            last,
             self.crc.finalize(),
             self.blake.finalize().to_hex().to_string(),
         ))

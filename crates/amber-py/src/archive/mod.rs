@@ -175,6 +175,24 @@ impl PyStreamCompressor {
         let out = with_bytes(py, piece, move |b| c.write(b))?.map_err(fail(py))?;
         Ok(PyBytes::new(py, out))
     }
+    /// `write`, with the compressed bytes written to the open file `fd`
+    /// (the output of one piece while the next is compressed; `finish`
+    /// returns the last).
+    #[cfg(unix)]
+    fn write_to(&mut self, py: Python<'_>, fd: i32, piece: &Bound<'_, PyAny>) -> PyResult<()> {
+        use std::io::Write;
+        use std::os::fd::FromRawFd;
+        let c = self.0.as_mut().ok_or_else(|| finished(py))?;
+        // SAFETY: `fd` is the caller's open file, which it keeps open for
+        // this call; ManuallyDrop never closes it, and the File is used only
+        // here, for writes.
+        let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        let sent = with_bytes(py, piece, move |b| {
+            c.write_overlapped(b, |out| file.write_all(out))
+        })?
+        .map_err(fail(py))?;
+        sent.map_err(PyErr::from)
+    }
     /// `(last compressed bytes, crc32, blake3 hex)`.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyBytes>, u32, String)> {
         let c = self.0.take().ok_or_else(|| finished(py))?;
