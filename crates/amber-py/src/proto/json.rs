@@ -17,6 +17,7 @@ use crate::errors;
 use crate::ffi::buffer::InputBuffer;
 use crate::proto::message::Message;
 use crate::proto::parse::{builder_for, install, Stashed as BuildStashed};
+use crate::proto::schema::FieldKeys;
 use crate::proto::serialize::{write_error, Source, Stashed as SourceStashed};
 
 /// `m` as ProtoJSON text, with `json_format.MessageToJson`'s options
@@ -75,16 +76,15 @@ fn print_error(py: Python<'_>, e: PrintFailure<SourceStashed>, src: &Source<'_>)
 
 /// Makes the dicts, lists and scalars `json.loads` would make of the
 /// printer's text, directly.
-struct PySink<'py> {
+struct PySink<'py, 'k> {
     py: Python<'py>,
     stack: Vec<Frame<'py>>,
     /// The key of the member whose value comes next.
     key: Option<Bound<'py, PyString>>,
     root: Option<Bound<'py, PyAny>>,
     err: Option<PyErr>,
-    /// Field-name keys made so far, by the address and length of the
-    /// tables' `&str` (valid for the whole print: the tables outlive it).
-    keys: Vec<(usize, usize, Bound<'py, PyString>)>,
+    /// The schema's field-name keys (see `Schema::field_keys`).
+    keys: &'k FieldKeys,
 }
 
 enum Frame<'py> {
@@ -92,7 +92,7 @@ enum Frame<'py> {
     List(Bound<'py, PyList>),
 }
 
-impl<'py> PySink<'py> {
+impl<'py> PySink<'py, '_> {
     fn put(&mut self, v: Bound<'py, PyAny>) {
         let r = match self.stack.last() {
             Some(Frame::Dict(d)) => match self.key.take() {
@@ -111,7 +111,7 @@ impl<'py> PySink<'py> {
     }
 }
 
-impl Sink for PySink<'_> {
+impl Sink for PySink<'_, '_> {
     fn begin_object(&mut self) {
         let d = PyDict::new(self.py);
         self.put(d.clone().into_any());
@@ -121,14 +121,10 @@ impl Sink for PySink<'_> {
         self.key = Some(PyString::new(self.py, k));
     }
     fn field_key(&mut self, k: &str) {
-        let id = (k.as_ptr() as usize, k.len());
-        if let Some((_, _, s)) = self.keys.iter().find(|e| (e.0, e.1) == id) {
-            self.key = Some(s.clone());
-            return;
-        }
-        let s = PyString::intern(self.py, k);
-        self.keys.push((id.0, id.1, s.clone()));
-        self.key = Some(s);
+        self.key = Some(match self.keys.get(&(k.as_ptr() as usize, k.len())) {
+            Some(s) => s.bind(self.py).clone(),
+            None => PyString::intern(self.py, k),
+        });
     }
     fn end_object(&mut self) {
         self.stack.pop();
@@ -192,7 +188,7 @@ pub fn proto_to_dict<'py>(
         key: None,
         root: None,
         err: None,
-        keys: Vec::new(),
+        keys: &root.s.field_keys,
     };
     let r = json::print_to(&root.s.tables, root.ty, &*root, &src, &opts, &mut sink);
     if let Err(e) = r {

@@ -13,7 +13,7 @@ use amber_core::proto::runtime::{Cardinality, DefaultValue, Kind, Tables};
 use amber_core::proto::{FileDescriptorSet, Message as _};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyType};
+use pyo3::types::{PyBytes, PyList, PyString, PyType};
 
 use crate::proto::message::MessageType;
 use crate::proto::values;
@@ -36,7 +36,14 @@ pub struct Schema {
     pub needs_check: Vec<bool>,
     /// Per message type: the name of the `.proto` file declaring it.
     pub files: Vec<String>,
+    /// Every field's name and JSON name as an interned `str`, by the
+    /// address and length of that name in `tables` (which the schema owns,
+    /// so the addresses stay valid and unique while it lives): the keys
+    /// `to_dict` puts in its dicts, made once per schema.
+    pub field_keys: FieldKeys,
 }
+
+pub type FieldKeys = HashMap<(usize, usize), Py<PyString>, foldhash::fast::RandomState>;
 
 impl Schema {
     fn new(py: Python<'_>, set: &FileDescriptorSet) -> PyResult<Schema> {
@@ -60,6 +67,13 @@ impl Schema {
             names.push(n);
         }
         let needs_check = required_closure(&tables);
+        let mut field_keys = FieldKeys::default();
+        for f in tables.messages.iter().flat_map(|m| &m.fields) {
+            for name in [&f.name, &f.json_name] {
+                let key = (name.as_ptr() as usize, name.len());
+                field_keys.insert(key, PyString::intern(py, name).unbind());
+            }
+        }
         // Tables number message types file by file, nested types in pre-order.
         let mut files = Vec::with_capacity(tables.messages.len());
         fn count(m: &amber_core::proto::descriptor::DescriptorProto) -> usize {
@@ -80,6 +94,7 @@ impl Schema {
             defaults,
             names,
             needs_check,
+            field_keys,
         })
     }
 
