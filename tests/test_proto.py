@@ -343,6 +343,98 @@ def test_unknown_fields_survive(shop: Any) -> None:
     assert item.SerializeToString() == shop.Item(sku="s").SerializeToString()
 
 
+EXTENSIONS = """
+syntax = "proto2";
+package ext;
+message Base {
+  optional int32 a = 1;
+  extensions 100 to 199;
+}
+extend Base {
+  optional int32 priority = 100;
+  repeated string tags = 101;
+  optional group Grp = 102 { optional int32 g = 1; }
+  optional Color color = 103;
+}
+enum Color { RED = 0; BLUE = 1; }
+message Holder {
+  extend Base { optional Holder note = 150; }
+  optional string text = 1;
+}
+"""
+
+
+def test_extensions_match_google() -> None:
+    pytest.importorskip("google.protobuf")
+    from google.protobuf import (
+        descriptor_pb2,
+        descriptor_pool,
+        json_format,
+        message_factory,
+        text_format,
+    )
+
+    ns = P.load_text(EXTENSIONS, name="ext.proto")
+    base, e = ns.ext.Base, ns.ext
+    m = base(a=1)
+    assert not m.HasExtension(e.priority) and m.Extensions[e.priority] == 0
+    m.Extensions[e.priority] = 3
+    m.Extensions[e.tags].extend(["a", "b"])
+    m.Extensions[e.grp].g = 2
+    m.Extensions[e.color] = 1
+    m.Extensions[ns.ext.Holder.note].text = "hi"
+    assert [f.full_name for f in m.Extensions] == [
+        "ext.priority",
+        "ext.tags",
+        "ext.grp",
+        "ext.color",
+        "ext.Holder.note",
+    ]
+    assert e.priority in m.Extensions and len(m.Extensions) == 5
+    assert [f.name for f in base.DESCRIPTOR.fields] == ["a"]
+    assert ns.ext.Holder.DESCRIPTOR.extensions == [ns.ext.Holder.note]
+
+    fds = descriptor_pb2.FileDescriptorSet.FromString(ns.descriptor_set())
+    pool = descriptor_pool.DescriptorPool()
+    for f in fds.file:
+        pool.Add(f)
+    g_base = message_factory.GetMessageClass(pool.FindMessageTypeByName("ext.Base"))
+    data = m.SerializeToString()
+    g = g_base.FromString(data)
+    # upb writes extensions in its own order (descending numbers), amber by number.
+    assert g.ByteSize() == m.ByteSize() == len(data)
+    assert m.to_text() == text_format.MessageToString(g)
+    assert m.to_json() == json_format.MessageToJson(g)
+    assert m.to_dict() == json_format.MessageToDict(g)
+    # Each library reads the other's text, JSON and bytes.
+    for back in (
+        base.FromString(g.SerializeToString()),
+        base.from_text(text_format.MessageToString(g)),
+        base.from_json(json_format.MessageToJson(g)),
+    ):
+        assert back == m
+    assert text_format.Parse(m.to_text(), g_base()) == g
+    assert json_format.Parse(m.to_json(), g_base()) == g
+    # Parsed extensions are fields, not unknown bytes: DiscardUnknownFields keeps them.
+    parsed = base.FromString(data)
+    parsed.DiscardUnknownFields()
+    assert parsed == m
+
+    m.ClearExtension(e.priority)
+    assert not m.HasExtension(e.priority)
+    del m.Extensions[e.tags]
+    assert e.tags not in m.Extensions
+    with pytest.raises(TypeError):
+        m.Extensions[e.grp] = 1
+    with pytest.raises(KeyError, match="extends message type"):
+        ns.ext.Holder().Extensions[e.priority]
+    with pytest.raises(KeyError):
+        m.Extensions[base.DESCRIPTOR.fields[0]]
+    with pytest.raises(amber.DecodeError, match=r"1:1 .*ext\.nope"):
+        base.from_text("[ext.nope]: 1")
+    assert base.from_text("[ext.nope]: 1 a: 2", allow_unknown_field=True) == base(a=2)
+
+
 def test_required_fields() -> None:
     ns = P.load_text(
         'syntax = "proto2"; message R { required int32 a = 1; optional R child = 2; }',

@@ -242,3 +242,55 @@ fn every_golden_descriptor_set_compiles_to_tables() {
     }
     assert!(n > 20, "{n} goldens");
 }
+
+const EXTENSIONS: &str = r#"
+syntax = "proto2";
+package x;
+message Base {
+  optional int32 a = 1;
+  extensions 100 to 199;
+}
+extend Base {
+  optional int32 top = 100;
+  repeated string names = 101;
+  optional group Grp = 102 { optional int32 g = 1; }
+}
+message Scope {
+  extend Base { optional Scope nested = 150; }
+  optional string s = 1;
+}
+"#;
+
+#[test]
+fn extensions_join_the_fields_of_the_type_they_extend() {
+    let mut files = |_: &str| Some(EXTENSIONS.as_bytes().to_vec());
+    let set = compile(&["x.proto"], &mut files, true).unwrap();
+    let t = Tables::from_set(&set).unwrap();
+    let ty = t.message_index("x.Base").unwrap();
+    let info = t.message(ty);
+    let names: Vec<&str> = info.fields.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["a", "[x.top]", "[x.names]", "[x.grp]", "[x.Scope.nested]"]
+    );
+    assert!(info.fields[1..]
+        .iter()
+        .all(|f| f.extension && f.json_name == f.name));
+    assert!(!info.fields[0].extension);
+    // Unset extensions are not printed by ProtoJSON's "always print" option.
+    assert_eq!(info.decl_order, [0]);
+    assert_eq!(info.field(150).unwrap().name, "[x.Scope.nested]");
+    assert!(info.field(102).unwrap().delimited);
+    // On the wire they are fields like the others, no longer unknown.
+    let data = [
+        0x08, 0x01, // a = 1
+        0xa0, 0x06, 0x07, // [x.top] = 7
+        0xaa, 0x06, 0x01, b'n', // [x.names] = "n"
+        0xb3, 0x06, 0x08, 0x02, 0xb4, 0x06, // [x.grp] { g: 2 }
+        0xb2, 0x09, 0x03, 0x0a, 0x01, b's', // [x.Scope.nested] { s: "s" }
+    ];
+    let m = decode_dyn(&t, ty, &data).unwrap();
+    assert!(m.unknown.is_empty());
+    assert_eq!(m.get(100), Some(&Value::I32(7)));
+    assert_eq!(encode_dyn(&t, &m, true).unwrap(), data);
+}

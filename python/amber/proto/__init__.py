@@ -50,6 +50,7 @@ __all__ = [
     "Descriptor",
     "EnumDescriptor",
     "EnumType",
+    "Extensions",
     "FieldDescriptor",
     "MapContainer",
     "Message",
@@ -158,6 +159,19 @@ class Message(_NativeMessage):
 
     __repr__ = __str__
 
+    # --- extensions, as Google's API has them -------------------------------------------------
+
+    @property
+    def Extensions(self) -> Extensions:
+        """The message's extensions by their descriptor: `m.Extensions[ns.pkg.ext]`."""
+        return Extensions(self)
+
+    def HasExtension(self, extension: FieldDescriptor) -> bool:
+        return self.HasField(_extension_key(self, extension))
+
+    def ClearExtension(self, extension: FieldDescriptor) -> None:
+        self.ClearField(_extension_key(self, extension))
+
     def to_google(self, cls: Any = None) -> Any:
         """This message as a message of Google's protobuf (through its bytes): of class
         `cls`, or of the class Google's default descriptor pool has for this type (the
@@ -204,6 +218,72 @@ class Message(_NativeMessage):
 
     def __deepcopy__(self, memo: Any = None) -> Message:
         return self.__copy__()
+
+
+def _extension_key(m: Message, extension: Any) -> str:
+    """The name a message knows extension `extension` by (`[pkg.ext]`), once it is checked to
+    be an extension of the message's type."""
+    if not isinstance(extension, FieldDescriptor) or not extension.is_extension:
+        raise KeyError(f"Extension {extension!r} is not an extension field descriptor")
+    descriptor = type(m).DESCRIPTOR
+    if extension.containing_type is not descriptor:
+        raise KeyError(
+            f'Extension "{extension.full_name}" extends message type '
+            f'"{extension.containing_type.full_name}", but this message is of '
+            f'"{descriptor.full_name}".'
+        )
+    return f"[{extension.full_name}]"
+
+
+class Extensions:
+    """A message's extensions, keyed by their `FieldDescriptor` (as Google's
+    `message.Extensions`): reading an unset one gives its default (a default message, an empty
+    repeated container), assigning sets a scalar, `del` clears it, `in` tells whether it is set,
+    and iterating gives the descriptors of the extensions set."""
+
+    __slots__ = ("_message",)
+
+    def __init__(self, message: Message) -> None:
+        self._message = message
+
+    def __getitem__(self, extension: FieldDescriptor) -> Any:
+        _extension_key(self._message, extension)
+        accessor = extension._accessor
+        return accessor.__get__(self._message, type(self._message))
+
+    def __setitem__(self, extension: FieldDescriptor, value: Any) -> None:
+        _extension_key(self._message, extension)
+        if extension.is_repeated or extension.message_type is not None:
+            raise TypeError(
+                f"Cannot assign to extension {extension.full_name!r} because it is a repeated or "
+                "composite type."
+            )
+        extension._accessor.__set__(self._message, value)
+
+    def __delitem__(self, extension: FieldDescriptor) -> None:
+        self._message.ClearField(_extension_key(self._message, extension))
+
+    def __contains__(self, extension: FieldDescriptor) -> bool:
+        key = _extension_key(self._message, extension)
+        if extension.is_repeated:
+            return len(self[extension]) > 0
+        return self._message.HasField(key)
+
+    def __iter__(self) -> Iterator[FieldDescriptor]:
+        return (f for f, _ in self._message.ListFields() if f.is_extension)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def _FindExtensionByName(self, name: str) -> FieldDescriptor | None:
+        found = type(self._message).DESCRIPTOR._extensions_by_full_name  # type: ignore[attr-defined]
+        return found.get(name)  # type: ignore[no-any-return]
+
+    def _FindExtensionByNumber(self, number: int) -> FieldDescriptor | None:
+        for f in type(self._message).DESCRIPTOR._by_position:  # type: ignore[attr-defined]
+            if f.is_extension and f.number == number:
+                return f  # type: ignore[no-any-return]
+        return None
 
 
 class EnumType:
@@ -352,7 +432,7 @@ def _namespace(schema: ProtoSchema) -> Namespace:
     for d, (_full, fields, oneofs, _entry) in zip(descs, messages, strict=True):
         d.oneofs = [OneofDescriptor(d, n, i) for i, n in enumerate(oneofs)]
         by_pos = []
-        for name, number, json_name, kind, index, label, oneof, presence, packed in fields:
+        for name, number, json_name, kind, index, label, oneof, presence, packed, _ext in fields:
             f = FieldDescriptor(d, name, number, json_name, kind, label, presence, packed)
             if kind == "message" and index is not None:
                 f.message_type = descs[index]
@@ -362,8 +442,20 @@ def _namespace(schema: ProtoSchema) -> Namespace:
                 f.containing_oneof = d.oneofs[oneof]
                 d.oneofs[oneof].fields.append(f)
             by_pos.append(f)
-        d.fields = by_pos
+        d.fields = [f for f in by_pos if not f.is_extension]
         d._by_position = by_pos  # type: ignore[attr-defined]
+    # Extensions, found in the types they extend, belong to the scope declaring them.
+    extensions = [
+        (ty, pos, f)
+        for ty, d in enumerate(descs)
+        for pos, f in enumerate(d._by_position)  # type: ignore[attr-defined]
+        if f.is_extension
+    ]
+    for _ty, _pos, f in extensions:
+        scope = by_name.get(f.full_name.rsplit(".", 1)[0])
+        if isinstance(scope, Descriptor):
+            f.extension_scope = scope
+            scope.extensions.append(f)
     # Nesting: a type's parent is the longest full-name prefix that is a message.
     every: list[Descriptor | EnumDescriptor] = [*descs, *edescs]
     for t in every:
@@ -388,14 +480,27 @@ def _namespace(schema: ProtoSchema) -> Namespace:
             "__amber__": schema.message_type(ty),
             "DESCRIPTOR": d,
         }
-        for pos, f in enumerate(d.fields):
-            ns[f.name] = schema.field(ty, pos)
+        for pos, f in enumerate(d._by_position):  # type: ignore[attr-defined]
+            if not f.is_extension:
+                ns[f.name] = schema.field(ty, pos)
         mixin = _wkt.MIXINS.get(d.full_name)
         bases: tuple[type, ...] = (mixin, Message) if mixin is not None else (Message,)
         cls = type(d.name, bases, ns)
         d._concrete_class = cls
         schema.bind(ty, cls)
         classes[d.full_name] = cls
+    # An extension's handle is its descriptor: a class attribute of the type declaring it, or an
+    # attribute of its package (below), as in protoc's generated modules.
+    for ty, pos, f in extensions:
+        f._accessor = schema.field(ty, pos)
+        if f.extension_scope is not None:
+            setattr(classes[f.extension_scope.full_name], f.name, f)
+    for d in descs:
+        d._extensions_by_full_name = {  # type: ignore[attr-defined]
+            f.full_name: f
+            for f in d._by_position  # type: ignore[attr-defined]
+            if f.is_extension
+        }
     for d in descs:
         cls = classes[d.full_name]
         for n in d.nested_types:
@@ -414,6 +519,7 @@ def _namespace(schema: ProtoSchema) -> Namespace:
         (d.full_name, classes[d.full_name]) for d in descs if d.containing_type is None
     ]
     top += [(e.full_name, enum_objs[e.full_name]) for e in edescs if e.containing_type is None]
+    top += [(f.full_name, f) for _ty, _pos, f in extensions if f.extension_scope is None]
     for full, obj in top:
         *pkg, short = full.split(".")
         space = root

@@ -40,6 +40,10 @@ class FieldDescriptor:
     LABEL_OPTIONAL, LABEL_REQUIRED, LABEL_REPEATED = 1, 2, 3
 
     is_extension = False
+    # For an extension: the message type it is declared in (None at file level), and the
+    # native accessor of its slot in the messages it extends.
+    extension_scope: Descriptor | None = None
+    _accessor: Any = None
 
     def __init__(
         self,
@@ -53,8 +57,14 @@ class FieldDescriptor:
         packed: bool,
     ) -> None:
         self.containing_type = containing_type
-        self.name = name
-        self.full_name = f"{containing_type.full_name}.{name}"
+        if name.startswith("["):  # an extension: `[pkg.Scope.name]`
+            self.is_extension = True
+            self.full_name = name[1:-1]
+            self.name = self.full_name.rsplit(".", 1)[-1]
+            json_name = self.name
+        else:
+            self.name = name
+            self.full_name = f"{containing_type.full_name}.{name}"
         self.number = number
         self.json_name = json_name
         self.type = _TYPES[kind]
@@ -129,7 +139,8 @@ class EnumDescriptor:
 
 class Descriptor:
     """A message type: `name`, `full_name`, `fields`, `fields_by_name`, `fields_by_number`,
-    `fields_by_camelcase_name`, `oneofs`, `oneofs_by_name`, `nested_types`,
+    `fields_by_camelcase_name`, `extensions` (declared in it), `extensions_by_name`,
+    `oneofs`, `oneofs_by_name`, `nested_types`,
     `nested_types_by_name`, `enum_types`, `enum_types_by_name`, `containing_type`,
     `file_name` (the `.proto` file declaring it), `_concrete_class`."""
 
@@ -138,6 +149,8 @@ class Descriptor:
         self.file_name = file_name
         self.name = full_name.rsplit(".", 1)[-1]
         self.fields: list[FieldDescriptor] = []
+        # Extensions declared inside this type (of any type they extend).
+        self.extensions: list[FieldDescriptor] = []
         self.oneofs: list[OneofDescriptor] = []
         self.nested_types: list[Descriptor] = []
         self.enum_types: list[EnumDescriptor] = []
@@ -153,6 +166,7 @@ class Descriptor:
         self.nested_types_by_name = {t.name: t for t in self.nested_types}
         self.enum_types_by_name = {e.name: e for e in self.enum_types}
         self.enum_values_by_name = {v.name: v for e in self.enum_types for v in e.values}
+        self.extensions_by_name = {f.name: f for f in self.extensions}
 
     def GetOptions(self) -> None:
         return None

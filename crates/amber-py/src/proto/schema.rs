@@ -237,8 +237,9 @@ impl PySchema {
     }
 
     /// `[(full_name, [(name, number, json_name, kind, type_index,
-    /// label, oneof, has_presence, packed), ...], [oneof names],
-    /// map_entry)]` per message type, by index.
+    /// label, oneof, has_presence, packed, extension), ...], [oneof names],
+    /// map_entry)]` per message type, by index (an extension's name is its
+    /// full name in brackets).
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         for m in &self.inner.tables.messages {
@@ -264,6 +265,7 @@ impl PySchema {
                     f.oneof,
                     presence,
                     packed,
+                    f.extension,
                 ))?;
             }
             out.append((&m.full_name, fields, &m.oneofs, m.map_entry))?;

@@ -176,6 +176,10 @@ pub struct FieldInfo {
     pub default: DefaultValue,
     /// proto2 `required` / editions `LEGACY_REQUIRED` (not enforced).
     pub required: bool,
+    /// An extension, declared elsewhere and added to this type's fields:
+    /// its `name` and `json_name` are its full name in brackets
+    /// (`[pkg.ext]`), as the text format and ProtoJSON write it.
+    pub extension: bool,
 }
 
 /// One message type.
@@ -233,6 +237,39 @@ impl MessageInfo {
     /// The field with number `num`.
     pub fn field(&self, num: u32) -> Option<&FieldInfo> {
         self.find(num).map(|i| &self.fields[i])
+    }
+
+    /// Sort `fields` by number again after fields were added, and rebuild
+    /// the lookups (`dense`, `decl_order`) to match.
+    fn index_fields(&mut self) -> Result<(), String> {
+        let declared: Vec<u32> = self
+            .decl_order
+            .iter()
+            .map(|&i| self.fields[i as usize].number)
+            .collect();
+        self.fields.sort_by_key(|f| f.number);
+        if self.fields.len() > u16::MAX as usize - 1 {
+            return Err(format!("{} has too many fields", self.full_name));
+        }
+        self.decl_order = declared
+            .iter()
+            .filter_map(|n| self.fields.binary_search_by_key(n, |f| f.number).ok())
+            .map(|i| i as u32)
+            .collect();
+        let max_dense = self
+            .fields
+            .iter()
+            .map(|f| f.number)
+            .filter(|&n| n < DENSE_LIMIT)
+            .max()
+            .map_or(0, |n| n as usize + 1);
+        self.dense = vec![0u16; max_dense];
+        for (i, f) in self.fields.iter().enumerate() {
+            if f.number < DENSE_LIMIT {
+                self.dense[f.number as usize] = (i + 1) as u16;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -319,7 +356,83 @@ impl Tables {
                 t.fill_message(m, fx, &mut idx, (proto2, proto3), None)?;
             }
         }
+        // Pass 3: extensions join the fields of the types they extend.
+        let mut extended = Vec::new();
+        for file in &set.file {
+            let fx = Features::for_file(file);
+            let syntax = (fx.edition == edition::PROTO2, fx.edition == edition::PROTO3);
+            let prefix = match &file.package {
+                Some(p) if !p.is_empty() => format!(".{p}"),
+                _ => String::new(),
+            };
+            let top = DescriptorProto::default();
+            for f in &file.extension {
+                extended.push(t.add_extension(&top, f, fx, syntax, &prefix)?);
+            }
+            for m in &file.message_type {
+                t.nested_extensions(m, fx, syntax, &prefix, &mut extended)?;
+            }
+        }
+        extended.sort_unstable();
+        extended.dedup();
+        for ty in extended {
+            t.messages[ty as usize].index_fields()?;
+        }
         Ok(t)
+    }
+
+    /// The extensions declared inside `m` and the types nested in it.
+    fn nested_extensions(
+        &mut self,
+        m: &DescriptorProto,
+        parent: Features,
+        syntax: (bool, bool),
+        prefix: &str,
+        extended: &mut Vec<u32>,
+    ) -> Result<(), String> {
+        let scope = format!("{prefix}.{}", m.name.as_deref().unwrap_or(""));
+        let fx = parent.merge(m.options.as_ref().and_then(|o| o.features.as_ref()));
+        for f in &m.extension {
+            extended.push(self.add_extension(m, f, fx, syntax, &scope)?);
+        }
+        for n in &m.nested_type {
+            self.nested_extensions(n, fx, syntax, &scope, extended)?;
+        }
+        Ok(())
+    }
+
+    /// Add extension `f`, declared in `scope` (a package or a message
+    /// type), to the fields of the type it extends; that type's index.
+    fn add_extension(
+        &mut self,
+        m: &DescriptorProto,
+        f: &FieldDescriptorProto,
+        fx: Features,
+        syntax: (bool, bool),
+        scope: &str,
+    ) -> Result<u32, String> {
+        let mut info = self.field_info(m, f, fx, syntax)?;
+        let full = format!("{scope}.{}", info.name);
+        let extendee = f.extendee.as_deref().unwrap_or("");
+        let ty = self
+            .message_index(extendee)
+            .ok_or_else(|| format!("extension {} extends unknown type {extendee}", &full[1..]))?;
+        info.name = format!("[{}]", &full[1..]);
+        info.json_name = info.name.clone();
+        info.extension = true;
+        let target = &mut self.messages[ty as usize];
+        if target.find(info.number).is_some() {
+            return Err(format!(
+                "extension {} reuses field number {} of {}",
+                &full[1..],
+                info.number,
+                target.full_name
+            ));
+        }
+        target.fields.push(info);
+        // Keep lookups working for the next extension of the same type.
+        target.index_fields()?;
+        Ok(ty)
     }
 
     fn add_enum(&mut self, e: &EnumDescriptorProto, prefix: &str, parent: Features) {
@@ -396,29 +509,12 @@ impl Tables {
             }
             fields.push(info);
         }
-        let declared: Vec<u32> = fields.iter().map(|f| f.number).collect();
-        fields.sort_by_key(|f| f.number);
-        let decl_order = declared
-            .iter()
-            .filter_map(|n| fields.binary_search_by_key(n, |f| f.number).ok())
-            .map(|i| i as u32)
-            .collect();
-        let max_dense = fields
-            .iter()
-            .map(|f| f.number)
-            .filter(|&n| n < DENSE_LIMIT)
-            .max()
-            .map_or(0, |n| n as usize + 1);
-        let mut dense = vec![0u16; max_dense];
-        for (i, f) in fields.iter().enumerate() {
-            if f.number < DENSE_LIMIT {
-                dense[f.number as usize] = (i + 1) as u16;
-            }
-        }
         let full = format!(".{}", self.messages[me].full_name);
-        self.messages[me].fields = fields;
-        self.messages[me].dense = dense;
-        self.messages[me].decl_order = decl_order;
+        // In declaration order; `index_fields` sorts them by number.
+        let target = &mut self.messages[me];
+        target.decl_order = (0..fields.len() as u32).collect();
+        target.fields = fields;
+        target.index_fields()?;
         for n in &m.nested_type {
             let nname = format!("{full}.{}", n.name.as_deref().unwrap_or(""));
             let inh = map_fx.get(&nname).copied();
@@ -487,6 +583,7 @@ impl Tables {
             closed_enum,
             default,
             required: f.label == Some(label::REQUIRED) || fx.presence == LEGACY_REQUIRED,
+            extension: false,
         })
     }
 }

@@ -241,7 +241,7 @@ impl<'a> Parser<'_, 'a> {
                 None => {}
             }
             let name_tok = self.tok.peek();
-            if name_tok.text == b"[" {
+            let field = if name_tok.text == b"[" {
                 if info.full_name == "google.protobuf.Any" {
                     self.any(b, info, m, depth)?;
                     if !self.tok.try_consume(b",") {
@@ -249,31 +249,38 @@ impl<'a> Parser<'_, 'a> {
                     }
                     continue;
                 }
-                return self.fail(
-                    name_tok,
-                    format!(
-                        "Message type \"{}\" does not have extensions.",
-                        info.full_name
-                    ),
-                );
-            }
-            if !is_ident(name_tok.text) {
-                return self.fail(
-                    name_tok,
-                    format!(
-                        "Expected identifier or number, got {}.",
-                        show(name_tok.text)
-                    ),
-                );
-            }
-            self.tok.next();
-            let name = std::str::from_utf8(name_tok.text).unwrap_or("");
-            let field = info.fields.iter().find(|f| f.name == name).or_else(|| {
-                // A group is written with its type's name (or its field's).
-                info.fields
-                    .iter()
-                    .find(|f| self.group_named(f) && self.type_short_name(f) == Some(name))
-            });
+                let name = self.extension_name()?;
+                let found = info.fields.iter().find(|f| f.extension && f.name == name);
+                if found.is_none() && !self.opts.allow_unknown_field {
+                    return self.fail(
+                        name_tok,
+                        format!(
+                            "Extension \"{}\" not found or is not an extension of \"{}\".",
+                            &name[1..name.len() - 1],
+                            info.full_name
+                        ),
+                    );
+                }
+                found
+            } else {
+                if !is_ident(name_tok.text) {
+                    return self.fail(
+                        name_tok,
+                        format!(
+                            "Expected identifier or number, got {}.",
+                            show(name_tok.text)
+                        ),
+                    );
+                }
+                self.tok.next();
+                let name = std::str::from_utf8(name_tok.text).unwrap_or("");
+                info.fields.iter().find(|f| f.name == name).or_else(|| {
+                    // A group is written with its type's name (or its field's).
+                    info.fields
+                        .iter()
+                        .find(|f| self.group_named(f) && self.type_short_name(f) == Some(name))
+                })
+            };
             let Some(f) = field else {
                 if self.opts.allow_unknown_field {
                     self.skip_field(depth)?;
@@ -282,8 +289,9 @@ impl<'a> Parser<'_, 'a> {
                 return self.fail(
                     name_tok,
                     format!(
-                        "Message type \"{}\" has no field named \"{name}\".",
-                        info.full_name
+                        "Message type \"{}\" has no field named \"{}\".",
+                        info.full_name,
+                        show(name_tok.text)
                     ),
                 );
             };
@@ -493,6 +501,31 @@ impl<'a> Parser<'_, 'a> {
     }
 
     /// `[type.googleapis.com/pkg.Type] { ... }` inside an `Any`.
+    /// An extension's name in brackets (`[pkg.ext]`, as `FieldInfo::name`
+    /// holds it), the tokens read.
+    fn extension_name<E>(&mut self) -> Res<String, E> {
+        self.tok.next();
+        let mut name = String::from("[");
+        let mut want_ident = true;
+        loop {
+            let t = self.tok.next();
+            if t.text == b"]" && !want_ident {
+                name.push(']');
+                return Ok(name);
+            }
+            let ok = if want_ident {
+                is_ident(t.text)
+            } else {
+                t.text == b"."
+            };
+            if !ok {
+                return self.fail(t, "Expected an extension name and \"]\".");
+            }
+            name.push_str(&show(t.text));
+            want_ident = !want_ident;
+        }
+    }
+
     fn any<B: MessageBuilder>(
         &mut self,
         b: &mut B,
