@@ -743,6 +743,97 @@ def test_well_known_type_helpers_match_google() -> None:
     assert list(fm.paths) == ["x.foo_bar"]
 
 
+def test_well_known_type_arithmetic_and_field_mask_sets_match_google(
+    conf: P.Namespace, google: dict[str, Any]
+) -> None:
+    import datetime as dt
+
+    from google.protobuf import duration_pb2, field_mask_pb2, timestamp_pb2
+
+    ns = P.load_text(WKT, name="wkt.proto")
+    gp = ns.google.protobuf
+    ts = [(0, 0), (1_600_000_000, 123_456_000), (-5, 7_000)]
+    ds = [(0, 0), (90, 500_000_000), (-3, -250_000_000)]
+    others = [dt.datetime(2001, 2, 3, 4, 5, 6), dt.timedelta(days=2, microseconds=3)]
+    for s, n in ts:
+        a, g = gp.Timestamp(seconds=s, nanos=n), timestamp_pb2.Timestamp(seconds=s, nanos=n)
+        for ds_, dn in ds:
+            ad, gd = (
+                gp.Duration(seconds=ds_, nanos=dn),
+                duration_pb2.Duration(seconds=ds_, nanos=dn),
+            )
+            assert a + ad == g + gd and ad + a == gd + g and a - ad == g - gd
+            assert ad - ad == gd - gd and ad + dt.timedelta(1) == gd + dt.timedelta(1)
+            assert dt.timedelta(1) - ad == dt.timedelta(1) - gd
+        assert a - a == g - g
+        assert a + others[1] == g + others[1] and others[0] - a == others[0] - g
+    rng = random.Random(7)
+    names = ["a", "b", "a.x", "a.y", "a.x.z", "c.d", "c", "b.q"]
+    for _ in range(300):
+        m1 = rng.sample(names, rng.randint(0, 4))
+        m2 = rng.sample(names, rng.randint(0, 4))
+        for op in ("Union", "Intersect"):
+            out, g_out = gp.FieldMask(), field_mask_pb2.FieldMask()
+            getattr(out, op)(gp.FieldMask(paths=m1), gp.FieldMask(paths=m2))
+            getattr(g_out, op)(
+                field_mask_pb2.FieldMask(paths=m1), field_mask_pb2.FieldMask(paths=m2)
+            )
+            assert list(out.paths) == list(g_out.paths), (op, m1, m2)
+        out, g_out = gp.FieldMask(), field_mask_pb2.FieldMask()
+        out.CanonicalFormFromMask(gp.FieldMask(paths=m1))
+        g_out.CanonicalFormFromMask(field_mask_pb2.FieldMask(paths=m1))
+        assert list(out.paths) == list(g_out.paths)
+    with pytest.raises(ValueError, match="not a FieldMask"):
+        gp.FieldMask().Union(gp.Duration(), gp.FieldMask())
+    name = "protobuf_test_messages.proto3.TestAllTypesProto3"
+    cls, g_cls = conf.types[name], google[name]
+    fields = [
+        "optional_int32",
+        "optional_string",
+        "repeated_int32",
+        "optional_nested_message",
+        "optional_nested_message.a",
+        "optional_nested_message.corecursive.optional_int64",
+        "map_int32_int32",
+        "oneof_uint32",
+        "oneof_string",
+    ]
+    src = dict(
+        optional_int32=5,
+        repeated_int32=[1, 2],
+        optional_nested_message={"a": 3, "corecursive": {"optional_int64": 4}},
+        map_int32_int32={1: 2},
+        oneof_string="s",
+    )
+    dst = dict(
+        optional_string="keep",
+        repeated_int32=[9],
+        optional_nested_message={"corecursive": {"optional_bool": True}},
+        map_int32_int32={3: 4},
+        oneof_uint32=7,
+    )
+    for _ in range(200):
+        paths = rng.sample(fields, rng.randint(1, 4))
+        flags = rng.choice([(False, False), (True, False), (False, True), (True, True)])
+        mask, g_mask = gp.FieldMask(paths=paths), field_mask_pb2.FieldMask(paths=paths)
+        a_dst, g_dst = cls(**copy.deepcopy(dst)), g_cls(**copy.deepcopy(dst))
+        try:
+            g_mask.MergeMessage(g_cls(**copy.deepcopy(src)), g_dst, *flags)
+        except ValueError:
+            with pytest.raises(ValueError):
+                mask.MergeMessage(cls(**copy.deepcopy(src)), a_dst, *flags)
+            continue
+        mask.MergeMessage(cls(**copy.deepcopy(src)), a_dst, *flags)
+        assert a_dst.SerializeToString(deterministic=True) == g_dst.SerializeToString(
+            deterministic=True
+        ), (paths, flags)
+    assert gp.FieldMask(paths=["a", "b.c"]).IsValidForDescriptor(ns.M.DESCRIPTOR) is False
+    assert gp.FieldMask(paths=["t.seconds", "t"]).IsValidForDescriptor(ns.M.DESCRIPTOR)
+    every = gp.FieldMask()
+    every.AllFieldsFromDescriptor(ns.M.DESCRIPTOR)
+    assert list(every.paths) == ["t"]
+
+
 def test_interop_with_google_messages(conf: P.Namespace, google: dict[str, Any]) -> None:
     from google.protobuf import timestamp_pb2
 

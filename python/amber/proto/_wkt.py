@@ -1,6 +1,7 @@
 """Helpers on the well-known types, by Google's names: `Any.Pack/Unpack/Is/TypeName`,
 `Timestamp` and `Duration` to and from `datetime`, `timedelta`, numbers and their JSON
-strings, `FieldMask` paths as JSON, and `Struct`/`ListValue` used like a dict and a list.
+strings (and `+`/`-` with them), `FieldMask` paths as JSON and as sets (union, intersection,
+canonical form, merging masked fields), and `Struct`/`ListValue` used like a dict and a list.
 
 Each class here is mixed into the message class of its type when a load includes it (the
 well-known types are built into amber, so any `.proto` importing them gets these)."""
@@ -143,6 +144,24 @@ class Timestamp(_Seconds):
         delta = dt - _EPOCH
         self._set((delta.days * 86_400 + delta.seconds) * _NANOS + delta.microseconds * 1_000)
 
+    # Arithmetic as Google's: through naive UTC datetimes and timedeltas.
+    def __add__(self, value: Any) -> _dt.datetime:
+        if isinstance(value, Duration):
+            value = value.ToTimedelta()
+        return self.ToDatetime() + value  # type: ignore[no-any-return]
+
+    __radd__ = __add__
+
+    def __sub__(self, value: Any) -> Any:
+        if isinstance(value, Timestamp):
+            return self.ToDatetime() - value.ToDatetime()
+        if isinstance(value, Duration):
+            value = value.ToTimedelta()
+        return self.ToDatetime() - value
+
+    def __rsub__(self, value: Any) -> Any:
+        return value - self.ToDatetime()
+
 
 class Duration(_Seconds):
     __slots__ = ()
@@ -159,9 +178,177 @@ class Duration(_Seconds):
     def FromTimedelta(self, td: _dt.timedelta) -> None:
         self._set((td.days * 86_400 + td.seconds) * _NANOS + td.microseconds * 1_000)
 
+    # Arithmetic as Google's: through timedeltas (and datetimes for a Timestamp).
+    def __add__(self, value: Any) -> Any:
+        if isinstance(value, Timestamp):
+            return self.ToTimedelta() + value.ToDatetime()
+        return self.ToTimedelta() + value
+
+    __radd__ = __add__
+
+    def __sub__(self, value: Any) -> _dt.timedelta:
+        return self.ToTimedelta() - value  # type: ignore[no-any-return]
+
+    def __rsub__(self, value: Any) -> Any:
+        return value - self.ToTimedelta()
+
+
+# A FieldMask as a tree: each path's names as nested dicts; an empty dict is a leaf (the whole
+# field), which covers every longer path under it.
+_Tree = dict[str, "_Tree"]
+
+
+def _tree(paths: Iterable[str]) -> _Tree:
+    root: _Tree = {}
+    for path in paths:
+        _add_path(root, path)
+    return root
+
+
+def _add_path(root: _Tree, path: str) -> None:
+    node = root
+    for name in path.split("."):
+        child = node.get(name)
+        if child is None:
+            child = node[name] = {}
+        elif not child:
+            return  # a shorter path already covers this one
+        node = child
+    node.clear()  # this path covers whatever was under it
+
+
+def _paths(node: _Tree, prefix: str = "") -> Iterator[str]:
+    """The tree's paths, sorted."""
+    for name in sorted(node):
+        path = f"{prefix}.{name}" if prefix else name
+        if node[name]:
+            yield from _paths(node[name], path)
+        else:
+            yield path
+
+
+def _check_mask(mask: Any) -> None:
+    if getattr(mask, "DESCRIPTOR", None) is None or (
+        mask.DESCRIPTOR.full_name != "google.protobuf.FieldMask"
+    ):
+        name = getattr(getattr(mask, "DESCRIPTOR", None), "full_name", type(mask).__name__)
+        raise ValueError(f"Message {name} is not a FieldMask.")
+
 
 class FieldMask(_JsonString):
-    __slots__ = ()
+    """`paths` helpers by Google's names: validity for a message type, every field of a type,
+    the canonical form (sorted, without paths another one covers), union, intersection, and
+    merging the masked fields of one message into another."""
+
+    if TYPE_CHECKING:
+        __slots__ = ("paths",)
+    else:
+        __slots__ = ()
+    paths: Any
+
+    def _assign(self, paths: Iterable[str]) -> None:
+        self.Clear()  # type: ignore[attr-defined]
+        self.paths.extend(paths)
+
+    def IsValidForDescriptor(self, message_descriptor: Any) -> bool:
+        """Whether every path names a field of `message_descriptor`, through singular
+        message fields."""
+        for path in self.paths:
+            d = message_descriptor
+            *inner, last = path.split(".")
+            for name in inner:
+                f = d.fields_by_name.get(name)
+                if f is None or f.is_repeated or f.message_type is None:
+                    return False
+                d = f.message_type
+            if last not in d.fields_by_name:
+                return False
+        return True
+
+    def AllFieldsFromDescriptor(self, message_descriptor: Any) -> None:
+        self._assign(f.name for f in message_descriptor.fields)
+
+    def CanonicalFormFromMask(self, mask: Any) -> None:
+        self._assign(list(_paths(_tree(mask.paths))))
+
+    def Union(self, mask1: Any, mask2: Any) -> None:
+        _check_mask(mask1)
+        _check_mask(mask2)
+        self._assign(list(_paths(_tree([*mask1.paths, *mask2.paths]))))
+
+    def Intersect(self, mask1: Any, mask2: Any) -> None:
+        _check_mask(mask1)
+        _check_mask(mask2)
+        first = _tree(mask1.paths)
+        out: _Tree = {}
+        for path in mask2.paths:
+            node = first
+            for name in path.split("."):
+                child = node.get(name)
+                if child is None:
+                    break  # not in mask1
+                if not child:
+                    _add_path(out, path)  # mask1 covers the whole path
+                    break
+                node = child
+            else:  # mask1 holds paths below this one: those are in both
+                for sub in _paths(node, path):
+                    _add_path(out, sub)
+        self._assign(list(_paths(out)))
+
+    def MergeMessage(
+        self,
+        source: Any,
+        destination: Any,
+        replace_message_field: bool = False,
+        replace_repeated_field: bool = False,
+    ) -> None:
+        """Copy the fields the mask names from `source` into `destination`: scalars are set
+        (or cleared when unset in `source`), messages merged (replaced with
+        `replace_message_field`), repeated fields appended (replaced with
+        `replace_repeated_field`)."""
+        _merge_masked(
+            _tree(self.paths), source, destination, replace_message_field, replace_repeated_field
+        )
+
+
+def _merge_masked(
+    node: _Tree, source: Any, destination: Any, replace_message: bool, replace_repeated: bool
+) -> None:
+    fields = source.DESCRIPTOR.fields_by_name
+    for name, child in node.items():
+        f = fields.get(name)
+        if f is None:
+            raise ValueError(
+                f"Error: Can't find field {name} in message {source.DESCRIPTOR.full_name}."
+            )
+        if child:
+            if f.is_repeated or f.message_type is None:
+                raise ValueError(
+                    f"Error: Field {name} in message {source.DESCRIPTOR.full_name} is not a "
+                    "singular message field and cannot have sub-fields."
+                )
+            if source.HasField(name):
+                _merge_masked(
+                    child,
+                    getattr(source, name),
+                    getattr(destination, name),
+                    replace_message,
+                    replace_repeated,
+                )
+        elif f.is_repeated:
+            if replace_repeated:
+                destination.ClearField(name)
+            getattr(destination, name).MergeFrom(getattr(source, name))
+        elif f.message_type is not None:
+            if replace_message:
+                destination.ClearField(name)
+            if source.HasField(name):
+                getattr(destination, name).MergeFrom(getattr(source, name))
+        elif not f.has_presence or source.HasField(name):
+            setattr(destination, name, getattr(source, name))
+        else:
+            destination.ClearField(name)
 
 
 def _set_value(value_msg: Any, v: Any) -> None:
