@@ -834,6 +834,62 @@ def test_well_known_type_arithmetic_and_field_mask_sets_match_google(
     assert list(every.paths) == ["t"]
 
 
+WKT_FIELDS = """syntax = "proto3";
+import "google/protobuf/timestamp.proto"; import "google/protobuf/duration.proto";
+import "google/protobuf/struct.proto";
+message W {
+  google.protobuf.Timestamp t = 1; google.protobuf.Duration d = 2; google.protobuf.Struct s = 3;
+  google.protobuf.ListValue l = 4; google.protobuf.Value v = 5;
+  repeated google.protobuf.Timestamp ts = 6;
+}
+"""
+
+
+def test_well_known_type_fields_take_python_values_as_google() -> None:
+    import datetime as dt
+
+    pytest.importorskip("google.protobuf")
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    ns = P.load_text(WKT_FIELDS, name="w.proto")
+    fds = descriptor_pb2.FileDescriptorSet.FromString(ns.descriptor_set())
+    pool = descriptor_pool.DescriptorPool()
+    for f in fds.file:
+        pool.Add(f)
+    g_w = message_factory.GetMessageClass(pool.FindMessageTypeByName("W"))
+    when = dt.datetime(2020, 1, 2, 3, 4, 5, 6)
+    kwargs: dict[str, Any] = dict(
+        t=when,
+        d=dt.timedelta(days=-1, seconds=3),
+        s={"a": 1, "b": [True, None, {"c": "x"}], "fields": 2},  # a Struct's dict is contents
+        l=[1, "two", [3]],
+        ts=[when, {"seconds": 7}],
+    )
+    a, g = ns.W(**kwargs), g_w(**kwargs)
+    assert a.SerializeToString(deterministic=True) == g.SerializeToString(deterministic=True)
+    assert ns.W(t={"seconds": 5}).t.seconds == g_w(t={"seconds": 5}).t.seconds == 5
+    a, g = ns.W(), g_w()
+    for name, value in [
+        ("t", dt.datetime(1999, 12, 31)),
+        ("d", dt.timedelta(microseconds=5)),
+        ("s", {"k": {"n": 1.5}}),
+        ("l", ["x", None]),
+    ]:
+        setattr(a, name, value)
+        setattr(g, name, value)
+    assert a.SerializeToString(deterministic=True) == g.SerializeToString(deterministic=True)
+    for name, value, g_error, error in [
+        ("t", 5, TypeError, TypeError),
+        ("d", when, TypeError, TypeError),
+        ("s", [1], AttributeError, TypeError),  # Google's fails inside its update()
+        ("v", 3, AttributeError, AttributeError),  # a Value takes no Python value in either
+    ]:
+        with pytest.raises(g_error):
+            setattr(g, name, value)
+        with pytest.raises(error):
+            setattr(a, name, value)
+
+
 def test_interop_with_google_messages(conf: P.Namespace, google: dict[str, Any]) -> None:
     from google.protobuf import timestamp_pb2
 

@@ -144,6 +144,15 @@ class Timestamp(_Seconds):
         delta = dt - _EPOCH
         self._set((delta.days * 86_400 + delta.seconds) * _NANOS + delta.microseconds * 1_000)
 
+    def _internal_assign(self, value: Any) -> None:
+        """What assigning `value` to a Timestamp field does: a datetime only."""
+        if not isinstance(value, _dt.datetime):
+            raise TypeError(
+                f"Fail to convert to Timestamp. Expected a datetime object got "
+                f"{type(value).__name__}"
+            )
+        self.FromDatetime(value)
+
     # Arithmetic as Google's: through naive UTC datetimes and timedeltas.
     def __add__(self, value: Any) -> _dt.datetime:
         if isinstance(value, Duration):
@@ -177,6 +186,15 @@ class Duration(_Seconds):
 
     def FromTimedelta(self, td: _dt.timedelta) -> None:
         self._set((td.days * 86_400 + td.seconds) * _NANOS + td.microseconds * 1_000)
+
+    def _internal_assign(self, value: Any) -> None:
+        """What assigning `value` to a Duration field does: a timedelta only."""
+        if not isinstance(value, _dt.timedelta):
+            raise TypeError(
+                f"Fail to convert to Duration. Expected a timedelta object got "
+                f"{type(value).__name__}"
+            )
+        self.FromTimedelta(value)
 
     # Arithmetic as Google's: through timedeltas (and datetimes for a Timestamp).
     def __add__(self, value: Any) -> Any:
@@ -430,6 +448,15 @@ class Struct:
         for k, v in dictionary.items():
             self[k] = v
 
+    def _internal_assign(self, value: Any) -> None:
+        """What assigning a dict to a Struct field does: it becomes the contents."""
+        if not isinstance(value, Mapping):
+            raise TypeError(
+                f"Fail to convert to Struct. Expected a dict got {type(value).__name__}"
+            )
+        self.Clear()  # type: ignore[attr-defined]
+        self.update(value)
+
 
 class ListValue:
     __slots__ = ()
@@ -444,6 +471,15 @@ class ListValue:
     def extend(self, elem_seq: Iterable[Any]) -> None:
         for v in elem_seq:
             self.append(v)
+
+    def _internal_assign(self, value: Any) -> None:
+        """What assigning a list to a ListValue field does: it becomes the contents."""
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(
+                f"Fail to convert to ListValue. Expected a list got {type(value).__name__}"
+            )
+        self.Clear()  # type: ignore[attr-defined]
+        self.extend(value)
 
     def __getitem__(self, index: int) -> Any:
         return _get_value(self.values[index])

@@ -447,12 +447,22 @@ pub fn message_value<'py>(
             b.info().full_name
         )));
     }
-    if let Ok(d) = v.cast::<PyDict>() {
+    let struct_contents = s.assigns[sub as usize]
+        && s.tables.messages[sub as usize].full_name == "google.protobuf.Struct";
+    if let (Ok(d), false) = (v.cast::<PyDict>(), struct_contents) {
         let cls = s.class(py, sub)?;
         return cls
             .call((), Some(d))?
             .cast_into::<Message>()
             .map_err(Into::into);
+    }
+    if s.assigns[sub as usize] {
+        // A datetime for a Timestamp, a dict for a Struct, ...: the
+        // well-known type's own conversion (Python code, which raises
+        // TypeError or ValueError for what it does not take).
+        let m = s.class(py, sub)?.call0()?;
+        m.call_method1(pyo3::intern!(py, "_internal_assign"), (v,))?;
+        return m.cast_into::<Message>().map_err(Into::into);
     }
     Err(PyTypeError::new_err(format!(
         "field {} takes a {} message or a dict, not {}",
@@ -515,8 +525,11 @@ impl Field {
         let this = slf.get();
         let m = this.target(obj)?;
         let f = this.info();
-        // As Google's: message, repeated and map fields are changed in place.
+        // As Google's: message, repeated and map fields are changed in place,
+        // except that the well-known types with a Python form take it
+        // (`m.when = datetime(...)`).
         let what = match (f.card, f.kind) {
+            (Cardinality::Singular { .. }, Kind::Message(t)) if this.s.assigns[t as usize] => None,
             (Cardinality::Singular { .. }, Kind::Message(_)) => Some("message"),
             (Cardinality::Singular { .. }, _) => None,
             _ => Some("map, or repeated"),

@@ -34,6 +34,11 @@ pub struct Schema {
     /// Per message type: whether it or anything it holds has `required`
     /// fields (only those need the `IsInitialized` walk).
     pub needs_check: Vec<bool>,
+    /// Per message type: a well-known type that takes a plain Python value
+    /// where a message is expected (Timestamp a datetime, Duration a
+    /// timedelta, Struct a dict, ListValue a list), through its class's
+    /// `_internal_assign`, as Google's does.
+    pub assigns: Vec<bool>,
     /// Per message type: the name of the `.proto` file declaring it.
     pub files: Vec<String>,
     /// Every field's name and JSON name as an interned `str`, by the
@@ -42,6 +47,14 @@ pub struct Schema {
     /// `to_dict` puts in its dicts, made once per schema.
     pub field_keys: FieldKeys,
 }
+
+/// The well-known types a plain value can be assigned to (see `Schema::assigns`).
+const ASSIGNED_TYPES: [&str; 4] = [
+    "google.protobuf.Timestamp",
+    "google.protobuf.Duration",
+    "google.protobuf.Struct",
+    "google.protobuf.ListValue",
+];
 
 pub type FieldKeys = HashMap<(usize, usize), Py<PyString>, foldhash::fast::RandomState>;
 
@@ -67,6 +80,11 @@ impl Schema {
             names.push(n);
         }
         let needs_check = required_closure(&tables);
+        let assigns = tables
+            .messages
+            .iter()
+            .map(|m| ASSIGNED_TYPES.contains(&m.full_name.as_str()))
+            .collect();
         let mut field_keys = FieldKeys::default();
         for f in tables.messages.iter().flat_map(|m| &m.fields) {
             for name in [&f.name, &f.json_name] {
@@ -95,6 +113,7 @@ impl Schema {
             names,
             needs_check,
             field_keys,
+            assigns,
         })
     }
 
