@@ -433,6 +433,15 @@ def test_extensions_match_google() -> None:
     with pytest.raises(amber.DecodeError, match=r"1:1 .*ext\.nope"):
         base.from_text("[ext.nope]: 1")
     assert base.from_text("[ext.nope]: 1 a: 2", allow_unknown_field=True) == base(a=2)
+    # Stubs give the handles: module attributes, and class attributes for scoped ones.
+    import ast
+
+    from amber.proto._tools import stubs
+
+    text = stubs(ns)
+    ast.parse(text)
+    assert "\npriority: FieldDescriptor\n" in text
+    assert "    note: ClassVar[FieldDescriptor]\n" in text
 
 
 def test_required_fields() -> None:

@@ -51,7 +51,7 @@ def stubs(ns: Namespace, files: list[str] | None = None) -> str:
         "from collections.abc import Iterable, Mapping",
         "from typing import Any, ClassVar",
         "",
-        "from amber.proto import EnumType, MapContainer, RepeatedContainer",
+        "from amber.proto import EnumType, FieldDescriptor, MapContainer, RepeatedContainer",
         "from amber.proto import Message as _Message",
         "",
     ]
@@ -65,6 +65,14 @@ def stubs(ns: Namespace, files: list[str] | None = None) -> str:
         lines.append(f"{e.name}: EnumType")
         for v in e.values:
             lines.append(f"{v.name}: int")
+    # File-level extensions of the packages stubbed: their handles, module attributes as in
+    # protoc's modules (a descriptor set does not say which file declared an extension).
+    wanted = {d.full_name.rsplit(".", 1)[0] for d in tops if "." in d.full_name}
+    for cls in classes.values():
+        for f in cls.DESCRIPTOR._by_position:  # type: ignore[attr-defined]
+            package = f.full_name.rsplit(".", 1)[0] if "." in f.full_name else ""
+            if f.is_extension and f.extension_scope is None and package in wanted:
+                lines.append(f"{f.name}: FieldDescriptor")
     for d in tops:
         lines += _message(d, names, 0)
     return "\n".join(lines) + "\n"
@@ -85,6 +93,8 @@ def _message(d: Descriptor, names: dict[str, str], depth: int) -> list[str]:
     for n in d.nested_types:
         if not n.is_map_entry:
             out += _message(n, names, depth + 1)
+    for ext in d.extensions:
+        out.append(f"{inner}{ext.name}: ClassVar[FieldDescriptor]")
     params = []
     for f in d.fields:
         name = _field_name(f.name)
