@@ -22,6 +22,7 @@ from typing import Any
 from amber import _frames, _native
 from amber._native import ArchiveError
 from amber.archive._errors import archive_error
+from amber.archive._manifest import SHUFFLE_WIDTHS
 from amber.archive._zip import Stream
 from amber.codec import dumps, loads
 
@@ -46,9 +47,6 @@ class Encoded:
     info: dict[str, Any]
     contents: list[tuple[str, Any]] = field(default_factory=list)
     widths: dict[str, int] = field(default_factory=dict)
-
-
-SHUFFLE_WIDTHS = (2, 4, 8, 16)
 
 
 def default_level(encoding: str, index: int, method: str) -> int | None:

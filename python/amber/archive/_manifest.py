@@ -6,8 +6,9 @@
 
 `keys` maps each key to what it holds and the zip entries that hold it (its main entry first,
 then out-of-band buffers); `entries` gives each of those entries' content size, compression and
-BLAKE3 hash, and the byte-shuffle width of compressed numbers (`"shuffle": 8`). Parsing checks every field's type and that the entries exist in the zip with the
-sizes it says, so nothing later trusts a field it has not checked.
+BLAKE3 hash, and the byte-shuffle width of compressed numbers (`"shuffle": 8`). Parsing checks
+every field's type and that the entries exist in the zip with the sizes it says, so nothing
+later trusts a field it has not checked.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ NAME = ".amber/manifest.json"
 # Version 2 adds byte-shuffled entries; an archive without them is written as version 1, which
 # every reader of amber archives reads.
 VERSION = 2
-SHUFFLE_WIDTHS = (2, 4, 8, 16)
+SHUFFLE_WIDTHS = (2, 4, 8, 16)  # the core's `archive::data::SHUFFLE_WIDTHS`
 ENCODINGS = ("amber", "json", "npy", "arrow", "parquet")
 METHODS = ("stored", "deflate", "zstd")
 RESERVED = ".amber/"

@@ -210,7 +210,8 @@ impl StreamCompressor {
     /// compressed: putting compressed pages into a file costs the kernel
     /// about as much as making them, and the two now overlap. The output
     /// of the last call comes back from [`finish`](Self::finish). Returns
-    /// the sink's result.
+    /// the sink's result. A compressor is written with one of `write` and
+    /// `write_overlapped`, not both.
     pub fn write_overlapped<E: Send>(
         &mut self,
         piece: &[u8],
