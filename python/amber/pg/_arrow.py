@@ -345,7 +345,7 @@ def _numpy_column(col: tuple[Any, ...]) -> Any:
 
     tag, length, nulls, validity, data, _ = col
     if tag == "objects":
-        return np.fromiter(data, dtype=object, count=length)
+        return data  # an object array, made by the reader
     if tag == "bool":
         values = np.unpackbits(np.frombuffer(data, dtype=np.uint8), bitorder="little")[
             :length

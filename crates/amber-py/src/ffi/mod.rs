@@ -15,6 +15,8 @@
 //! - `gc`: `PyGC_Disable`/`PyGC_Enable`, and untracking tuples whose
 //!   items cannot be in a cycle (`PyObject_GC_UnTrack`).
 //! - `text`: a new compact ASCII `str` filled in place (`PyUnicode_DATA`).
+//! - `numpy`: the slots of a new NumPy object array, found through its
+//!   `__array_interface__` (contiguous `PyObject*`s).
 //!
 //! What keeps each pointer alive: the caller holds the object (an `Obj`, a
 //! `Bound`, or the container it was read from while no Python code runs).
@@ -26,5 +28,6 @@ pub mod buffer;
 pub mod dict;
 pub mod gc;
 pub mod long;
+pub mod numpy;
 pub mod obj;
 pub mod text;

@@ -57,6 +57,8 @@ pub struct Builder {
     len: usize,
     nulls: usize,
     objects: Vec<Py<PyAny>>,
+    /// For NumPy: object columns become object arrays, not lists.
+    numpy: bool,
 }
 
 impl Builder {
@@ -97,6 +99,7 @@ impl Builder {
             len: 0,
             nulls: 0,
             objects: Vec::new(),
+            numpy,
         }
     }
 
@@ -252,7 +255,8 @@ impl Builder {
     }
 
     /// `(tag, length, null_count, validity or None, data, offsets or None)`;
-    /// for object columns `data` is the list of values.
+    /// for object columns `data` is the values, as a NumPy object array for
+    /// NumPy and a list for Arrow.
     pub fn finish<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let validity = if self.nulls > 0 {
             PyBytes::new(py, &self.validity).into_any()
@@ -260,6 +264,10 @@ impl Builder {
             py.None().into_bound(py)
         };
         let (data, offsets) = match self.layout {
+            Layout::Objects if self.numpy => (
+                crate::ffi::numpy::object_array(py, self.objects)?,
+                py.None().into_bound(py),
+            ),
             Layout::Objects => (
                 PyList::new(py, self.objects)?.into_any(),
                 py.None().into_bound(py),
