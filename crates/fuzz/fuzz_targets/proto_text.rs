@@ -1,5 +1,5 @@
 //! The protobuf text format parser on arbitrary text, for the same message
-//! type as `proto_wire` (every kind of field), as `Message.from_text` reads
+//! type as `proto_wire` (every kind of field, and extensions), as `Message.from_text` reads
 //! it.
 //!
 //! Checks: nothing panics or hangs; text that parses prints to text that
@@ -28,6 +28,11 @@ message M {
   optional group G = 26 { optional int32 gi = 27; }
   oneof o { int32 oi = 28; string os = 29; M om = 30; }
   optional google.protobuf.Any any = 31;
+  extensions 100 to 199;
+}
+extend M {
+  optional int32 ext_i = 100; repeated string ext_s = 101; optional M ext_m = 102;
+  optional group ExtG = 103 { optional int32 x = 1; }
 }
 "#;
 
