@@ -71,7 +71,8 @@ def stubs(ns: Namespace, files: list[str] | None = None) -> str:
     for cls in classes.values():
         for f in cls.DESCRIPTOR._by_position:  # type: ignore[attr-defined]
             package = f.full_name.rsplit(".", 1)[0] if "." in f.full_name else ""
-            if f.is_extension and f.extension_scope is None and package in wanted:
+            top_level = f.is_extension and f.extension_scope is None and package in wanted
+            if top_level and _field_name(f.name) is not None:
                 lines.append(f"{f.name}: FieldDescriptor")
     for d in tops:
         lines += _message(d, names, 0)
@@ -94,7 +95,8 @@ def _message(d: Descriptor, names: dict[str, str], depth: int) -> list[str]:
         if not n.is_map_entry:
             out += _message(n, names, depth + 1)
     for ext in d.extensions:
-        out.append(f"{inner}{ext.name}: ClassVar[FieldDescriptor]")
+        if _field_name(ext.name) is not None:
+            out.append(f"{inner}{ext.name}: ClassVar[FieldDescriptor]")
     params = []
     for f in d.fields:
         name = _field_name(f.name)
