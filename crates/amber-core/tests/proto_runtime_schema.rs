@@ -293,4 +293,14 @@ fn extensions_join_the_fields_of_the_type_they_extend() {
     assert!(m.unknown.is_empty());
     assert_eq!(m.get(100), Some(&Value::I32(7)));
     assert_eq!(encode_dyn(&t, &m, true).unwrap(), data);
+    // A descriptor set (not compiled here) giving two extensions one number is refused.
+    let mut twice = set.clone();
+    let mut again = twice.file[0].extension[0].clone();
+    again.name = Some("again".into());
+    twice.file[0].extension.push(again);
+    let err = Tables::from_set(&twice).unwrap_err();
+    assert!(
+        err.contains("[x.top] and [x.again] both use field number 100"),
+        "{err}"
+    );
 }

@@ -357,7 +357,7 @@ impl Tables {
             }
         }
         // Pass 3: extensions join the fields of the types they extend.
-        let mut extended = Vec::new();
+        let mut extensions = Vec::new();
         for file in &set.file {
             let fx = Features::for_file(file);
             let syntax = (fx.edition == edition::PROTO2, fx.edition == edition::PROTO3);
@@ -367,50 +367,65 @@ impl Tables {
             };
             let top = DescriptorProto::default();
             for f in &file.extension {
-                extended.push(t.add_extension(&top, f, fx, syntax, &prefix)?);
+                extensions.push(t.extension(&top, f, fx, syntax, &prefix)?);
             }
             for m in &file.message_type {
-                t.nested_extensions(m, fx, syntax, &prefix, &mut extended)?;
+                t.nested_extensions(m, fx, syntax, &prefix, &mut extensions)?;
             }
+        }
+        let mut extended: Vec<u32> = extensions.iter().map(|(ty, _)| *ty).collect();
+        for (ty, info) in extensions {
+            t.messages[ty as usize].fields.push(info);
         }
         extended.sort_unstable();
         extended.dedup();
         for ty in extended {
-            t.messages[ty as usize].index_fields()?;
+            let target = &mut t.messages[ty as usize];
+            target.index_fields()?;
+            if let Some(w) = target
+                .fields
+                .windows(2)
+                .find(|w| w[0].number == w[1].number)
+            {
+                return Err(format!(
+                    "{} and {} both use field number {} of {}",
+                    w[0].name, w[1].name, w[0].number, target.full_name
+                ));
+            }
         }
         Ok(t)
     }
 
     /// The extensions declared inside `m` and the types nested in it.
     fn nested_extensions(
-        &mut self,
+        &self,
         m: &DescriptorProto,
         parent: Features,
         syntax: (bool, bool),
         prefix: &str,
-        extended: &mut Vec<u32>,
+        out: &mut Vec<(u32, FieldInfo)>,
     ) -> Result<(), String> {
         let scope = format!("{prefix}.{}", m.name.as_deref().unwrap_or(""));
         let fx = parent.merge(m.options.as_ref().and_then(|o| o.features.as_ref()));
         for f in &m.extension {
-            extended.push(self.add_extension(m, f, fx, syntax, &scope)?);
+            out.push(self.extension(m, f, fx, syntax, &scope)?);
         }
         for n in &m.nested_type {
-            self.nested_extensions(n, fx, syntax, &scope, extended)?;
+            self.nested_extensions(n, fx, syntax, &scope, out)?;
         }
         Ok(())
     }
 
-    /// Add extension `f`, declared in `scope` (a package or a message
-    /// type), to the fields of the type it extends; that type's index.
-    fn add_extension(
-        &mut self,
+    /// Extension `f`, declared in `scope` (a package or a message type):
+    /// the index of the type it extends, and its field there.
+    fn extension(
+        &self,
         m: &DescriptorProto,
         f: &FieldDescriptorProto,
         fx: Features,
         syntax: (bool, bool),
         scope: &str,
-    ) -> Result<u32, String> {
+    ) -> Result<(u32, FieldInfo), String> {
         let mut info = self.field_info(m, f, fx, syntax)?;
         let full = format!("{scope}.{}", info.name);
         let extendee = f.extendee.as_deref().unwrap_or("");
@@ -420,19 +435,7 @@ impl Tables {
         info.name = format!("[{}]", &full[1..]);
         info.json_name = info.name.clone();
         info.extension = true;
-        let target = &mut self.messages[ty as usize];
-        if target.find(info.number).is_some() {
-            return Err(format!(
-                "extension {} reuses field number {} of {}",
-                &full[1..],
-                info.number,
-                target.full_name
-            ));
-        }
-        target.fields.push(info);
-        // Keep lookups working for the next extension of the same type.
-        target.index_fields()?;
-        Ok(ty)
+        Ok((ty, info))
     }
 
     fn add_enum(&mut self, e: &EnumDescriptorProto, prefix: &str, parent: Features) {

@@ -500,7 +500,6 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
-    /// `[type.googleapis.com/pkg.Type] { ... }` inside an `Any`.
     /// An extension's name in brackets (`[pkg.ext]`, as `FieldInfo::name`
     /// holds it), the tokens read.
     fn extension_name<E>(&mut self) -> Res<String, E> {
@@ -526,6 +525,7 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
+    /// `[type.googleapis.com/pkg.Type] { ... }` inside an `Any`.
     fn any<B: MessageBuilder>(
         &mut self,
         b: &mut B,
