@@ -325,7 +325,7 @@ class ProtoSchemaError(AmberError, ValueError):
     line: int | None
     col: int | None
 
-_FieldRow: TypeAlias = tuple[str, int, str, str, int | None, str, int | None, bool, bool, bool]
+_FieldRow: TypeAlias = tuple[str, int, str, str, int | None, str, int | None, bool, bool]
 
 @final
 class ProtoSchema:

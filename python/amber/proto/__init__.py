@@ -432,7 +432,7 @@ def _namespace(schema: ProtoSchema) -> Namespace:
     for d, (_full, fields, oneofs, _entry) in zip(descs, messages, strict=True):
         d.oneofs = [OneofDescriptor(d, n, i) for i, n in enumerate(oneofs)]
         by_pos = []
-        for name, number, json_name, kind, index, label, oneof, presence, packed, _ext in fields:
+        for name, number, json_name, kind, index, label, oneof, presence, packed in fields:
             f = FieldDescriptor(d, name, number, json_name, kind, label, presence, packed)
             if kind == "message" and index is not None:
                 f.message_type = descs[index]

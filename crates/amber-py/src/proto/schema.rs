@@ -256,9 +256,9 @@ impl PySchema {
     }
 
     /// `[(full_name, [(name, number, json_name, kind, type_index,
-    /// label, oneof, has_presence, packed, extension), ...], [oneof names],
+    /// label, oneof, has_presence, packed), ...], [oneof names],
     /// map_entry)]` per message type, by index (an extension's name is its
-    /// full name in brackets).
+    /// full name in brackets, `[pkg.ext]`).
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         for m in &self.inner.tables.messages {
@@ -284,7 +284,6 @@ impl PySchema {
                     f.oneof,
                     presence,
                     packed,
-                    f.extension,
                 ))?;
             }
             out.append((&m.full_name, fields, &m.oneofs, m.map_entry))?;

@@ -116,18 +116,9 @@ fn sig_digits(sci: &str) -> usize {
 }
 
 /// Append an unsigned integer in decimal.
-pub fn push_u64(out: &mut Vec<u8>, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
+pub fn push_u64(out: &mut Vec<u8>, v: u64) {
+    let mut buf = [0u8; 24];
+    out.extend_from_slice(fmt_u64(&mut buf, v).as_bytes());
 }
 
 /// An unsigned integer in decimal, written into `buf`.

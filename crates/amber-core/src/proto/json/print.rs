@@ -256,6 +256,40 @@ impl<'t, W: Sink> Printer<'t, W> {
         Ok(())
     }
 
+    /// A Struct or ListValue: its only field (field 1, a map or a repeated
+    /// field) as the object or array itself, `{}` or `[]` when empty.
+    fn only_field<'m, S: MessageSource<'m>>(
+        &mut self,
+        src: &S,
+        ty: u32,
+        m: S::Msg,
+        depth: usize,
+        array: bool,
+    ) -> Res<(), S::Err> {
+        let info = self.t.message(ty);
+        let Some(f) = info.field(1) else {
+            return self.err(format!("a {} without field 1", info.full_name));
+        };
+        let n = src.count(m, f).map_err(src_err)?;
+        self.path.push(PathSeg {
+            name: &f.name,
+            index: None,
+        });
+        match (n, array) {
+            (0, true) => {
+                self.w.begin_array();
+                self.w.end_array();
+            }
+            (0, false) => {
+                self.w.begin_object();
+                self.w.end_object();
+            }
+            _ => self.field(src, m, f, n, depth)?,
+        }
+        self.path.pop();
+        Ok(())
+    }
+
     /// The value of a set field (`n` values).
     fn field<'m, S: MessageSource<'m>>(
         &mut self,
@@ -537,42 +571,8 @@ impl<'t, W: Sink> Printer<'t, W> {
                 self.w.str(&s);
                 Ok(())
             }
-            Wkt::Struct => {
-                let Some(f) = t.message(ty).field(1) else {
-                    return self.err("a Struct without fields");
-                };
-                let n = src.count(m, f).map_err(src_err)?;
-                self.path.push(PathSeg {
-                    name: &f.name,
-                    index: None,
-                });
-                if n == 0 {
-                    self.w.begin_object();
-                    self.w.end_object();
-                } else {
-                    self.field(src, m, f, n, depth)?;
-                }
-                self.path.pop();
-                Ok(())
-            }
-            Wkt::ListValue => {
-                let Some(f) = t.message(ty).field(1) else {
-                    return self.err("a ListValue without values");
-                };
-                let n = src.count(m, f).map_err(src_err)?;
-                self.path.push(PathSeg {
-                    name: &f.name,
-                    index: None,
-                });
-                if n == 0 {
-                    self.w.begin_array();
-                    self.w.end_array();
-                } else {
-                    self.field(src, m, f, n, depth)?;
-                }
-                self.path.pop();
-                Ok(())
-            }
+            Wkt::Struct => self.only_field(src, ty, m, depth, false),
+            Wkt::ListValue => self.only_field(src, ty, m, depth, true),
             Wkt::Value => {
                 let info = t.message(ty);
                 for f in &info.fields {
