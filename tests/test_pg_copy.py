@@ -297,6 +297,50 @@ def test_columnar_input_writes_what_rows_write(conn: Any, kind: str) -> None:
     assert conn.execute("SELECT count(*) FROM cols WHERE b IS NULL").fetchone() == (143,)
 
 
+def test_object_arrays_are_read_in_place_as_they_are_then(conn: Any) -> None:
+    """NumPy object arrays (a pandas object column's own, a strided view, an object field of a
+    packed structured array) are read item by item where they lie; Python code run for one item
+    that shrinks or rewrites the array is seen by the next read, and a shrunk array is an error
+    naming the row and column, not a read past its end."""
+    conn.execute("CREATE TEMP TABLE t (id int8, b bytea, x float8)")
+    n = 300
+    blobs = np.empty(2 * n, dtype=object)
+    blobs[:] = [bytes([i % 256]) * (i % 5) if i % 7 else None for i in range(2 * n)]
+    packed = np.zeros(n, dtype=np.dtype([("pad", "i1"), ("x", "O")], align=False))
+    packed["x"] = [float(i) / 4 for i in range(n)]
+    assert packed.dtype.itemsize == 9  # the object slots are not pointer-aligned
+    data = {"id": np.arange(n), "b": blobs[::2], "x": packed["x"]}
+    assert copy_in(conn, "t", data) == n
+    got = conn.execute("SELECT b, x FROM t ORDER BY id").fetchall()
+    assert got == [(blobs[2 * i], i / 4) for i in range(n)]
+    conn.execute("TRUNCATE t")
+
+    xs = np.array([float(i) for i in range(n)], dtype=object)
+
+    class Rewrites:
+        def __float__(self) -> float:
+            xs[11] = 1000.5  # a later item, replaced before it is read
+            return 10.0
+
+    class Shrinks:
+        def __float__(self) -> float:
+            xs.resize(20, refcheck=False)
+            return 0.0
+
+    xs[10] = Rewrites()
+    copy_in(conn, "t", {"id": np.arange(n), "x": xs}, columns=["id", "x"])
+    assert conn.execute("SELECT x FROM t WHERE id IN (10, 11) ORDER BY id").fetchall() == [
+        (10.0,),
+        (1000.5,),
+    ]
+    conn.execute("TRUNCATE t")
+    xs[30] = Shrinks()
+    with pytest.raises(amber.EncodeError) as info:
+        copy_in(conn, "t", {"id": np.arange(n), "x": xs}, columns=["id", "x"])
+    assert "changed size" in str(info.value) and info.value.path == "$[31].x"
+    assert conn.execute("SELECT count(*) FROM t").fetchone() == (0,)
+
+
 def test_nan_is_a_value_in_numpy_and_lists_and_missing_in_pandas(conn: Any) -> None:
     conn.execute("CREATE TEMP TABLE t (k text, v float8)")
     nan = math.nan

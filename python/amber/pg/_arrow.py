@@ -30,12 +30,13 @@ def _module_of(obj: Any) -> str:
 
 
 class Objects:
-    """A column of Python values (a list, kept as it is). In a pandas object column, missing
-    values (None, NaN, NaT, pd.NA) are NULL."""
+    """A column of Python values: a list, or a one-dimensional NumPy object array (a pandas object
+    column's own, read in place). In a pandas object column, missing values (None, NaN, NaT,
+    pd.NA) are NULL."""
 
     __slots__ = ("pandas", "values")
 
-    def __init__(self, values: list[Any], pandas: bool = False) -> None:
+    def __init__(self, values: Any, pandas: bool = False) -> None:
         self.values = values
         self.pandas = pandas
 
@@ -43,9 +44,16 @@ class Objects:
         return len(self.values)
 
     def source(self, start: int = 0, stop: int | None = None) -> tuple[Any, ...]:
-        """The encoder's description of rows start..stop (the list itself, not a copy)."""
+        """The encoder's description of rows start..stop (the values themselves, not a copy)."""
         stop = len(self.values) if stop is None else stop
         return ("objects", stop - start, start, None, self.values, None, 1 if self.pandas else 0)
+
+
+def _object_values(values: Any) -> Any:
+    """A pandas object Series or NumPy object array as the encoder reads it: its one-dimensional
+    array as it is, else (more dimensions) a list of its items."""
+    arr = values.to_numpy() if hasattr(values, "to_numpy") else values
+    return arr if getattr(arr, "ndim", 0) == 1 else list(values)
 
 
 def _objects(values: Sequence[Any]) -> tuple[Any, ...]:
@@ -205,7 +213,7 @@ def columnar(data: Any) -> Columns | None:
             cols: list[Any] = []
             for _, series in data.items():
                 if series.dtype == object:
-                    cols.append(Objects(series.tolist(), pandas=True))
+                    cols.append(Objects(_object_values(series), pandas=True))
                 else:
                     cols.append(pa.chunked_array([pa.Array.from_pandas(series)]))
             return Columns([str(c) for c in data.columns], cols, len(data))
@@ -241,10 +249,14 @@ def _from_dict(data: dict[str, Any]) -> Columns:
             import pyarrow as pa
 
             if values.dtype == object:
-                cols.append(Objects(values.tolist(), pandas=True))
+                cols.append(Objects(_object_values(values), pandas=True))
             else:
                 cols.append(pa.chunked_array([pa.Array.from_pandas(values)]))
             lengths.add(len(values))
+        elif module == "numpy" and getattr(values, "ndim", 0) == 1:
+            # An object array, read in place: each read sees the array as it is then.
+            lengths.add(len(values))
+            cols.append(Objects(values))
         else:
             # A copy: the caller's list could change while the COPY runs (a dumper or a
             # __float__ may run Python code), this one cannot.

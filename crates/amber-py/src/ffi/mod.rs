@@ -16,7 +16,10 @@
 //!   items cannot be in a cycle (`PyObject_GC_UnTrack`).
 //! - `text`: a new compact ASCII `str` filled in place (`PyUnicode_DATA`).
 //! - `numpy`: the slots of a new NumPy object array, found through its
-//!   `__array_interface__` (contiguous `PyObject*`s).
+//!   `__array_interface__` (contiguous `PyObject*`s); and the items of a
+//!   one-dimensional object array read in place through the start of
+//!   NumPy's `PyArrayObject_fields` (data, dimensions, strides), the same
+//!   in NumPy 1.x and 2.x, read again for every item.
 //!
 //! What keeps each pointer alive: the caller holds the object (an `Obj`, a
 //! `Bound`, or the container it was read from while no Python code runs).

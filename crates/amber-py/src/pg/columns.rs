@@ -5,8 +5,9 @@
 //! validity, data, offsets, unit)`: `kind` names the Arrow layout (below),
 //! `offset` is the array's slice offset, `validity` its bitmap or None,
 //! `unit` the time unit (0 s, 1 ms, 2 µs, 3 ns) or decimal scale. Kind
-//! `objects` carries a list of Python values in `data`, with `unit` 1 when
-//! it is a pandas object column (whose NaN and missing markers are NULL).
+//! `objects` carries Python values in `data`, a list or a one-dimensional
+//! NumPy object array (read in place), with `unit` 1 when it is a pandas
+//! object column (whose NaN and missing markers are NULL).
 //!
 //! Every buffer's length is checked against the column's length before a
 //! value is read, and each string's offsets against its data.
@@ -25,6 +26,7 @@ use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 use super::to_pg::{self, parse_uuid, Ctx, Put};
 use super::{Column, Fail};
 use crate::ffi::buffer::InputBuffer;
+use crate::ffi::numpy::ObjectColumn;
 
 /// Microseconds from 1970-01-01 to 2000-01-01.
 const PG_EPOCH_US: i64 = 946_684_800_000_000;
@@ -118,10 +120,32 @@ pub struct Source {
     validity: Option<InputBuffer>,
     data: Option<InputBuffer>,
     offsets: Option<InputBuffer>,
-    objects: Option<Py<PyList>>,
+    objects: Option<Objects>,
     /// For a string column, the block of rows last checked at once (see
     /// [`Source::clean_text`]) and whether it was clean.
     checked: Cell<(usize, usize, bool)>,
+}
+
+/// The values of an object column.
+enum Objects {
+    List(Py<PyList>),
+    Array(ObjectColumn),
+}
+
+impl Objects {
+    fn len(&self, py: Python<'_>) -> usize {
+        match self {
+            Objects::List(l) => l.bind(py).len(),
+            Objects::Array(a) => a.len(),
+        }
+    }
+
+    fn get<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Objects::List(l) => l.bind(py).get_item(i),
+            Objects::Array(a) => a.get(py, i),
+        }
+    }
 }
 
 /// Rows of a string column checked for UTF-8 and NUL bytes at once.
@@ -166,11 +190,15 @@ impl Source {
             checked: Cell::new((0, 0, false)),
         };
         if kind == Kind::Objects {
-            let list = desc.get_item(4)?.cast_into::<PyList>()?;
-            if list.len() < end {
+            let data = desc.get_item(4)?;
+            let objects = match data.cast_into::<PyList>() {
+                Ok(list) => Objects::List(list.unbind()),
+                Err(e) => Objects::Array(ObjectColumn::new(&e.into_inner())?),
+            };
+            if objects.len(desc.py()) < end {
                 return Err(short("objects"));
             }
-            src.objects = Some(list.unbind());
+            src.objects = Some(objects);
             return Ok(src);
         }
         let data = buffer(&desc.get_item(4)?)?.ok_or_else(|| short("data"))?;
@@ -250,14 +278,21 @@ impl Source {
         self.len
     }
 
-    pub fn is_null(&self, py: Python<'_>, i: usize) -> bool {
-        if let Some(list) = &self.objects {
-            let Ok(o) = list.bind(py).get_item(self.offset + i) else {
-                return true;
-            };
+    /// Value `i` of an object column (None for an Arrow column, whose
+    /// values `is_null` and `write` read from its buffers).
+    pub fn item<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.objects
+            .as_ref()
+            .map(|objects| objects.get(py, self.offset + i))
+            .transpose()
+    }
+
+    /// Whether value `i` is NULL; `item` is what `item(i)` gave.
+    pub fn is_null(&self, i: usize, item: Option<&Bound<'_, PyAny>>) -> bool {
+        if let Some(o) = item {
             // `unit` 1 marks a pandas object column: NaN and pandas' missing
             // markers are NULL there, as pandas means them.
-            return o.is_none() || self.unit == 1 && pandas_missing(&o);
+            return o.is_none() || self.unit == 1 && pandas_missing(o);
         }
         match &self.validity {
             None => false,
@@ -358,18 +393,18 @@ impl Source {
         r.ok_or_else(|| Fail::Data(PgError::out_of_range("time value overflows microseconds")))
     }
 
-    /// Write value `i` (not null) as `target`.
+    /// Write value `i` (not null) as `target`; `item` is what `item(i)`
+    /// gave.
     pub fn write(
         &self,
-        py: Python<'_>,
         i: usize,
+        item: Option<&Bound<'_, PyAny>>,
         target: &Column,
         out: &mut Vec<u8>,
         ctx: &mut Ctx,
     ) -> Put {
-        if let Some(list) = &self.objects {
-            let o = list.bind(py).get_item(self.offset + i)?;
-            return to_pg::value(out, target, &o, ctx);
+        if let Some(o) = item {
+            return to_pg::value(out, target, o, ctx);
         }
         let Column::Native(PgType::Scalar(s)) = target else {
             return Err(Fail::Mismatch);
@@ -474,8 +509,7 @@ impl Source {
 
     /// Value `i` of an object column.
     pub fn object<'py>(&self, py: Python<'py>, i: usize) -> Option<Bound<'py, PyAny>> {
-        let list = self.objects.as_ref()?;
-        list.bind(py).get_item(self.offset + i).ok()
+        self.objects.as_ref()?.get(py, self.offset + i).ok()
     }
 
     /// Value `i` of an Arrow column as text, for error messages.

@@ -414,17 +414,19 @@ impl PgCopyWriter {
         while i < len && self.w.len() < limit {
             self.w.begin_row(ncols).map_err(|e| stream_fail(py, e))?;
             for (c, src) in sources.iter().enumerate() {
-                let r = if src.is_null(py, i) {
-                    self.w.null().map_err(Fail::Data)
-                } else {
-                    put_field(
-                        &mut self.w,
-                        &self.targets[c],
-                        &mut self.ctx,
-                        || src.object(py, i).is_some_and(|o| to_pg::is_missing(&o)),
-                        |out, target, ctx| src.write(py, i, target, out, ctx),
-                    )
-                };
+                let r = src.item(py, i).map_err(Fail::Py).and_then(|item| {
+                    if src.is_null(i, item.as_ref()) {
+                        self.w.null().map_err(Fail::Data)
+                    } else {
+                        put_field(
+                            &mut self.w,
+                            &self.targets[c],
+                            &mut self.ctx,
+                            || item.as_ref().is_some_and(to_pg::is_missing),
+                            |out, target, ctx| src.write(i, item.as_ref(), target, out, ctx),
+                        )
+                    }
+                });
                 if let Err(f) = r {
                     let _ = self.w.discard_row();
                     let what = match src.object(py, i) {
