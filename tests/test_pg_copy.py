@@ -659,6 +659,21 @@ def test_rows_are_right_when_columns_repeat_then_vary_then_repeat(conn: Any) -> 
         assert not gc.is_tracked(got[1]) and gc.is_tracked(got[7])
 
 
+def test_a_value_differing_from_the_previous_rows_in_one_byte_is_read(conn: Any) -> None:
+    """The comparison with the previous row's value sees a change at any byte of any length:
+    each value of lengths 0 to 40 is followed by itself and by copies changed at one place."""
+    conn.execute("CREATE TEMP TABLE r (k int8, t text, b bytea)")
+    want: list[tuple[int, str, bytes | None]] = []
+    for n in range(41):
+        base = "".join(chr(97 + i % 26) for i in range(n))
+        texts = [base, base] + [base[:i] + "Z" + base[i + 1 :] for i in range(n)] + [base]
+        for t in texts:
+            want.append((len(want), t, t.encode() if len(want) % 9 else None))
+    copy_in(conn, "r", want)
+    for read in (fetch, copy_out):
+        assert read(conn, "SELECT * FROM r ORDER BY k") == want
+
+
 @pytest.mark.parametrize("string_type", [pa.string(), pa.large_string()])
 def test_arrow_text_is_checked_wherever_the_bad_value_is(conn: Any, string_type: Any) -> None:
     """Arrow text is checked many values at once; a NUL byte or invalid UTF-8 anywhere (in

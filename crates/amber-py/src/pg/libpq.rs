@@ -301,11 +301,12 @@ impl ResultView {
         // (callers iterate below `rows()` and `fields()`); the value's
         // bytes live as long as the result, which outlives `&self`.
         unsafe {
-            if (self.lib.PQgetisnull)(self.ptr, r, c) != 0 {
+            // A NULL has length 0: only then is it worth asking.
+            let n = (self.lib.PQgetlength)(self.ptr, r, c).max(0) as usize;
+            if n == 0 && (self.lib.PQgetisnull)(self.ptr, r, c) != 0 {
                 return None;
             }
             let p = (self.lib.PQgetvalue)(self.ptr, r, c);
-            let n = (self.lib.PQgetlength)(self.ptr, r, c).max(0) as usize;
             if p.is_null() {
                 return Some(&[]);
             }
