@@ -203,6 +203,37 @@ def test_construct_read_and_defaults(shop: Any) -> None:
         shop.Order(1)
 
 
+def test_constructor_keys_and_dicts_changed_while_read(shop: Any) -> None:
+    """Field names given as keys built at run time (not the interned names) are found by their
+    text, in any order; a dict that Python code run by a value's check changes raises
+    RuntimeError, as Python's own iteration does, and never crashes."""
+    sku, qty = "".join(["s", "ku"]), "".join(["q", "ty"])
+    item = shop.Item(**{qty: 3, "tags": [1], sku: "a"})
+    assert (item.sku, item.qty, list(item.tags)) == ("a", 3, [1])
+    o = shop.Order(by_id={1: {sku: "x"}, 2**31 - 1: {}}, counts={"a": 2**62, "b": -1})
+    assert o.by_id[1].sku == "x" and dict(o.counts) == {"a": 2**62, "b": -1}
+    with pytest.raises(ValueError, match='no "skux" field'):
+        shop.Item(**{sku + "x": "a"})
+
+    fields: dict[str, Any] = {"sku": "a"}
+    counts: dict[str, Any] = {"a": 1}
+
+    class Grows:
+        def __init__(self, d: dict[str, Any]) -> None:
+            self.d = d
+
+        def __index__(self) -> int:
+            self.d.update({f"k{i}": i for i in range(50)})
+            return 5
+
+    fields["qty"] = Grows(fields)
+    counts["b"] = Grows(counts)
+    with pytest.raises(RuntimeError, match="changed size"):
+        shop.Order(main=fields)
+    with pytest.raises(RuntimeError, match="changed size"):
+        shop.Order(counts=counts)
+
+
 def test_type_checks(shop: Any) -> None:
     o = shop.Order()
     with pytest.raises(TypeError):

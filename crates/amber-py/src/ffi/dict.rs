@@ -144,3 +144,43 @@ pub unsafe fn len(o: *mut ffi::PyObject) -> usize {
     // starts as `PyDictObject` on every version.
     unsafe { (*(o as *mut ffi::PyDictObject)).ma_used as usize }
 }
+
+/// Call `f` with each key and value of `d` in order, without a list of the
+/// pairs made first. `f` may run Python code that changes `d`: the pair
+/// it is given is held for the call, `PyDict_Next` checks its position
+/// against the dict as it is, and a change of size raises `RuntimeError`
+/// as Python's own dict iterators do.
+pub fn for_each_pair<'py>(
+    d: &pyo3::Bound<'py, pyo3::types::PyDict>,
+    mut f: impl FnMut(
+        &pyo3::Bound<'py, pyo3::PyAny>,
+        &pyo3::Bound<'py, pyo3::PyAny>,
+    ) -> pyo3::PyResult<()>,
+) -> pyo3::PyResult<()> {
+    use pyo3::types::PyDictMethods;
+    let py = d.py();
+    let n = d.len();
+    let mut pos: ffi::Py_ssize_t = 0;
+    let mut k: *mut ffi::PyObject = std::ptr::null_mut();
+    let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+    // SAFETY: `d` is a live dict (the `Bound` holds it) and the GIL is held
+    // (the `Python` token); PyDict_Next checks `pos` against the dict as it
+    // is at each call and gives borrowed references, which the two
+    // `from_borrowed_ptr` take new references to before any code runs.
+    while unsafe { ffi::PyDict_Next(d.as_ptr(), &mut pos, &mut k, &mut v) } != 0 {
+        // SAFETY: as above: `k` and `v` are live, borrowed from `d`.
+        let (key, value) = unsafe {
+            (
+                pyo3::Bound::from_borrowed_ptr(py, k),
+                pyo3::Bound::from_borrowed_ptr(py, v),
+            )
+        };
+        f(&key, &value)?;
+        if d.len() != n {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "dictionary changed size during iteration",
+            ));
+        }
+    }
+    Ok(())
+}

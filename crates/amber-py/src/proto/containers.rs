@@ -318,6 +318,12 @@ impl MapKey {
                 Err(_) => values::escaped_bytes(k)?.as_bytes().to_vec(),
             }));
         }
+        if k.is_exact_instance_of::<pyo3::types::PyInt>() {
+            // SAFETY: `k` is a live exact int, held by the caller's borrow.
+            if let Some(v) = unsafe { crate::ffi::long::small_int(k.as_ptr()) } {
+                return Ok(MapKey::Int(i128::from(v)));
+            }
+        }
         Ok(MapKey::Int(k.extract()?))
     }
 }
@@ -331,6 +337,14 @@ pub struct MapData {
 }
 
 impl MapData {
+    /// An empty map with room for `n` entries.
+    pub fn with_capacity(n: usize) -> MapData {
+        MapData {
+            entries: Vec::with_capacity(n),
+            index: hashbrown::HashMap::with_capacity_and_hasher(n, Default::default()),
+        }
+    }
+
     /// Insert or replace (checked key and value).
     pub fn insert(&mut self, py: Python<'_>, k: Py<PyAny>, v: Py<PyAny>) -> PyResult<()> {
         let key = MapKey::of(k.bind(py))?;

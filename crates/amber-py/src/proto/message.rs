@@ -397,16 +397,22 @@ pub fn slot_from(
             )?)
         }
         Cardinality::Map => {
-            let mut data = MapData::default();
-            let map = MapField::new(s.clone(), ty, pos as u32, MapData::default());
-            let items = v.call_method0(pyo3::intern!(py, "items"))?;
-            for kv in items.try_iter()? {
-                let (k, val): (Bound<'_, PyAny>, Bound<'_, PyAny>) = kv?.extract()?;
-                let k = map.check_key(&k)?;
-                let val = map.check_value(&val)?;
-                data.insert(py, k, val)?;
+            let mut map = MapField::new(s.clone(), ty, pos as u32, MapData::default());
+            let mut data = MapData::with_capacity(v.len().unwrap_or(0));
+            let mut put = |k: &Bound<'_, PyAny>, val: &Bound<'_, PyAny>| {
+                data.insert(py, map.check_key(k)?, map.check_value(val)?)
+            };
+            if let Ok(d) = v.cast_exact::<PyDict>() {
+                crate::ffi::dict::for_each_pair(d, put)?;
+            } else {
+                let items = v.call_method0(pyo3::intern!(py, "items"))?;
+                for kv in items.try_iter()? {
+                    let (k, val): (Bound<'_, PyAny>, Bound<'_, PyAny>) = kv?.extract()?;
+                    put(&k, &val)?;
+                }
             }
-            Slot::Map(Py::new(py, MapField::new(s.clone(), ty, pos as u32, data))?)
+            map.data = data;
+            Slot::Map(Py::new(py, map)?)
         }
     })
 }
@@ -634,17 +640,23 @@ pub fn set_field(m: &Bound<'_, Message>, pos: usize, value: &Bound<'_, PyAny>) -
 
 fn kwargs_into(py: Python<'_>, m: &mut Message, kwargs: &Bound<'_, PyDict>) -> PyResult<()> {
     let s = m.s.clone();
-    for (k, v) in kwargs.iter() {
-        let name: &str = &k.cast::<pyo3::types::PyString>()?.to_cow()?;
-        let pos = m.pos_of(name)?;
-        if v.is_none() {
-            continue;
+    let mut hint = 0;
+    // The dict may be the caller's own (a dict given for a sub-message),
+    // which checking a value may change (`__index__` runs Python code).
+    crate::ffi::dict::for_each_pair(kwargs, |k, v| {
+        let key = k.cast::<pyo3::types::PyString>()?;
+        let pos = match s.field_pos_of(m.ty, key, hint) {
+            Some(p) => p,
+            None => m.pos_of(&key.to_cow()?)?,
+        };
+        hint = pos + 1;
+        if !v.is_none() {
+            let slot = slot_from(py, &s, m.ty, pos, v)?;
+            let old = m.put(pos, slot);
+            release(py, old);
         }
-        let slot = slot_from(py, &s, m.ty, pos, &v)?;
-        let old = m.put(pos, slot);
-        release(py, old);
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 #[pymethods]

@@ -46,6 +46,10 @@ pub struct Schema {
     /// so the addresses stay valid and unique while it lives): the keys
     /// `to_dict` puts in its dicts, made once per schema.
     pub field_keys: FieldKeys,
+    /// Per message type, by field position: the field's name as that same
+    /// interned `str`. A keyword argument or dict key written in Python
+    /// source is that very object, so it is found by its address.
+    pub name_objs: Vec<Vec<Py<PyString>>>,
 }
 
 /// The well-known types a plain value can be assigned to (see `Schema::assigns`).
@@ -92,6 +96,16 @@ impl Schema {
                 field_keys.insert(key, PyString::intern(py, name).unbind());
             }
         }
+        let name_objs = tables
+            .messages
+            .iter()
+            .map(|m| {
+                m.fields
+                    .iter()
+                    .map(|f| field_keys[&(f.name.as_ptr() as usize, f.name.len())].clone_ref(py))
+                    .collect()
+            })
+            .collect();
         // Tables number message types file by file, nested types in pre-order.
         let mut files = Vec::with_capacity(tables.messages.len());
         fn count(m: &amber_core::proto::descriptor::DescriptorProto) -> usize {
@@ -113,6 +127,7 @@ impl Schema {
             names,
             needs_check,
             field_keys,
+            name_objs,
             assigns,
         })
     }
@@ -126,6 +141,20 @@ impl Schema {
                 self.tables.messages[ty as usize].full_name
             ))),
         }
+    }
+
+    /// The position of the field of type `ty` named by the `str` `key`
+    /// (not oneofs): first by the key's address among the interned names,
+    /// from position `hint` on (keywords mostly come in field order), then
+    /// by its text.
+    pub fn field_pos_of(&self, ty: u32, key: &Bound<'_, PyString>, hint: usize) -> Option<usize> {
+        let objs = &self.name_objs[ty as usize];
+        let at = |i: &usize| objs[*i].as_ptr() == key.as_ptr();
+        let hint = hint.min(objs.len());
+        if let Some(p) = (hint..objs.len()).chain(0..hint).find(at) {
+            return Some(p);
+        }
+        self.field_pos(ty, &key.to_cow().ok()?)
     }
 
     /// The position of field `name` in type `ty` (not oneofs).
