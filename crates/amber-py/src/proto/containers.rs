@@ -652,9 +652,7 @@ impl MapField {
             }
         }
         if let Some(kw) = kwargs {
-            for (k, v) in kw.iter() {
-                add(&k, &v)?;
-            }
+            crate::ffi::dict::for_each_pair(kw, add)?;
         }
         map_changed(slf)
     }
