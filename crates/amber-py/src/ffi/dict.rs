@@ -184,3 +184,17 @@ pub fn for_each_pair<'py>(
     }
     Ok(())
 }
+
+/// A new empty dict with room for `n` items without growing
+/// (`_PyDict_NewPresized`).
+pub fn new_presized(
+    py: pyo3::Python<'_>,
+    n: usize,
+) -> pyo3::PyResult<pyo3::Bound<'_, pyo3::types::PyDict>> {
+    // SAFETY: the GIL is held (the `Python` token); the call returns a new
+    // reference to a dict, or NULL with an exception set.
+    let d = unsafe {
+        pyo3::Bound::from_owned_ptr_or_err(py, ffi::_PyDict_NewPresized(n as ffi::Py_ssize_t))
+    }?;
+    Ok(d.cast_into::<pyo3::types::PyDict>()?)
+}

@@ -18,7 +18,7 @@ use crate::ffi::buffer::InputBuffer;
 use crate::proto::message::Message;
 use crate::proto::parse::{builder_for, install, Stashed as BuildStashed};
 use crate::proto::schema::FieldKeys;
-use crate::proto::serialize::{write_error, Source, Stashed as SourceStashed};
+use crate::proto::serialize::{write_error, Given, Source, Stashed as SourceStashed};
 
 /// `m` as ProtoJSON text, with `json_format.MessageToJson`'s options
 /// (`indent=None`: one line; a negative indent counts as 0, as in
@@ -85,6 +85,9 @@ struct PySink<'py, 'k> {
     err: Option<PyErr>,
     /// The schema's field-name keys (see `Schema::field_keys`).
     keys: &'k FieldKeys,
+    /// The source the printer reads, whose last scalar's object a value
+    /// equal to it reuses.
+    src: &'k Source<'py>,
 }
 
 enum Frame<'py> {
@@ -117,6 +120,22 @@ impl Sink for PySink<'_, '_> {
         self.put(d.clone().into_any());
         self.stack.push(Frame::Dict(d));
     }
+    fn begin_object_sized(&mut self, n: usize) {
+        if n <= 5 {
+            // What a new dict holds without growing.
+            return self.begin_object();
+        }
+        match crate::ffi::dict::new_presized(self.py, n) {
+            Ok(d) => {
+                self.put(d.clone().into_any());
+                self.stack.push(Frame::Dict(d));
+            }
+            Err(e) => {
+                self.err.get_or_insert(e);
+                self.begin_object();
+            }
+        }
+    }
     fn key(&mut self, k: &str) {
         self.key = Some(PyString::new(self.py, k));
     }
@@ -145,14 +164,36 @@ impl Sink for PySink<'_, '_> {
         self.put(PyBool::new(self.py, v).to_owned().into_any());
     }
     fn str(&mut self, s: &str) {
+        if let Given::Str(p, n, o) = self.src.given() {
+            if p == s.as_ptr() && n == s.len() {
+                // SAFETY: `o` is the live str whose text `s` is (same
+                // address and length), kept alive by the source's borrows
+                // for the whole print (see `Given`); the GIL is held.
+                return self.put(unsafe { Bound::from_borrowed_ptr(self.py, o) });
+            }
+        }
         self.put(PyString::new(self.py, s).into_any());
     }
     fn int(&mut self, v: i64) {
+        if let Given::Int(x, o) = self.src.given() {
+            if x == v {
+                // SAFETY: `o` is a live exact int of value `v`, kept alive
+                // as in `str`.
+                return self.put(unsafe { Bound::from_borrowed_ptr(self.py, o) });
+            }
+        }
         let o = v.into_pyobject(self.py);
         let Ok(o) = o;
         self.put(o.into_any());
     }
     fn float(&mut self, v: f64) {
+        if let Given::Float(x, o) = self.src.given() {
+            if x == v.to_bits() {
+                // SAFETY: `o` is a live exact float with these bits, kept
+                // alive as in `str`.
+                return self.put(unsafe { Bound::from_borrowed_ptr(self.py, o) });
+            }
+        }
         self.put(PyFloat::new(self.py, v).into_any());
     }
 }
@@ -189,16 +230,18 @@ pub fn proto_to_dict<'py>(
         root: None,
         err: None,
         keys: &root.s.field_keys,
+        src: &src,
     };
     let r = json::print_to(&root.s.tables, root.ty, &*root, &src, &opts, &mut sink);
     if let Err(e) = r {
         return Err(print_error(py, e, &src));
     }
+    let (err, out) = (sink.err, sink.root);
     drop(src);
-    if let Some(e) = sink.err {
+    if let Some(e) = err {
         return Err(e);
     }
-    Ok(sink.root.unwrap_or_else(|| py.None().into_bound(py)))
+    Ok(out.unwrap_or_else(|| py.None().into_bound(py)))
 }
 
 /// Parse ProtoJSON from `input` as a message of `m`'s type and merge it

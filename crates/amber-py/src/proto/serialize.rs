@@ -33,6 +33,22 @@ pub(crate) struct Source<'py> {
     /// The error behind a `Stashed` (kept here so the encoder's results
     /// stay small).
     err: RefCell<Option<PyErr>>,
+    /// The object behind the scalar `scalar` gave last (see [`Given`]).
+    given: Cell<Given>,
+}
+
+/// The stored Python object behind the last scalar a [`Source`] gave: a
+/// printer that makes Python values (`to_dict`) hands on that object when
+/// it is about to make an equal one (the same text, at the same address;
+/// the same integer; the same float bits). The object stays alive until
+/// the source is dropped: the message or container holding it is borrowed
+/// by the source for the whole print.
+#[derive(Clone, Copy)]
+pub(crate) enum Given {
+    None,
+    Str(*const u8, usize, *mut pyo3::ffi::PyObject),
+    Int(i64, *mut pyo3::ffi::PyObject),
+    Float(u64, *mut pyo3::ffi::PyObject),
 }
 
 /// The source failed; the error is in `Source::err`.
@@ -68,7 +84,13 @@ impl<'py> Source<'py> {
             last_list: Cell::new((0, std::ptr::null())),
             last_map: Cell::new((0, std::ptr::null())),
             err: RefCell::new(None),
+            given: Cell::new(Given::None),
         }
+    }
+
+    /// The object behind the scalar given last (see [`Given`]).
+    pub(crate) fn given(&self) -> Given {
+        self.given.get()
     }
 
     #[cold]
@@ -136,7 +158,19 @@ impl<'py> Source<'py> {
     {
         let b: &'m Bound<'py, PyAny> = o.bind(self.py);
         match values::to_scalar(b, kind) {
-            Some(Ok(s)) => Ok(s),
+            Some(Ok(s)) => {
+                let p = o.as_ptr();
+                let int = || b.is_exact_instance_of::<pyo3::types::PyInt>();
+                self.given.set(match s {
+                    Scalar::Str(t) => Given::Str(t.as_ptr(), t.len(), p),
+                    Scalar::I32(v) | Scalar::Enum(v) if int() => Given::Int(v.into(), p),
+                    Scalar::I64(v) if int() => Given::Int(v, p),
+                    Scalar::U32(v) if int() => Given::Int(v.into(), p),
+                    Scalar::F64(x) => Given::Float(x.to_bits(), p),
+                    _ => Given::None,
+                });
+                Ok(s)
+            }
             Some(Err(())) => {
                 let e = values::escaped_bytes(b)?;
                 let p = e.as_bytes();

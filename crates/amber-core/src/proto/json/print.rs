@@ -143,7 +143,7 @@ impl<'t, W: Sink> Printer<'t, W> {
             || match wkt::wkt_of(&info.full_name) {
                 Some(w) => self.wkt(src, w, ty, m, depth),
                 None => {
-                    self.w.begin_object();
+                    self.w.begin_object_sized(info.fields.len());
                     self.fields(src, ty, m, depth)?;
                     self.w.end_object();
                     Ok(())
@@ -326,7 +326,7 @@ impl<'t, W: Sink> Printer<'t, W> {
                 let (Some(kf), Some(vf)) = (einfo.field(1), einfo.field(2)) else {
                     return self.err("map entry type without key and value");
                 };
-                self.w.begin_object();
+                self.w.begin_object_sized(n);
                 let mut key = Vec::new();
                 for i in 0..n {
                     if let Some(last) = self.path.last_mut() {

@@ -11,6 +11,12 @@
 pub trait Sink {
     /// Open an object.
     fn begin_object(&mut self);
+    /// Open an object that will have at most about `n` members (a hint a
+    /// sink may size its object by).
+    fn begin_object_sized(&mut self, n: usize) {
+        let _ = n;
+        self.begin_object()
+    }
     /// The next member's key.
     fn key(&mut self, k: &str);
     /// The next member's key, a field name: the same `&str` (from the
@@ -42,6 +48,9 @@ pub trait Sink {
 impl<W: Sink + ?Sized> Sink for &mut W {
     fn begin_object(&mut self) {
         (**self).begin_object()
+    }
+    fn begin_object_sized(&mut self, n: usize) {
+        (**self).begin_object_sized(n)
     }
     fn key(&mut self, k: &str) {
         (**self).key(k)
