@@ -222,7 +222,7 @@ pub fn proto_to_dict<'py>(
         ..PrintOptions::default()
     };
     let root = m.try_borrow()?;
-    let src = Source::new(py);
+    let src = Source::recording(py);
     let mut sink = PySink {
         py,
         stack: Vec::new(),

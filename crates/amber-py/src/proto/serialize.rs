@@ -7,8 +7,8 @@
 use std::cell::{Cell, RefCell};
 
 use amber_core::proto::runtime::{
-    encode, Cardinality, EncodeError, EncodeFailure, EncodeOptions, FieldInfo, Kind, MessageSource,
-    Scalar, SrcValue,
+    encode_into, Cardinality, EncodeError, EncodeFailure, EncodeOptions, FieldInfo, Kind,
+    MessageSource, Scalar, SrcValue,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -33,8 +33,10 @@ pub(crate) struct Source<'py> {
     /// The error behind a `Stashed` (kept here so the encoder's results
     /// stay small).
     err: RefCell<Option<PyErr>>,
-    /// The object behind the scalar `scalar` gave last (see [`Given`]).
+    /// The object behind the scalar `scalar` gave last (see [`Given`]),
+    /// kept only when `record` (a source made by `recording`).
     given: Cell<Given>,
+    record: bool,
 }
 
 /// The stored Python object behind the last scalar a [`Source`] gave: a
@@ -85,6 +87,16 @@ impl<'py> Source<'py> {
             last_map: Cell::new((0, std::ptr::null())),
             err: RefCell::new(None),
             given: Cell::new(Given::None),
+            record: false,
+        }
+    }
+
+    /// A source that keeps the object behind each scalar it gives, for a
+    /// printer making Python values (see [`Given`]).
+    pub(crate) fn recording(py: Python<'py>) -> Self {
+        Source {
+            record: true,
+            ..Source::new(py)
         }
     }
 
@@ -158,6 +170,7 @@ impl<'py> Source<'py> {
     {
         let b: &'m Bound<'py, PyAny> = o.bind(self.py);
         match values::to_scalar(b, kind) {
+            Some(Ok(s)) if !self.record => Ok(s),
             Some(Ok(s)) => {
                 let p = o.as_ptr();
                 let int = || b.is_exact_instance_of::<pyo3::types::PyInt>();
@@ -304,6 +317,15 @@ impl<'py> Source<'py> {
     }
 }
 
+thread_local! {
+    /// The buffer messages are encoded into, kept from call to call so that
+    /// an encode allocates nothing but its `bytes` (see `encode_into`).
+    static OUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A buffer kept for the next encode is let go above this size.
+const KEEP_MAX: usize = 1 << 20;
+
 /// The wire form of `m`.
 pub fn to_bytes<'py>(
     m: &Bound<'py, Message>,
@@ -316,13 +338,23 @@ pub fn to_bytes<'py>(
         deterministic,
         ..EncodeOptions::default()
     };
-    let out = match encode(&root.s.tables, root.ty, &*root, &src, opts) {
-        Ok(b) => b,
-        Err(EncodeFailure::Source(Stashed)) => return Err(src.take_err()),
-        Err(EncodeFailure::Encode(e)) => return Err(write_error(py, &e)),
-    };
-    drop(src);
-    Ok(PyBytes::new(py, &out))
+    OUT.with(|kept| {
+        // Encoding runs no Python code, so no other encode on this thread
+        // can hold the buffer; a fresh one would do if one did.
+        let mut fresh = Vec::new();
+        let mut guard = kept.try_borrow_mut().ok();
+        let buf = guard.as_deref_mut().unwrap_or(&mut fresh);
+        let r = encode_into(&root.s.tables, root.ty, &*root, &src, opts, buf);
+        let out = match r {
+            Ok(start) => Ok(PyBytes::new(py, &buf[start..])),
+            Err(EncodeFailure::Source(Stashed)) => Err(src.take_err()),
+            Err(EncodeFailure::Encode(e)) => Err(write_error(py, &e)),
+        };
+        if buf.len() > KEEP_MAX {
+            *buf = Vec::new();
+        }
+        out
+    })
 }
 
 /// The text format of `m` (Google's `text_format.MessageToString`).

@@ -95,11 +95,34 @@ pub fn encode<'m, S: MessageSource<'m>>(
     src: &S,
     opts: EncodeOptions,
 ) -> Res<Vec<u8>, S::Err> {
+    let mut buf = Vec::new();
+    let start = encode_into(tables, ty, m, src, opts, &mut buf)?;
+    buf.drain(..start);
+    Ok(buf)
+}
+
+/// Encode message `m` of type `ty` at the end of `buf`, whose length is
+/// kept as the room to write in (grown when short, never shrunk): the wire
+/// form is `buf[start..]`, `start` returned. A caller that keeps `buf`
+/// from call to call writes without allocating, zeroing or moving the
+/// output; what `buf` held before is overwritten.
+pub fn encode_into<'m, S: MessageSource<'m>>(
+    tables: &Tables,
+    ty: u32,
+    m: S::Msg,
+    src: &S,
+    opts: EncodeOptions,
+    buf: &mut Vec<u8>,
+) -> Res<usize, S::Err> {
+    let head = buf.len();
     let mut e = Encoder {
         t: tables,
         src,
         opts,
-        out: RevBuf::default(),
+        out: RevBuf {
+            buf: std::mem::take(buf),
+            head,
+        },
     };
     let done = crate::bytes::stack::enter(
         || e.message(ty, m, 0),
@@ -110,8 +133,9 @@ pub fn encode<'m, S: MessageSource<'m>>(
             }))
         },
     );
+    *buf = e.out.buf;
     match done {
-        Ok(()) => Ok(e.out.into_vec()),
+        Ok(()) => Ok(e.out.head),
         Err(EncodeFailure::Encode(mut err)) => {
             err.path.insert(0, '$');
             Err(EncodeFailure::Encode(err))
@@ -190,11 +214,6 @@ impl RevBuf {
         nb[cap - used..].copy_from_slice(&self.buf[self.head..]);
         self.head = cap - used;
         self.buf = nb;
-    }
-
-    fn into_vec(mut self) -> Vec<u8> {
-        self.buf.drain(..self.head);
-        self.buf
     }
 }
 

@@ -50,6 +50,6 @@ pub use decode::{decode, DecodeOptions, Failure, MapValue, MessageBuilder, Scala
 pub use dynamic::{
     decode_dyn, decode_dyn_with, encode_dyn, DynBuilder, DynMessage, DynSource, Value,
 };
-pub use encode::{encode, EncodeFailure, EncodeOptions, MessageSource, SrcValue};
+pub use encode::{encode, encode_into, EncodeFailure, EncodeOptions, MessageSource, SrcValue};
 pub use error::{DecodeError, EncodeError, PathSeg};
 pub use schema::{Cardinality, DefaultValue, EnumInfo, FieldInfo, Kind, MessageInfo, Tables};
