@@ -228,16 +228,20 @@ fn stream_fail(py: Python<'_>, e: PgError) -> PyErr {
     )
 }
 
-/// Write the next field with `encode`. A value that pandas or NumPy mark as
-/// missing (`pd.NA`, `NaT`) and that the type does not take is written as
-/// NULL.
+/// Write the next field: NULL when `null`, else with `encode`. A value that
+/// pandas or NumPy mark as missing (`pd.NA`, `NaT`) and that the type does
+/// not take is written as NULL.
 fn put_field(
     w: &mut CopyWriter,
     target: &Column,
     ctx: &mut to_pg::Ctx,
+    null: bool,
     missing: impl FnOnce() -> bool,
     encode: impl FnOnce(&mut Vec<u8>, &Column, &mut to_pg::Ctx) -> to_pg::Put,
 ) -> Result<(), Fail> {
+    if null {
+        return w.null().map_err(Fail::Data);
+    }
     let mut fail = None;
     let r = w.field(|out| {
         encode(out, target, ctx).map_err(|f| {
@@ -318,17 +322,14 @@ impl PgCopyWriter {
                     .cloned()
                     .unwrap_or_else(|| py.None().into_bound(py))
             };
-            let r = if item.is_none() {
-                self.w.null().map_err(Fail::Data)
-            } else {
-                put_field(
-                    &mut self.w,
-                    &self.targets[c],
-                    &mut self.ctx,
-                    || to_pg::is_missing(item),
-                    |out, target, ctx| to_pg::value(out, target, item, ctx),
-                )
-            };
+            let r = put_field(
+                &mut self.w,
+                &self.targets[c],
+                &mut self.ctx,
+                item.is_none(),
+                || to_pg::is_missing(item),
+                |out, target, ctx| to_pg::value(out, target, item, ctx),
+            );
             if let Err(f) = r {
                 let _ = self.w.discard_row();
                 let source = item.get_type().name()?.to_string();
@@ -415,17 +416,14 @@ impl PgCopyWriter {
             self.w.begin_row(ncols).map_err(|e| stream_fail(py, e))?;
             for (c, src) in sources.iter().enumerate() {
                 let r = src.item(py, i).map_err(Fail::Py).and_then(|item| {
-                    if src.is_null(i, item.as_ref()) {
-                        self.w.null().map_err(Fail::Data)
-                    } else {
-                        put_field(
-                            &mut self.w,
-                            &self.targets[c],
-                            &mut self.ctx,
-                            || item.as_ref().is_some_and(to_pg::is_missing),
-                            |out, target, ctx| src.write(i, item.as_ref(), target, out, ctx),
-                        )
-                    }
+                    put_field(
+                        &mut self.w,
+                        &self.targets[c],
+                        &mut self.ctx,
+                        src.is_null(i, item.as_ref()),
+                        || item.as_ref().is_some_and(to_pg::is_missing),
+                        |out, target, ctx| src.write(i, item.as_ref(), target, out, ctx),
+                    )
                 });
                 if let Err(f) = r {
                     let _ = self.w.discard_row();
