@@ -206,7 +206,8 @@ def test_construct_read_and_defaults(shop: Any) -> None:
 def test_constructor_keys_and_dicts_changed_while_read(shop: Any) -> None:
     """Field names given as keys built at run time (not the interned names) are found by their
     text, in any order; a dict that Python code run by a value's check changes raises
-    RuntimeError, as Python's own iteration does, and never crashes."""
+    RuntimeError, as Python's own iteration does, and a list changed so is read as iterating
+    it would read it: never a crash."""
     sku, qty = "".join(["s", "ku"]), "".join(["q", "ty"])
     item = shop.Item(**{qty: 3, "tags": [1], sku: "a"})
     assert (item.sku, item.qty, list(item.tags)) == ("a", 3, [1])
@@ -225,6 +226,16 @@ def test_constructor_keys_and_dicts_changed_while_read(shop: Any) -> None:
         def __index__(self) -> int:
             self.d.update({f"k{i}": i for i in range(50)})
             return 5
+
+    nums: list[Any] = [1, None, 3]
+
+    class Clears:
+        def __index__(self) -> int:
+            nums.clear()
+            return 5
+
+    nums[1] = Clears()
+    assert list(shop.Order(nums=nums).nums) == [1, 5]  # as iterating the list would give
 
     fields["qty"] = Grows(fields)
     counts["b"] = Grows(counts)

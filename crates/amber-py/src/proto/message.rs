@@ -388,8 +388,22 @@ pub fn slot_from(
                 )));
             }
             let mut items = Vec::with_capacity(v.len().unwrap_or(0));
-            for e in v.try_iter()? {
-                items.push(element(py, s, f, &e?)?);
+            if let Ok(l) = v.cast_exact::<PyList>() {
+                // By index, without an iterator: each read is checked
+                // against the list as it is (a check may run Python code).
+                let mut i = 0;
+                while i < l.len() {
+                    items.push(element(py, s, f, &l.get_item(i)?)?);
+                    i += 1;
+                }
+            } else if let Ok(t) = v.cast_exact::<PyTuple>() {
+                for e in t.iter() {
+                    items.push(element(py, s, f, &e)?);
+                }
+            } else {
+                for e in v.try_iter()? {
+                    items.push(element(py, s, f, &e?)?);
+                }
             }
             Slot::List(Py::new(
                 py,
