@@ -2,12 +2,14 @@
 
 The spec's examples are read by people implementing the format elsewhere; a stale one is a bug.
 Statements between examples (`>>> a = [1]`) run in the same namespace, after the setup block the
-spec gives.
+spec gives. The README's first example runs as written too.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -69,3 +71,14 @@ def test_example(namespace: Any, line: int, before: list[str], code: str, want: 
             exec(stmt, namespace)
     got = eval(code, namespace)
     assert " ".join(got.hex(" ").split()) == want, f"format.md line {line}: {code}"
+
+
+def test_readme_codec_example_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's first example is whole: a new user can paste it and run it."""
+    readme = (SPEC.parent.parent.parent / "README.md").read_text()
+    first = re.search(r"```python\n(.*?)```", readme, re.S)
+    assert first is not None
+    module = types.ModuleType("readme_example")
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec(compile(first.group(1), "README.md", "exec"), module.__dict__)
+    amber.unregister(module.Point)
