@@ -89,6 +89,25 @@ class _Seconds(_JsonString):
     def _set(self, total_nanos: int) -> None:
         raise NotImplementedError
 
+    def _set_delta(self, delta: _dt.timedelta) -> None:
+        self._set((delta.days * 86_400 + delta.seconds) * _NANOS + delta.microseconds * 1_000)
+
+    # What assigning a value to a field of this type takes: the type's name, the Python type and
+    # its name in Google's error message.
+    _ASSIGNS: tuple[str, type, str] = ("", object, "")
+
+    def _from_python(self, value: Any) -> None:
+        raise NotImplementedError
+
+    def _internal_assign(self, value: Any) -> None:
+        """What assigning `value` to a field of this type does: one Python type only."""
+        name, kind, what = self._ASSIGNS
+        if not isinstance(value, kind):
+            raise TypeError(
+                f"Fail to convert to {name}. Expected a {what} object got {type(value).__name__}"
+            )
+        self._from_python(value)
+
     def ToNanoseconds(self) -> int:
         return self.seconds * _NANOS + self.nanos
 
@@ -141,16 +160,11 @@ class Timestamp(_Seconds):
         """From a datetime: naive ones are taken as UTC, aware ones converted to UTC."""
         if dt.tzinfo is not None:
             dt = dt.astimezone(_dt.timezone.utc).replace(tzinfo=None)
-        delta = dt - _EPOCH
-        self._set((delta.days * 86_400 + delta.seconds) * _NANOS + delta.microseconds * 1_000)
+        self._set_delta(dt - _EPOCH)
 
-    def _internal_assign(self, value: Any) -> None:
-        """What assigning `value` to a Timestamp field does: a datetime only."""
-        if not isinstance(value, _dt.datetime):
-            raise TypeError(
-                f"Fail to convert to Timestamp. Expected a datetime object got "
-                f"{type(value).__name__}"
-            )
+    _ASSIGNS = ("Timestamp", _dt.datetime, "datetime")
+
+    def _from_python(self, value: Any) -> None:
         self.FromDatetime(value)
 
     # Arithmetic as Google's: through naive UTC datetimes and timedeltas.
@@ -185,15 +199,11 @@ class Duration(_Seconds):
         return _dt.timedelta(seconds=self.seconds, microseconds=int(self.nanos / 1_000))
 
     def FromTimedelta(self, td: _dt.timedelta) -> None:
-        self._set((td.days * 86_400 + td.seconds) * _NANOS + td.microseconds * 1_000)
+        self._set_delta(td)
 
-    def _internal_assign(self, value: Any) -> None:
-        """What assigning `value` to a Duration field does: a timedelta only."""
-        if not isinstance(value, _dt.timedelta):
-            raise TypeError(
-                f"Fail to convert to Duration. Expected a timedelta object got "
-                f"{type(value).__name__}"
-            )
+    _ASSIGNS = ("Duration", _dt.timedelta, "timedelta")
+
+    def _from_python(self, value: Any) -> None:
         self.FromTimedelta(value)
 
     # Arithmetic as Google's: through timedeltas (and datetimes for a Timestamp).
