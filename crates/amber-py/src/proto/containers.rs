@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use amber_core::proto::runtime::{FieldInfo, Kind};
+use amber_core::proto::runtime::{FieldInfo, Kind, Scalar};
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PySlice, PyString, PyWeakrefReference};
@@ -13,19 +13,249 @@ use crate::proto::message::{self, attach_owner, Message};
 use crate::proto::schema::Schema;
 use crate::proto::values;
 
+/// A repeated field's values. Numbers, bools and enums (the packable
+/// kinds) are kept as Rust values, each as [`Scalar::to_bits`] gives it,
+/// and their Python objects are made when read: a decoded field makes no
+/// Python object per value, and the encoder reads them as a slice.
+/// Strings, bytes and messages are kept as their checked Python objects.
+pub enum Items {
+    Objs(Vec<Py<PyAny>>),
+    Nums(Kind, Vec<u64>),
+}
+
+impl Items {
+    /// No values, for a field of `kind`.
+    pub fn new(kind: Kind) -> Items {
+        Items::with_capacity(kind, 0)
+    }
+
+    /// No values yet, with room for `n`.
+    pub fn with_capacity(kind: Kind, n: usize) -> Items {
+        if kind.packable() {
+            Items::Nums(kind, Vec::with_capacity(n))
+        } else {
+            Items::Objs(Vec::with_capacity(n))
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Items::Objs(v) => v.len(),
+            Items::Nums(_, v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Value `i` (in range) as a Python object.
+    pub fn get(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
+        match self {
+            Items::Objs(v) => Ok(v[i].clone_ref(py)),
+            Items::Nums(k, v) => number(py, *k, v[i]),
+        }
+    }
+
+    /// Value `i` as the encoder's scalar, when kept as a number.
+    #[inline]
+    pub fn scalar(&self, i: usize) -> Option<Scalar<'static>> {
+        match self {
+            Items::Objs(_) => None,
+            Items::Nums(k, v) => Scalar::from_bits(*k, *v.get(i)?),
+        }
+    }
+
+    /// Every value as a Python object.
+    pub fn to_vec(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
+        match self {
+            Items::Objs(v) => Ok(v.iter().map(|o| o.clone_ref(py)).collect()),
+            Items::Nums(k, v) => v.iter().map(|&b| number(py, *k, b)).collect(),
+        }
+    }
+
+    /// `v` as this list keeps it (a message object's bits in a list of
+    /// numbers), for a value that came in the other form.
+    #[cold]
+    fn convert(&self, py: Python<'_>, v: Kept) -> PyResult<Kept> {
+        match (self, v) {
+            (Items::Nums(k, _), Kept::Obj(o)) => Ok(Kept::Num(values::bits(o.bind(py), *k)?)),
+            (Items::Objs(_), Kept::Num(_)) => Err(PyTypeError::new_err(
+                "a number where a list of objects is kept",
+            )),
+            (_, v) => Ok(v),
+        }
+    }
+
+    /// Append a checked value.
+    #[inline]
+    pub fn push(&mut self, py: Python<'_>, v: Kept) -> PyResult<()> {
+        match (&mut *self, v) {
+            (Items::Nums(_, a), Kept::Num(b)) => a.push(b),
+            (Items::Objs(a), Kept::Obj(o)) => a.push(o),
+            (_, v) => {
+                let v = self.convert(py, v)?;
+                return self.push(py, v);
+            }
+        }
+        Ok(())
+    }
+
+    /// Append a decoded value.
+    pub fn push_scalar(&mut self, py: Python<'_>, s: Scalar<'_>) -> PyResult<()> {
+        match self {
+            Items::Nums(_, v) => match s.to_bits() {
+                Some(b) => v.push(b),
+                None => return Err(PyTypeError::new_err("a string among numbers")),
+            },
+            Items::Objs(v) => v.push(values::to_py(py, s)?),
+        }
+        Ok(())
+    }
+
+    /// Replace value `i` (in range) by a checked value.
+    pub fn set(&mut self, py: Python<'_>, i: usize, v: Kept) -> PyResult<()> {
+        match (self.convert(py, v)?, self) {
+            (Kept::Obj(o), Items::Objs(v)) => v[i] = o,
+            (Kept::Num(b), Items::Nums(_, v)) => v[i] = b,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Insert a checked value before `i` (at most the length).
+    pub fn insert(&mut self, py: Python<'_>, i: usize, v: Kept) -> PyResult<()> {
+        match (self.convert(py, v)?, self) {
+            (Kept::Obj(o), Items::Objs(v)) => v.insert(i, o),
+            (Kept::Num(b), Items::Nums(_, v)) => v.insert(i, b),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Remove value `i` (in range), as a Python object.
+    pub fn remove(&mut self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
+        match self {
+            Items::Objs(v) => Ok(v.remove(i)),
+            Items::Nums(k, v) => number(py, *k, v.remove(i)),
+        }
+    }
+
+    /// Replace every value by the (checked) values of `list`.
+    pub fn replace(&mut self, list: &Bound<'_, PyList>) -> PyResult<()> {
+        *self = match self {
+            Items::Objs(_) => Items::Objs(list.iter().map(|v| v.unbind()).collect()),
+            Items::Nums(k, _) => Items::Nums(
+                *k,
+                list.iter()
+                    .map(|v| values::bits(&v, *k))
+                    .collect::<PyResult<_>>()?,
+            ),
+        };
+        Ok(())
+    }
+
+    /// Make room for `n` more values.
+    pub fn reserve(&mut self, n: usize) {
+        match self {
+            Items::Objs(v) => v.reserve(n),
+            Items::Nums(_, v) => v.reserve(n),
+        }
+    }
+
+    pub fn clear(&mut self) {
+        match self {
+            Items::Objs(v) => v.clear(),
+            Items::Nums(_, v) => v.clear(),
+        }
+    }
+
+    pub fn reverse(&mut self) {
+        match self {
+            Items::Objs(v) => v.reverse(),
+            Items::Nums(_, v) => v.reverse(),
+        }
+    }
+
+    /// Move every value of `other` (of the same field) to the end.
+    pub fn append(&mut self, py: Python<'_>, other: Items) -> PyResult<()> {
+        match (self, other) {
+            (Items::Objs(a), Items::Objs(b)) => a.extend(b),
+            (Items::Nums(_, a), Items::Nums(_, b)) => a.extend(b),
+            (a, b) => {
+                for v in b.to_vec(py)? {
+                    a.push(py, Kept::Obj(v))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A copy sharing the Python objects (the caller copies messages).
+    pub fn clone_ref(&self, py: Python<'_>) -> Items {
+        match self {
+            Items::Objs(v) => Items::Objs(v.iter().map(|o| o.clone_ref(py)).collect()),
+            Items::Nums(k, v) => Items::Nums(*k, v.clone()),
+        }
+    }
+}
+
+/// One checked value of a repeated field, as [`Items`] keeps it.
+pub enum Kept {
+    Obj(Py<PyAny>),
+    Num(u64),
+}
+
+impl Kept {
+    /// Check `v` for repeated field `f` as its setter would (messages
+    /// copied or built; numbers read in place where they can be). The
+    /// check may run Python code: hold no borrow of the container.
+    #[inline]
+    pub fn check(
+        py: Python<'_>,
+        s: &Arc<Schema>,
+        f: &FieldInfo,
+        v: &Bound<'_, PyAny>,
+    ) -> PyResult<Kept> {
+        if f.kind.packable() {
+            Ok(Kept::Num(values::check_bits(&s.tables, f, f.kind, v)?))
+        } else {
+            Ok(Kept::Obj(message::element(py, s, f, v)?))
+        }
+    }
+
+    /// The value as a Python object, for a field of `kind`.
+    fn object(self, py: Python<'_>, kind: Kind) -> PyResult<Py<PyAny>> {
+        match self {
+            Kept::Obj(o) => Ok(o),
+            Kept::Num(b) => number(py, kind, b),
+        }
+    }
+}
+
+/// The Python object of a number kept as `bits` for a field of `kind`.
+fn number(py: Python<'_>, kind: Kind, bits: u64) -> PyResult<Py<PyAny>> {
+    match Scalar::from_bits(kind, bits) {
+        Some(s) => values::to_py(py, s),
+        None => Err(PyTypeError::new_err(
+            "a number kept for a field of another kind",
+        )),
+    }
+}
+
 /// A repeated field's values.
 #[pyclass(module = "amber.proto", name = "RepeatedContainer", sequence)]
 pub struct Repeated {
     pub s: Arc<Schema>,
     pub ty: u32,
     pub pos: u32,
-    pub items: Vec<Py<PyAny>>,
+    pub items: Items,
     /// The message, while it is a default sub-message.
     pub owner: Option<Py<PyWeakrefReference>>,
 }
 
 impl Repeated {
-    pub fn new(s: Arc<Schema>, ty: u32, pos: u32, items: Vec<Py<PyAny>>) -> Repeated {
+    pub fn new(s: Arc<Schema>, ty: u32, pos: u32, items: Items) -> Repeated {
         Repeated {
             s,
             ty,
@@ -46,13 +276,13 @@ impl Repeated {
 
 /// Check `v` for the container's field, without holding a borrow (the
 /// check may run Python code).
-fn checked(slf: &Bound<'_, Repeated>, v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+fn checked(slf: &Bound<'_, Repeated>, v: &Bound<'_, PyAny>) -> PyResult<Kept> {
     let (s, ty, pos) = {
         let b = slf.try_borrow()?;
         (b.s.clone(), b.ty, b.pos)
     };
     let f = &s.tables.messages[ty as usize].fields[pos as usize];
-    message::element(slf.py(), &s, f, v)
+    Kept::check(slf.py(), &s, f, v)
 }
 
 fn changed(slf: &Bound<'_, Repeated>) -> PyResult<()> {
@@ -84,13 +314,13 @@ impl Repeated {
             let out = PyList::empty(py);
             let mut i = ind.start;
             for _ in 0..ind.slicelength {
-                out.append(self.items[i as usize].clone_ref(py))?;
+                out.append(self.items.get(py, i as usize)?)?;
                 i += ind.step;
             }
             return Ok(out.into_any().unbind());
         }
         let i: isize = key.extract()?;
-        Ok(self.items[index(i, self.items.len())?].clone_ref(py))
+        self.items.get(py, index(i, self.items.len())?)
     }
 
     fn __setitem__(
@@ -104,13 +334,14 @@ impl Repeated {
             ));
         }
         if let Ok(sl) = key.cast::<PySlice>() {
+            let kind = slf.try_borrow()?.field().kind;
             let mut new = Vec::new();
             for v in value.try_iter()? {
-                new.push(checked(slf, &v?)?);
+                new.push(checked(slf, &v?)?.object(slf.py(), kind)?);
             }
             let mut list = snapshot(slf)?;
             list.as_any().set_item(sl, PyList::new(slf.py(), new)?)?;
-            slf.try_borrow_mut()?.items = list.iter().map(|v| v.unbind()).collect();
+            slf.try_borrow_mut()?.items.replace(&list)?;
             list = PyList::empty(slf.py());
             drop(list);
         } else {
@@ -118,7 +349,7 @@ impl Repeated {
             let v = checked(slf, value)?;
             let mut b = slf.try_borrow_mut()?;
             let j = index(i, b.items.len())?;
-            b.items[j] = v;
+            b.items.set(slf.py(), j, v)?;
         }
         changed(slf)
     }
@@ -127,12 +358,12 @@ impl Repeated {
         if let Ok(sl) = key.cast::<PySlice>() {
             let list = snapshot(slf)?;
             list.as_any().del_item(sl)?;
-            slf.try_borrow_mut()?.items = list.iter().map(|v| v.unbind()).collect();
+            slf.try_borrow_mut()?.items.replace(&list)?;
         } else {
             let i: isize = key.extract()?;
             let mut b = slf.try_borrow_mut()?;
             let j = index(i, b.items.len())?;
-            b.items.remove(j);
+            b.items.remove(slf.py(), j)?;
         }
         changed(slf)
     }
@@ -173,7 +404,7 @@ impl Repeated {
     /// Add a value (a copy, for messages).
     fn append(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let v = checked(slf, value)?;
-        slf.try_borrow_mut()?.items.push(v);
+        slf.try_borrow_mut()?.items.push(slf.py(), v)?;
         changed(slf)
     }
 
@@ -188,7 +419,11 @@ impl Repeated {
         for v in values.try_iter()? {
             new.push(checked(slf, &v?)?);
         }
-        slf.try_borrow_mut()?.items.extend(new);
+        let mut b = slf.try_borrow_mut()?;
+        for v in new {
+            b.items.push(slf.py(), v)?;
+        }
+        drop(b);
         changed(slf)
     }
 
@@ -199,7 +434,7 @@ impl Repeated {
             let mut b = slf.try_borrow_mut()?;
             let n = b.items.len() as isize;
             let j = if i < 0 { (i + n).max(0) } else { i.min(n) };
-            b.items.insert(j as usize, v);
+            b.items.insert(slf.py(), j as usize, v)?;
         }
         changed(slf)
     }
@@ -211,7 +446,7 @@ impl Repeated {
             let mut b = slf.try_borrow_mut()?;
             let j = index(i, b.items.len())
                 .map_err(|_| PyIndexError::new_err("pop index out of range"))?;
-            b.items.remove(j)
+            b.items.remove(slf.py(), j)?
         };
         changed(slf)?;
         Ok(v)
@@ -220,7 +455,7 @@ impl Repeated {
     /// Remove the first value equal to `value`.
     fn remove(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let at = snapshot(slf)?.index(value)?;
-        slf.try_borrow_mut()?.items.remove(at);
+        slf.try_borrow_mut()?.items.remove(slf.py(), at)?;
         changed(slf)
     }
 
@@ -238,7 +473,7 @@ impl Repeated {
         kw.set_item("key", key)?;
         kw.set_item("reverse", reverse)?;
         list.call_method("sort", (), Some(&kw))?;
-        slf.try_borrow_mut()?.items = list.iter().map(|v| v.unbind()).collect();
+        slf.try_borrow_mut()?.items.replace(&list)?;
         changed(slf)
     }
 
@@ -275,7 +510,9 @@ impl Repeated {
         };
         let cls = slf.try_borrow()?.s.class(py, sub)?.clone();
         let m = cls.call((), kwargs)?;
-        slf.try_borrow_mut()?.items.push(m.clone().unbind());
+        slf.try_borrow_mut()?
+            .items
+            .push(py, Kept::Obj(m.clone().unbind()))?;
         changed(slf)?;
         Ok(m)
     }
@@ -295,7 +532,7 @@ impl Repeated {
 /// The container's values as a new list (iteration sees a snapshot).
 fn snapshot<'py>(slf: &Bound<'py, Repeated>) -> PyResult<Bound<'py, PyList>> {
     let b = slf.try_borrow()?;
-    PyList::new(slf.py(), b.items.iter().map(|v| v.bind(slf.py())))
+    PyList::new(slf.py(), b.items.to_vec(slf.py())?)
 }
 
 /// A map key, hashable in Rust.

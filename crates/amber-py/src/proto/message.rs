@@ -20,7 +20,7 @@ use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType, PyWeakrefReference};
 
-use crate::proto::containers::{MapData, MapField, Repeated};
+use crate::proto::containers::{Items, Kept, MapData, MapField, Repeated};
 use crate::proto::schema::Schema;
 use crate::proto::{parse, serialize, values};
 
@@ -276,13 +276,14 @@ pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
 }
 
 /// Copies of a repeated field's items (messages copied, scalars shared).
-pub fn copy_items(py: Python<'_>, f: &FieldInfo, items: &[Py<PyAny>]) -> PyResult<Vec<Py<PyAny>>> {
-    match f.kind {
-        Kind::Message(_) => items
-            .iter()
-            .map(|v| Ok(copy_obj(py, v.bind(py))?.into_any().unbind()))
-            .collect(),
-        _ => Ok(items.iter().map(|v| v.clone_ref(py)).collect()),
+pub fn copy_items(py: Python<'_>, f: &FieldInfo, items: &Items) -> PyResult<Items> {
+    match (f.kind, items) {
+        (Kind::Message(_), Items::Objs(v)) => Ok(Items::Objs(
+            v.iter()
+                .map(|v| Ok(copy_obj(py, v.bind(py))?.into_any().unbind()))
+                .collect::<PyResult<_>>()?,
+        )),
+        _ => Ok(items.clone_ref(py)),
     }
 }
 
@@ -320,12 +321,13 @@ pub fn merge_owned(py: Python<'_>, dst: &mut Message, src: Message) -> PyResult<
                 release(py, old);
             }
             Slot::List(l) => {
-                let items = std::mem::take(&mut l.bind(py).try_borrow_mut()?.items);
+                let items =
+                    std::mem::replace(&mut l.bind(py).try_borrow_mut()?.items, Items::new(f.kind));
                 if items.is_empty() {
                     continue;
                 }
                 match dst.slot(pos) {
-                    Slot::List(d) => d.bind(py).try_borrow_mut()?.items.extend(items),
+                    Slot::List(d) => d.bind(py).try_borrow_mut()?.items.append(py, items)?,
                     _ => {
                         let c = Repeated::new(s.clone(), dst.ty, pos as u32, items);
                         *dst.slot_mut(pos) = Slot::List(Py::new(py, c)?);
@@ -387,22 +389,22 @@ pub fn slot_from(
                     v.get_type().name()?
                 )));
             }
-            let mut items = Vec::with_capacity(v.len().unwrap_or(0));
+            let mut items = Items::with_capacity(f.kind, v.len().unwrap_or(0));
             if let Ok(l) = v.cast_exact::<PyList>() {
                 // By index, without an iterator: each read is checked
                 // against the list as it is (a check may run Python code).
                 let mut i = 0;
                 while i < l.len() {
-                    items.push(element(py, s, f, &l.get_item(i)?)?);
+                    items.push(py, Kept::check(py, s, f, &l.get_item(i)?)?)?;
                     i += 1;
                 }
             } else if let Ok(t) = v.cast_exact::<PyTuple>() {
                 for e in t.iter() {
-                    items.push(element(py, s, f, &e)?);
+                    items.push(py, Kept::check(py, s, f, &e)?)?;
                 }
             } else {
                 for e in v.try_iter()? {
-                    items.push(element(py, s, f, &e?)?);
+                    items.push(py, Kept::check(py, s, f, &e?)?)?;
                 }
             }
             Slot::List(Py::new(
@@ -620,7 +622,7 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
             Slot::Map(Py::new(py, c)?)
         }
         _ => {
-            let mut c = Repeated::new(s.clone(), ty, pos as u32, Vec::new());
+            let mut c = Repeated::new(s.clone(), ty, pos as u32, Items::new(kind));
             c.owner = owner_link(m)?;
             Slot::List(Py::new(py, c)?)
         }
@@ -878,7 +880,7 @@ impl Message {
             }
             let subs: Vec<Py<PyAny>> = match slot {
                 Slot::Val(v) => vec![v.clone_ref(py)],
-                Slot::List(l) => l.borrow(py).items.iter().map(|v| v.clone_ref(py)).collect(),
+                Slot::List(l) => l.borrow(py).items.to_vec(py)?,
                 Slot::Map(m) => m
                     .borrow(py)
                     .data

@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
-use crate::proto::containers::{MapData, MapField, Repeated};
+use crate::proto::containers::{Items, Kept, MapData, MapField, Repeated};
 use crate::proto::message::{instantiate, merge_owned, release, Message, Slot};
 use crate::proto::schema::Schema;
 use crate::proto::values;
@@ -30,7 +30,7 @@ enum DSlot {
     Unset,
     Val(Py<PyAny>),
     Msg(Box<Draft>),
-    List(Vec<Py<PyAny>>),
+    List(Items),
     Map(MapData),
 }
 
@@ -69,6 +69,18 @@ impl Builder<'_> {
             m.vals.resize_with(n, || DSlot::Unset);
         }
         &mut m.vals[pos]
+    }
+
+    /// Repeated field `f`'s values so far.
+    fn list<'d>(&self, m: &'d mut Draft, f: &FieldInfo) -> &'d mut Items {
+        let slot = self.slot(m, f);
+        if !matches!(slot, DSlot::List(_)) {
+            *slot = DSlot::List(Items::new(f.kind));
+        }
+        match slot {
+            DSlot::List(items) => items,
+            _ => unreachable!("made a list just above"),
+        }
     }
 
     /// Setting a oneof member clears the others.
@@ -140,12 +152,13 @@ impl MessageBuilder for Builder<'_> {
     }
 
     fn push(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
-        let v = values::to_py(self.py, v).map_err(|e| self.stash(e))?;
-        let slot = self.slot(m, f);
-        match slot {
-            DSlot::List(items) => items.push(v),
-            _ => *slot = DSlot::List(vec![v]),
-        }
+        let py = self.py;
+        let r = self.list(m, f).push_scalar(py, v);
+        r.map_err(|e| self.stash(e))
+    }
+
+    fn reserve(&mut self, m: &mut Draft, f: &FieldInfo, n: usize) -> Result<(), Stashed> {
+        self.list(m, f).reserve(n);
         Ok(())
     }
 
@@ -165,12 +178,9 @@ impl MessageBuilder for Builder<'_> {
             return Ok(());
         }
         let v = self.object(sub).map_err(|e| self.stash(e))?;
-        let slot = self.slot(m, f);
-        match slot {
-            DSlot::List(items) => items.push(v),
-            _ => *slot = DSlot::List(vec![v]),
-        }
-        Ok(())
+        let py = self.py;
+        let r = self.list(m, f).push(py, Kept::Obj(v));
+        r.map_err(|e| self.stash(e))
     }
 
     fn map_entry(

@@ -16,7 +16,7 @@ use pyo3::types::PyBytes;
 use amber_core::proto::text::{print_text, PrintFailure, TextOptions};
 
 use crate::errors::{self, EncodeKind};
-use crate::proto::containers::{MapField, Repeated};
+use crate::proto::containers::{Items, MapField, Repeated};
 use crate::proto::message::{Message, Slot};
 use crate::proto::values;
 
@@ -261,6 +261,17 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
     fn unknown(&self, m: &'m Message) -> Result<&'m [u8], Stashed> {
         Ok(&m.unknown)
     }
+
+    #[inline]
+    fn numbers(&self, m: &'m Message, f: &FieldInfo) -> Result<Option<&'m [u64]>, Stashed> {
+        let Slot::List(l) = m.slot(pos(m, f)) else {
+            return Ok(None);
+        };
+        match &self.list(l).map_err(|e| self.stash(e))?.items {
+            Items::Nums(_, v) => Ok(Some(v)),
+            Items::Objs(_) => Ok(None),
+        }
+    }
 }
 
 impl<'py> Source<'py> {
@@ -276,14 +287,23 @@ impl<'py> Source<'py> {
     {
         match m.slot(pos(m, f)) {
             Slot::Val(v) => self.value(v, f, f.kind),
-            Slot::List(l) => {
-                let l = self.list(l)?;
-                let v = l
-                    .items
-                    .get(i)
-                    .ok_or_else(|| fail("a repeated field changed".into()))?;
-                self.value(v, f, f.kind)
-            }
+            Slot::List(l) => match &self.list(l)?.items {
+                Items::Objs(v) => {
+                    let v = v
+                        .get(i)
+                        .ok_or_else(|| fail("a repeated field changed".into()))?;
+                    self.value(v, f, f.kind)
+                }
+                nums => {
+                    if self.record {
+                        self.given.set(Given::None);
+                    }
+                    let s = nums
+                        .scalar(i)
+                        .ok_or_else(|| fail("a repeated field changed".into()))?;
+                    Ok(SrcValue::Scalar(s))
+                }
+            },
             _ => Err(fail(format!("field {} is not set", f.name))),
         }
     }
@@ -424,8 +444,7 @@ fn walk_required(
                 depth + 1,
             )?,
             (Slot::List(l), _) => {
-                let items: Vec<Py<PyAny>> =
-                    l.borrow(py).items.iter().map(|v| v.clone_ref(py)).collect();
+                let items = l.borrow(py).items.to_vec(py)?;
                 for (i, v) in items.iter().enumerate() {
                     walk_required(
                         v.bind(py).cast::<Message>()?,

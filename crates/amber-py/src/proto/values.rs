@@ -195,6 +195,47 @@ pub fn check(t: &Tables, f: &FieldInfo, kind: Kind, v: &Bound<'_, PyAny>) -> PyR
     })
 }
 
+/// [`check`] for a field of a packable `kind` (a number, bool or enum),
+/// giving the bits kept for the value ([`Scalar::to_bits`]); an exact
+/// `int` or, for a `double`, an exact `float` is read in place, without
+/// making an object.
+#[inline]
+pub fn check_bits(t: &Tables, f: &FieldInfo, kind: Kind, v: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if v.is_exact_instance_of::<PyInt>() {
+        // SAFETY: `v` is a live exact int, held by the caller's borrow.
+        if let Some(n) = unsafe { crate::ffi::long::small_int(v.as_ptr()) } {
+            let fits = match kind {
+                Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => i32::try_from(n).is_ok(),
+                Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => true,
+                Kind::Uint32 | Kind::Fixed32 => u32::try_from(n).is_ok(),
+                Kind::Uint64 | Kind::Fixed64 => n >= 0,
+                Kind::Enum(e) => {
+                    let info = &t.enums[e as usize];
+                    i32::try_from(n).is_ok_and(|x| !info.closed || info.contains(x))
+                }
+                _ => false,
+            };
+            if fits {
+                return Ok(n as u64);
+            }
+        }
+    } else if kind == Kind::Double {
+        if let Ok(x) = v.cast_exact::<PyFloat>() {
+            return Ok(x.value().to_bits());
+        }
+    }
+    bits(check(t, f, kind, v)?.bind(v.py()), kind)
+}
+
+/// The bits kept for a stored value of a packable `kind`
+/// ([`Scalar::to_bits`]).
+pub fn bits(o: &Bound<'_, PyAny>, kind: Kind) -> PyResult<u64> {
+    match to_scalar(o, kind) {
+        Some(Ok(s)) => s.to_bits().ok_or_else(|| not_checked(o, kind)),
+        _ => Err(not_checked(o, kind)),
+    }
+}
+
 /// A NumPy bool scalar (`numpy.bool_`), which has no `__index__` but is
 /// taken for a bool field, as Google's protobuf takes it.
 fn is_numpy_bool(v: &Bound<'_, PyAny>) -> bool {
@@ -255,6 +296,21 @@ pub fn to_scalar<'m>(o: &'m Bound<'_, PyAny>, kind: Kind) -> Option<Result<Scala
         Kind::Message(_) => return None,
     };
     Some(Ok(s))
+}
+
+/// The error for a stored object that is not what a setter stores for a
+/// field of `kind` (someone went around the checks).
+#[cold]
+pub fn not_checked(o: &Bound<'_, PyAny>, kind: Kind) -> PyErr {
+    let tn = o
+        .get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    PyTypeError::new_err(format!(
+        "a {tn} is kept where a {} value belongs",
+        kind_name(kind).0
+    ))
 }
 
 /// An exact `int` (a `bool` counts) that fits an i64; no Python code runs.

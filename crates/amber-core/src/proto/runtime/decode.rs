@@ -47,6 +47,44 @@ pub enum Scalar<'a> {
     Enum(i32),
 }
 
+impl Scalar<'_> {
+    /// A number, bool or enum as the 64 bits repeated values of its kind
+    /// are kept in by a source or builder that stores them natively:
+    /// integers and enums sign- or zero-extended, `float` and `double` as
+    /// the bits of the `f64` (a `float` is exact in it), a bool as 0 or 1.
+    /// `None` for strings and bytes.
+    #[inline]
+    pub fn to_bits(self) -> Option<u64> {
+        Some(match self {
+            Scalar::I32(v) | Scalar::Enum(v) => v as i64 as u64,
+            Scalar::I64(v) => v as u64,
+            Scalar::U32(v) => v.into(),
+            Scalar::U64(v) => v,
+            Scalar::F32(v) => f64::from(v).to_bits(),
+            Scalar::F64(v) => v.to_bits(),
+            Scalar::Bool(v) => v.into(),
+            Scalar::Str(_) | Scalar::Bytes(_) => return None,
+        })
+    }
+
+    /// The value of `kind` whose [`to_bits`](Scalar::to_bits) is `bits`;
+    /// `None` for a kind that is not [packable](Kind::packable).
+    #[inline]
+    pub fn from_bits(kind: Kind, bits: u64) -> Option<Scalar<'static>> {
+        Some(match kind {
+            Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Scalar::I32(bits as i32),
+            Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Scalar::I64(bits as i64),
+            Kind::Uint32 | Kind::Fixed32 => Scalar::U32(bits as u32),
+            Kind::Uint64 | Kind::Fixed64 => Scalar::U64(bits),
+            Kind::Float => Scalar::F32(f64::from_bits(bits) as f32),
+            Kind::Double => Scalar::F64(f64::from_bits(bits)),
+            Kind::Bool => Scalar::Bool(bits != 0),
+            Kind::Enum(_) => Scalar::Enum(bits as i32),
+            Kind::String | Kind::Bytes | Kind::Message(_) => return None,
+        })
+    }
+}
+
 /// A map entry's value.
 pub enum MapValue<'a, M> {
     /// A scalar or enum.
@@ -72,6 +110,14 @@ pub trait MessageBuilder {
     fn set(&mut self, m: &mut Self::Msg, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Self::Err>;
     /// Append to a repeated scalar or enum field.
     fn push(&mut self, m: &mut Self::Msg, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Self::Err>;
+    /// A packed run of `n` values of repeated field `f` follows; a builder
+    /// may make room for them. `n` is counted from the bytes present (the
+    /// varints' last bytes, or the length over the fixed width), so it is
+    /// never more than the input holds, even when the run turns out to be
+    /// malformed.
+    fn reserve(&mut self, _m: &mut Self::Msg, _f: &FieldInfo, _n: usize) -> Result<(), Self::Err> {
+        Ok(())
+    }
     /// Begin a message field's value: for a singular field, the message
     /// already there (taken out of `m`) or a new one, so a second occurrence
     /// merges; for a repeated field, a new message.
@@ -314,6 +360,13 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             }
             (Cardinality::Repeated { .. }, kind) if wt == LEN && kind.packable() => {
                 let (s, e) = self.wire(r.len_prefixed())?;
+                let run = r.slice(s, e);
+                let count = match kind.wire_type() {
+                    FIXED32 => run.len() / 4,
+                    FIXED64 => run.len() / 8,
+                    _ => run.iter().filter(|&&b| b < 0x80).count(),
+                };
+                self.b.reserve(m, f, count).map_err(Failure::Build)?;
                 let mut pr = r.sub(s, e);
                 let mut n = 0;
                 while !pr.at_end() {

@@ -56,6 +56,14 @@ pub trait MessageSource<'m> {
     ) -> Result<(Scalar<'m>, SrcValue<'m, Self::Msg>), Self::Err>;
     /// The message's unknown fields, as stored (tags included).
     fn unknown(&self, m: Self::Msg) -> Result<&'m [u8], Self::Err>;
+    /// The values of repeated field `f` (of a [packable](Kind::packable)
+    /// kind) when the source keeps them as Rust numbers, each as
+    /// [`Scalar::to_bits`] gives it: the encoder then reads the slice
+    /// instead of calling [`get`](MessageSource::get) for every value.
+    /// `None` (the default): read them with `get`.
+    fn numbers(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<&'m [u64]>, Self::Err> {
+        Ok(None)
+    }
 }
 
 /// Encoder settings.
@@ -265,6 +273,12 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             if n == 0 {
                 continue;
             }
+            if let (Cardinality::Repeated { packed }, true) = (f.card, f.kind.packable()) {
+                if let Some(nums) = self.src.numbers(m, f).map_err(EncodeFailure::Source)? {
+                    self.numbers(f, packed, nums);
+                    continue;
+                }
+            }
             match f.card {
                 Cardinality::Singular { presence } => {
                     let v = self.src.get(m, f, 0).map_err(EncodeFailure::Source)?;
@@ -381,6 +395,47 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             self.put_tag(f.number, LEN);
         }
         Ok(())
+    }
+
+    /// A repeated field's values kept as numbers (see
+    /// [`MessageSource::numbers`]), packed or each with its tag.
+    fn numbers(&mut self, f: &FieldInfo, packed: bool, nums: &[u64]) {
+        if nums.is_empty() {
+            return;
+        }
+        let kind = f.kind;
+        if packed {
+            let mark = self.out.len();
+            for &b in nums.iter().rev() {
+                self.number(kind, b);
+            }
+            self.put_varint((self.out.len() - mark) as u64);
+            self.put_tag(f.number, LEN);
+        } else {
+            let wt = kind.wire_type();
+            for &b in nums.iter().rev() {
+                self.number(kind, b);
+                self.put_tag(f.number, wt);
+            }
+        }
+    }
+
+    /// One value of a packable kind, from its bits ([`Scalar::to_bits`]).
+    #[inline]
+    fn number(&mut self, kind: Kind, b: u64) {
+        match kind {
+            Kind::Int32 | Kind::Int64 | Kind::Enum(_) | Kind::Uint32 | Kind::Uint64 => {
+                self.put_varint(b)
+            }
+            Kind::Bool => self.put_varint((b != 0) as u64),
+            Kind::Sint32 => self.put_varint(varint::zigzag(b as i32 as i64) & 0xFFFF_FFFF),
+            Kind::Sint64 => self.put_varint(varint::zigzag(b as i64)),
+            Kind::Fixed32 | Kind::Sfixed32 => self.put(&(b as u32).to_le_bytes()),
+            Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => self.put(&b.to_le_bytes()),
+            Kind::Float => self.put(&(f64::from_bits(b) as f32).to_le_bytes()),
+            // `message` asks for numbers of packable kinds only.
+            Kind::String | Kind::Bytes | Kind::Message(_) => {}
+        }
     }
 
     /// A scalar's bytes, without tag.
