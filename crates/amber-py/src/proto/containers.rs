@@ -53,7 +53,7 @@ impl Items {
     pub fn get(&self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
         match self {
             Items::Objs(v) => Ok(v[i].clone_ref(py)),
-            Items::Nums(k, v) => number(py, *k, v[i]),
+            Items::Nums(k, v) => values::number(py, *k, v[i]),
         }
     }
 
@@ -70,7 +70,7 @@ impl Items {
     pub fn to_vec(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
         match self {
             Items::Objs(v) => Ok(v.iter().map(|o| o.clone_ref(py)).collect()),
-            Items::Nums(k, v) => v.iter().map(|&b| number(py, *k, b)).collect(),
+            Items::Nums(k, v) => v.iter().map(|&b| values::number(py, *k, b)).collect(),
         }
     }
 
@@ -137,7 +137,7 @@ impl Items {
     pub fn remove(&mut self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
         match self {
             Items::Objs(v) => Ok(v.remove(i)),
-            Items::Nums(k, v) => number(py, *k, v.remove(i)),
+            Items::Nums(k, v) => values::number(py, *k, v.remove(i)),
         }
     }
 
@@ -228,18 +228,8 @@ impl Kept {
     fn object(self, py: Python<'_>, kind: Kind) -> PyResult<Py<PyAny>> {
         match self {
             Kept::Obj(o) => Ok(o),
-            Kept::Num(b) => number(py, kind, b),
+            Kept::Num(b) => values::number(py, kind, b),
         }
-    }
-}
-
-/// The Python object of a number kept as `bits` for a field of `kind`.
-fn number(py: Python<'_>, kind: Kind, bits: u64) -> PyResult<Py<PyAny>> {
-    match Scalar::from_bits(kind, bits) {
-        Some(s) => values::to_py(py, s),
-        None => Err(PyTypeError::new_err(
-            "a number kept for a field of another kind",
-        )),
     }
 }
 

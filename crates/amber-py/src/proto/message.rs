@@ -28,8 +28,11 @@ use crate::proto::{parse, serialize, values};
 pub enum Slot {
     /// Not set: reads give the default.
     Unset,
-    /// A scalar (exact builtin type), or a present sub-message.
+    /// A string or bytes (exact builtin type), or a present sub-message.
     Val(Py<PyAny>),
+    /// A number, bool or enum (the packable kinds), kept as the bits
+    /// [`Scalar::to_bits`] gives; its Python object is made when read.
+    Num(u64),
     /// A default sub-message handed out by a read; not present.
     Lazy(Py<Message>),
     /// A repeated field's container.
@@ -127,6 +130,10 @@ impl Message {
             Slot::Unset | Slot::Lazy(_) => false,
             Slot::Val(v) => match f.card {
                 Cardinality::Singular { presence: false } => !values::is_zero(v.bind(py), f.kind),
+                _ => true,
+            },
+            Slot::Num(b) => match f.card {
+                Cardinality::Singular { presence: false } => !values::zero_bits(f.kind, *b),
                 _ => true,
             },
             Slot::List(l) => !l.borrow(py).items.is_empty(),
@@ -246,6 +253,7 @@ pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
                 Kind::Message(_) => Slot::Val(copy_obj(py, v.bind(py))?.into_any().unbind()),
                 _ => Slot::Val(v.clone_ref(py)),
             },
+            Slot::Num(n) => Slot::Num(*n),
             Slot::List(l) => {
                 let l = l.borrow(py);
                 let items = copy_items(py, f, &l.items)?;
@@ -320,6 +328,15 @@ pub fn merge_owned(py: Python<'_>, dst: &mut Message, src: Message) -> PyResult<
                 let old = dst.put(pos, Slot::Val(v));
                 release(py, old);
             }
+            Slot::Num(n) => {
+                if matches!(f.card, Cardinality::Singular { presence: false })
+                    && values::zero_bits(f.kind, n)
+                {
+                    continue;
+                }
+                let old = dst.put(pos, Slot::Num(n));
+                release(py, old);
+            }
             Slot::List(l) => {
                 let items =
                     std::mem::replace(&mut l.bind(py).try_borrow_mut()?.items, Items::new(f.kind));
@@ -379,6 +396,7 @@ pub fn slot_from(
     Ok(match f.card {
         Cardinality::Singular { .. } => match f.kind {
             Kind::Message(sub) => Slot::Val(message_value(py, s, sub, f, v)?.into_any().unbind()),
+            k if k.packable() => Slot::Num(values::check_bits(&s.tables, f, k, v)?),
             k => Slot::Val(values::check(&s.tables, f, k, v)?),
         },
         Cardinality::Repeated { .. } => {
@@ -592,6 +610,7 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
         let b = m.try_borrow()?;
         match b.slot(pos) {
             Slot::Val(v) => return Ok(v.clone_ref(py)),
+            Slot::Num(n) => return values::number(py, b.info().fields[pos].kind, *n),
             Slot::Lazy(c) => return Ok(c.clone_ref(py).into_any()),
             Slot::List(l) => return Ok(l.clone_ref(py).into_any()),
             Slot::Map(l) => return Ok(l.clone_ref(py).into_any()),
@@ -637,6 +656,7 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
         Slot::List(c) => c.clone_ref(py).into_any(),
         Slot::Map(c) => c.clone_ref(py).into_any(),
         Slot::Val(v) => v.clone_ref(py),
+        Slot::Num(n) => values::number(py, kind, *n)?,
         Slot::Unset => py.None(),
     })
 }
@@ -953,6 +973,7 @@ impl Message {
             if self.present(py, pos) {
                 let v = match &self.vals[pos] {
                     Slot::Val(v) => v.clone_ref(py),
+                    Slot::Num(n) => values::number(py, self.info().fields[pos].kind, *n)?,
                     Slot::List(l) => l.clone_ref(py).into_any(),
                     Slot::Map(m) => m.clone_ref(py).into_any(),
                     _ => continue,

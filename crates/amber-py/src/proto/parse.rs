@@ -29,6 +29,7 @@ pub struct Draft {
 enum DSlot {
     Unset,
     Val(Py<PyAny>),
+    Num(u64),
     Msg(Box<Draft>),
     List(Items),
     Map(MapData),
@@ -105,6 +106,7 @@ impl Builder<'_> {
             m.vals.push(match slot {
                 DSlot::Unset => Slot::Unset,
                 DSlot::Val(v) => Slot::Val(v),
+                DSlot::Num(n) => Slot::Num(n),
                 DSlot::Msg(sub) => Slot::Val(self.object(*sub)?.into_any()),
                 DSlot::List(items) => Slot::List(Py::new(
                     py,
@@ -145,9 +147,12 @@ impl MessageBuilder for Builder<'_> {
     }
 
     fn set(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
-        let v = values::to_py(self.py, v).map_err(|e| self.stash(e))?;
+        let v = match v.to_bits() {
+            Some(n) => DSlot::Num(n),
+            None => DSlot::Val(values::to_py(self.py, v).map_err(|e| self.stash(e))?),
+        };
         self.clear_oneof(m, f);
-        *self.slot(m, f) = DSlot::Val(v);
+        *self.slot(m, f) = v;
         Ok(())
     }
 

@@ -233,7 +233,7 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
     fn count(&self, m: &'m Message, f: &FieldInfo) -> Result<usize, Stashed> {
         Ok(match m.slot(pos(m, f)) {
             Slot::Unset | Slot::Lazy(_) => 0,
-            Slot::Val(_) => 1,
+            Slot::Val(_) | Slot::Num(_) => 1,
             Slot::List(l) => self.list(l).map_err(|e| self.stash(e))?.items.len(),
             Slot::Map(l) => self.map(l).map_err(|e| self.stash(e))?.data.entries.len(),
         })
@@ -287,6 +287,14 @@ impl<'py> Source<'py> {
     {
         match m.slot(pos(m, f)) {
             Slot::Val(v) => self.value(v, f, f.kind),
+            Slot::Num(n) => {
+                if self.record {
+                    self.given.set(Given::None);
+                }
+                let s = Scalar::from_bits(f.kind, *n)
+                    .ok_or_else(|| fail(format!("field {} holds a number", f.name)))?;
+                Ok(SrcValue::Scalar(s))
+            }
             Slot::List(l) => match &self.list(l)?.items {
                 Items::Objs(v) => {
                     let v = v

@@ -227,6 +227,22 @@ pub fn check_bits(t: &Tables, f: &FieldInfo, kind: Kind, v: &Bound<'_, PyAny>) -
     bits(check(t, f, kind, v)?.bind(v.py()), kind)
 }
 
+/// The Python object of a number, bool or enum kept as `bits` for a
+/// field of `kind` ([`Scalar::to_bits`]).
+pub fn number(py: Python<'_>, kind: Kind, bits: u64) -> PyResult<Py<PyAny>> {
+    match Scalar::from_bits(kind, bits) {
+        Some(s) => to_py(py, s),
+        None => Err(PyTypeError::new_err(
+            "a number kept for a field of another kind",
+        )),
+    }
+}
+
+/// Whether a number kept as `bits` for a field of `kind` is its zero.
+pub fn zero_bits(kind: Kind, bits: u64) -> bool {
+    Scalar::from_bits(kind, bits).is_some_and(amber_core::proto::runtime::encode::is_zero)
+}
+
 /// The bits kept for a stored value of a packable `kind`
 /// ([`Scalar::to_bits`]).
 pub fn bits(o: &Bound<'_, PyAny>, kind: Kind) -> PyResult<u64> {
