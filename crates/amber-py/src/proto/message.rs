@@ -184,12 +184,22 @@ pub fn release(py: Python<'_>, old: impl IntoIterator<Item = Slot>) {
     }
 }
 
-/// A new instance of message type `m.ty`'s class holding `m`.
+/// A new instance of message type `m.ty`'s class holding `m`, made
+/// without calling the class: no `__new__` or `__init__` runs (the class
+/// is the one `load` made, which defines neither), so a sub-message costs
+/// one allocation instead of a call through the class's slots.
 pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, Message>> {
-    let cls = m.s.class(py, m.ty)?;
-    let obj = cls.call0()?.cast_into::<Message>()?;
-    *obj.try_borrow_mut()? = m;
-    Ok(obj)
+    use pyo3::impl_::pyclass_init::PyObjectInit;
+    let cls = m.s.class(py, m.ty)?.clone();
+    let init = pyo3::PyClassInitializer::from(m);
+    // SAFETY: `cls` is the class bound to this type by `Schema::bind`,
+    // which checks that it is a subclass of `Message`: allocating an
+    // object of that type and writing a `Message` into it is what pyo3
+    // does for a subclass whose `__new__` is `Message`'s.
+    let obj = unsafe { init.into_new_object(py, cls.as_type_ptr())? };
+    // SAFETY: `obj` is a new, owned reference to an object of type `cls`,
+    // a subclass of `Message`.
+    Ok(unsafe { Bound::from_owned_ptr(py, obj).cast_into_unchecked::<Message>() })
 }
 
 /// Make a default sub-message present in its parent (and the parent in
@@ -762,6 +772,16 @@ impl Message {
         cls: &Bound<'py, PyType>,
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let py = cls.py();
+        // A loaded class is made without calling it; a subclass of one
+        // is called, so that its own `__init__` runs, as with Google's.
+        if let Ok(t) = cls.getattr(pyo3::intern!(py, "__amber__")) {
+            let t = t.cast::<MessageType>()?.get();
+            if t.s.class(py, t.ty)?.is(cls) {
+                let m = parse::from_bytes(py, &t.s, t.ty, data)?;
+                return Ok(instantiate(py, m)?.into_any());
+            }
+        }
         let m = cls.call0()?;
         parse::merge_from_bytes(m.cast::<Message>()?, data, true)?;
         Ok(m)

@@ -272,22 +272,43 @@ pub fn merge_from_bytes(
     data: &Bound<'_, PyAny>,
     replace: bool,
 ) -> PyResult<usize> {
+    let (builder, s, ty) = builder_for(m)?;
+    let (builder, draft, n) = decode_bytes(builder, &s, ty, data)?;
+    install(m, &builder, draft, replace)?;
+    Ok(n)
+}
+
+/// Decode `data` (any bytes-like object) as a new message of type `ty`.
+pub fn from_bytes(
+    py: Python<'_>,
+    s: &Arc<Schema>,
+    ty: u32,
+    data: &Bound<'_, PyAny>,
+) -> PyResult<Message> {
+    let (builder, draft, _) = decode_bytes(Builder::new(py, s.clone()), s, ty, data)?;
+    builder.finish(draft)
+}
+
+/// Decode `data` with `builder`: the draft and the input's length.
+fn decode_bytes<'py>(
+    mut builder: Builder<'py>,
+    s: &Schema,
+    ty: u32,
+    data: &Bound<'py, PyAny>,
+) -> PyResult<(Builder<'py>, Draft, usize)> {
     let buf = InputBuffer::get(data)?;
     let bytes = buf.bytes();
-    let (mut builder, s, ty) = builder_for(m)?;
-    let draft = match decode(&s.tables, ty, bytes, &mut builder, DecodeOptions::default()) {
-        Ok(d) => d,
+    match decode(&s.tables, ty, bytes, &mut builder, DecodeOptions::default()) {
+        Ok(d) => Ok((builder, d, bytes.len())),
         Err(Failure::Wire(e)) => {
             let msg = e.to_string();
-            return Err(errors::proto_decode(
-                m.py(),
+            Err(errors::proto_decode(
+                data.py(),
                 msg,
                 Some(e.offset),
                 Some(e.path),
-            ));
+            ))
         }
-        Err(Failure::Build(Stashed)) => return Err(builder.take_err()),
-    };
-    install(m, &builder, draft, replace)?;
-    Ok(bytes.len())
+        Err(Failure::Build(Stashed)) => Err(builder.take_err()),
+    }
 }

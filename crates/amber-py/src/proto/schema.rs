@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 
 use amber_core::proto::runtime::{Cardinality, DefaultValue, Kind, Tables};
 use amber_core::proto::{FileDescriptorSet, Message as _};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyType};
 
@@ -346,6 +346,12 @@ impl PySchema {
     /// Bind message type `ty` to its class (once).
     fn bind(&self, ty: u32, cls: Bound<'_, PyType>) -> PyResult<()> {
         self.check(ty)?;
+        // `message::instantiate` makes instances of it as `Message`s.
+        if !cls.is_subclass_of::<crate::proto::message::Message>()? {
+            return Err(PyTypeError::new_err(
+                "a message class must derive from amber.proto.Message",
+            ));
+        }
         self.inner.classes[ty as usize]
             .set(cls.unbind())
             .map_err(|_| PyValueError::new_err("message type already bound"))
