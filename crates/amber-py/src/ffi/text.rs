@@ -41,10 +41,21 @@ pub unsafe fn new_str(s: &str, ascii: bool) -> *mut ffi::PyObject {
     }
 }
 
-/// A new `str` holding `s` (ASCII by a plain copy, see [`new_str`]).
-pub fn str_object(py: pyo3::Python<'_>, s: &str) -> pyo3::PyResult<pyo3::Py<pyo3::PyAny>> {
-    // SAFETY: `py` proves the GIL is held.
-    let p = unsafe { new_str(s, s.is_ascii()) };
+/// A new `str` of the bytes `b`, or `None` when they are not UTF-8 (ASCII,
+/// the common case, is checked word by word and copied).
+pub fn utf8_object(
+    py: pyo3::Python<'_>,
+    b: &[u8],
+) -> Option<pyo3::PyResult<pyo3::Py<pyo3::PyAny>>> {
+    let ascii = b.is_ascii();
+    let s = if ascii {
+        // SAFETY: ASCII is valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(b) }
+    } else {
+        std::str::from_utf8(b).ok()?
+    };
+    // SAFETY: `py` proves the GIL is held; `ascii` is true only for ASCII.
+    let p = unsafe { new_str(s, ascii) };
     // SAFETY: `p` is a new reference, or NULL with an exception set.
-    unsafe { pyo3::Bound::from_owned_ptr_or_err(py, p) }.map(pyo3::Bound::unbind)
+    Some(unsafe { pyo3::Bound::from_owned_ptr_or_err(py, p) }.map(pyo3::Bound::unbind))
 }

@@ -274,9 +274,9 @@ pub fn to_py(py: Python<'_>, s: Scalar<'_>) -> PyResult<Py<PyAny>> {
         Scalar::F32(v) => PyFloat::new(py, v as f64).into_any().unbind(),
         Scalar::F64(v) => PyFloat::new(py, v).into_any().unbind(),
         Scalar::Bool(v) => PyBool::new(py, v).to_owned().into_any().unbind(),
-        Scalar::Str(b) => match std::str::from_utf8(b) {
-            Ok(s) => crate::ffi::text::str_object(py, s)?,
-            Err(_) => PyBytes::new(py, b)
+        Scalar::Str(b) => match crate::ffi::text::utf8_object(py, b) {
+            Some(o) => o?,
+            None => PyBytes::new(py, b)
                 .call_method1(pyo3::intern!(py, "decode"), ("utf-8", "surrogateescape"))?
                 .unbind(),
         },
