@@ -41,6 +41,18 @@ pub unsafe fn new_str(s: &str, ascii: bool) -> *mut ffi::PyObject {
     }
 }
 
+/// A new `str` holding `s` (ASCII by a plain copy, see [`new_str`]).
+pub fn string<'py>(
+    py: pyo3::Python<'py>,
+    s: &str,
+) -> pyo3::PyResult<pyo3::Bound<'py, pyo3::types::PyString>> {
+    // SAFETY: `py` proves the GIL is held.
+    let p = unsafe { new_str(s, s.is_ascii()) };
+    // SAFETY: `p` is a new reference to a `str`, or NULL with an exception
+    // set.
+    unsafe { pyo3::Bound::from_owned_ptr_or_err(py, p).map(|o| o.cast_into_unchecked()) }
+}
+
 /// A new `str` of the bytes `b`, or `None` when they are not UTF-8 (ASCII,
 /// the common case, is checked word by word and copied).
 pub fn utf8_object(

@@ -137,7 +137,12 @@ impl Sink for PySink<'_, '_> {
         }
     }
     fn key(&mut self, k: &str) {
-        self.key = Some(PyString::new(self.py, k));
+        match crate::ffi::text::string(self.py, k) {
+            Ok(k) => self.key = Some(k),
+            Err(e) => {
+                self.err.get_or_insert(e);
+            }
+        }
     }
     fn field_key(&mut self, k: &str) {
         self.key = Some(match self.keys.get(&(k.as_ptr() as usize, k.len())) {
@@ -172,7 +177,12 @@ impl Sink for PySink<'_, '_> {
                 return self.put(unsafe { Bound::from_borrowed_ptr(self.py, o) });
             }
         }
-        self.put(PyString::new(self.py, s).into_any());
+        match crate::ffi::text::string(self.py, s) {
+            Ok(o) => self.put(o.into_any()),
+            Err(e) => {
+                self.err.get_or_insert(e);
+            }
+        }
     }
     fn int(&mut self, v: i64) {
         if let Given::Int(x, o) = self.src.given() {

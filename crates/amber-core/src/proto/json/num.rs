@@ -133,7 +133,7 @@ pub fn fmt_u64(buf: &mut [u8; 24], mut v: u64) -> &str {
         }
     }
     // Only ASCII digits were written.
-    std::str::from_utf8(&buf[i..]).unwrap_or_default()
+    crate::bytes::utf8::str(&buf[i..]).unwrap_or_default()
 }
 
 /// A signed integer in decimal, written into `buf`.
@@ -144,7 +144,7 @@ pub fn fmt_i64(buf: &mut [u8; 24], v: i64) -> &str {
         start -= 1;
         buf[start] = b'-';
     }
-    std::str::from_utf8(&buf[start..]).unwrap_or_default()
+    crate::bytes::utf8::str(&buf[start..]).unwrap_or_default()
 }
 
 /// Append a signed integer in decimal.

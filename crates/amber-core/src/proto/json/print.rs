@@ -335,7 +335,7 @@ impl<'t, W: Sink> Printer<'t, W> {
                     let (k, v) = src.entry(m, f, i).map_err(src_err)?;
                     key.clear();
                     self.map_key::<S::Err>(kf.kind, k, &mut key)?;
-                    match std::str::from_utf8(&key) {
+                    match crate::bytes::utf8::str(&key) {
                         Ok(k) => self.w.key(k),
                         Err(_) => return self.err("a map key holds invalid UTF-8"),
                     }
@@ -416,7 +416,7 @@ impl<'t, W: Sink> Printer<'t, W> {
                 self.float(v, kind == Kind::Float);
             }
             Kind::String => match s {
-                Scalar::Str(b) | Scalar::Bytes(b) => match std::str::from_utf8(b) {
+                Scalar::Str(b) | Scalar::Bytes(b) => match crate::bytes::utf8::str(b) {
                     Ok(s) => self.w.str(s),
                     Err(_) => return self.err("a string field holds invalid UTF-8"),
                 },
@@ -428,7 +428,8 @@ impl<'t, W: Sink> Printer<'t, W> {
                     buf.clear();
                     b64::encode(&mut buf, b);
                     // Base64 is ASCII.
-                    self.w.str(std::str::from_utf8(&buf).unwrap_or_default());
+                    self.w
+                        .str(crate::bytes::utf8::str(&buf).unwrap_or_default());
                     self.scratch = buf;
                 }
                 _ => return self.mismatch(kind, s),

@@ -487,10 +487,8 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             Kind::String => {
                 let (s, e) = self.wire(r.len_prefixed())?;
                 let b = r.slice(s, e);
-                // ASCII first: word at a time, cheaper than `from_utf8` on
-                // the short strings messages mostly hold.
-                if f.utf8_verify && !b.is_ascii() {
-                    if let Err(bad) = std::str::from_utf8(b) {
+                if f.utf8_verify {
+                    if let Err(bad) = crate::bytes::utf8::str(b) {
                         return self.err(s + bad.valid_up_to(), "invalid UTF-8 in a string field");
                     }
                 }
