@@ -249,6 +249,21 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
         self.get_value(m, f, i).map_err(|e| self.stash(e))
     }
 
+    #[inline]
+    fn singular(
+        &self,
+        m: &'m Message,
+        f: &FieldInfo,
+    ) -> Result<Option<SrcValue<'m, &'m Message>>, Stashed> {
+        match m.slot(pos(m, f)) {
+            Slot::Unset | Slot::Lazy(_) => Ok(None),
+            slot => self
+                .slot_value(slot, f)
+                .map(Some)
+                .map_err(|e| self.stash(e)),
+        }
+    }
+
     fn entry(
         &self,
         m: &'m Message,
@@ -286,15 +301,7 @@ impl<'py> Source<'py> {
         'py: 'm,
     {
         match m.slot(pos(m, f)) {
-            Slot::Val(v) => self.value(v, f, f.kind),
-            Slot::Num(n) => {
-                if self.record {
-                    self.given.set(Given::None);
-                }
-                let s = Scalar::from_bits(f.kind, *n)
-                    .ok_or_else(|| fail(format!("field {} holds a number", f.name)))?;
-                Ok(SrcValue::Scalar(s))
-            }
+            slot @ (Slot::Val(_) | Slot::Num(_)) => self.slot_value(slot, f),
             Slot::List(l) => match &self.list(l)?.items {
                 Items::Objs(v) => {
                     let v = v
@@ -313,6 +320,26 @@ impl<'py> Source<'py> {
                 }
             },
             _ => Err(fail(format!("field {} is not set", f.name))),
+        }
+    }
+
+    /// The value of a singular field's slot (`Val` or `Num`).
+    #[inline]
+    fn slot_value<'m>(&self, slot: &'m Slot, f: &FieldInfo) -> PyResult<SrcValue<'m, &'m Message>>
+    where
+        'py: 'm,
+    {
+        match slot {
+            Slot::Val(v) => self.value(v, f, f.kind),
+            Slot::Num(n) => {
+                if self.record {
+                    self.given.set(Given::None);
+                }
+                let s = Scalar::from_bits(f.kind, *n)
+                    .ok_or_else(|| fail(format!("field {} holds a number", f.name)))?;
+                Ok(SrcValue::Scalar(s))
+            }
+            _ => Err(fail(format!("field {} holds no single value", f.name))),
         }
     }
 

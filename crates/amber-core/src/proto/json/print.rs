@@ -158,26 +158,28 @@ impl<'t, W: Sink> Printer<'t, W> {
         )
     }
 
-    /// Whether field `f` is printed as set (`n` values); for a singular
-    /// field, its value (read once: the check and the printing share it).
+    /// Whether field `f` is printed as set, and its number of values; for
+    /// a singular field, its value (read once: the check and the printing
+    /// share it).
     #[allow(clippy::type_complexity)]
     fn present<'m, S: MessageSource<'m>>(
         &self,
         src: &S,
         m: S::Msg,
         f: &FieldInfo,
-        n: usize,
-    ) -> Res<(bool, Option<SrcValue<'m, S::Msg>>), S::Err> {
-        if n == 0 {
-            return Ok((false, None));
-        }
+    ) -> Res<(bool, Option<SrcValue<'m, S::Msg>>, usize), S::Err> {
         Ok(match f.card {
-            Cardinality::Singular { presence } => {
-                let v = src.get(m, f, 0).map_err(src_err)?;
-                let set = presence || !matches!(v, SrcValue::Scalar(s) if is_zero(s));
-                (set, Some(v))
+            Cardinality::Singular { presence } => match src.singular(m, f).map_err(src_err)? {
+                None => (false, None, 0),
+                Some(v) => {
+                    let set = presence || !matches!(v, SrcValue::Scalar(s) if is_zero(s));
+                    (set, Some(v), 1)
+                }
+            },
+            _ => {
+                let n = src.count(m, f).map_err(src_err)?;
+                (n > 0, None, n)
             }
-            _ => (true, None),
         })
     }
 
@@ -204,8 +206,7 @@ impl<'t, W: Sink> Printer<'t, W> {
         let always = self.o.always_print_fields_with_no_presence;
         let mut unset = false;
         for f in &info.fields {
-            let n = src.count(m, f).map_err(src_err)?;
-            let (set, v) = self.present(src, m, f, n)?;
+            let (set, v, n) = self.present(src, m, f)?;
             if !set {
                 unset |= always && !matches!(f.card, Cardinality::Singular { presence: true });
                 continue;
@@ -227,8 +228,7 @@ impl<'t, W: Sink> Printer<'t, W> {
                 if matches!(f.card, Cardinality::Singular { presence: true }) {
                     continue;
                 }
-                let n = src.count(m, f).map_err(src_err)?;
-                if self.present(src, m, f, n)?.0 {
+                if self.present(src, m, f)?.0 {
                     continue;
                 }
                 self.w.field_key(self.name(f));
@@ -492,10 +492,7 @@ impl<'t, W: Sink> Printer<'t, W> {
         let Some(f) = t.message(ty).field(num) else {
             return self.err(format!("{} has no field {num}", t.message(ty).full_name));
         };
-        if src.count(m, f).map_err(src_err)? == 0 {
-            return Ok(None);
-        }
-        Ok(Some(src.get(m, f, 0).map_err(src_err)?))
+        src.singular(m, f).map_err(src_err)
     }
 
     /// A scalar field `num` of a well-known type; `None` when unset.

@@ -46,6 +46,21 @@ pub trait MessageSource<'m> {
         f: &FieldInfo,
         i: usize,
     ) -> Result<SrcValue<'m, Self::Msg>, Self::Err>;
+    /// The value of singular field `f`, or `None` when it is not set (a
+    /// field without presence at its zero value may be given; readers skip
+    /// it). The default asks [`count`](MessageSource::count), then
+    /// [`get`](MessageSource::get); a source may find the value once.
+    #[inline]
+    fn singular(
+        &self,
+        m: Self::Msg,
+        f: &FieldInfo,
+    ) -> Result<Option<SrcValue<'m, Self::Msg>>, Self::Err> {
+        if self.count(m, f)? == 0 {
+            return Ok(None);
+        }
+        self.get(m, f, 0).map(Some)
+    }
     /// Entry `i` of a map field: key and value.
     #[allow(clippy::type_complexity)]
     fn entry(
@@ -269,8 +284,15 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         let unknown = self.src.unknown(m).map_err(EncodeFailure::Source)?;
         self.put(unknown);
         for f in t.messages[ty as usize].fields.iter().rev() {
-            let n = self.src.count(m, f).map_err(EncodeFailure::Source)?;
-            if n == 0 {
+            if let Cardinality::Singular { presence } = f.card {
+                let Some(v) = self.src.singular(m, f).map_err(EncodeFailure::Source)? else {
+                    continue;
+                };
+                if presence || !matches!(v, SrcValue::Scalar(s) if is_zero(s)) {
+                    if let Err(e) = self.value(f, f.number, v, depth) {
+                        return Err(locate(e, f, None));
+                    }
+                }
                 continue;
             }
             if let (Cardinality::Repeated { packed }, true) = (f.card, f.kind.packable()) {
@@ -279,15 +301,12 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                     continue;
                 }
             }
+            let n = self.src.count(m, f).map_err(EncodeFailure::Source)?;
+            if n == 0 {
+                continue;
+            }
             match f.card {
-                Cardinality::Singular { presence } => {
-                    let v = self.src.get(m, f, 0).map_err(EncodeFailure::Source)?;
-                    if presence || !matches!(v, SrcValue::Scalar(s) if is_zero(s)) {
-                        if let Err(e) = self.value(f, f.number, v, depth) {
-                            return Err(locate(e, f, None));
-                        }
-                    }
-                }
+                Cardinality::Singular { .. } => {}
                 Cardinality::Repeated { packed: true } => {
                     let mark = self.out.len();
                     for i in (0..n).rev() {

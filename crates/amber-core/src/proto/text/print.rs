@@ -92,22 +92,26 @@ impl Printer<'_> {
             return Ok(());
         }
         for f in &info.fields {
+            if let Cardinality::Singular { presence } = f.card {
+                let Some(v) = src.singular(m, f).map_err(PrintFailure::Source)? else {
+                    continue;
+                };
+                if !presence {
+                    if let SrcValue::Scalar(s) = v {
+                        if crate::proto::runtime::encode::is_zero(s) {
+                            continue;
+                        }
+                    }
+                }
+                self.field(f, v, src, depth)?;
+                continue;
+            }
             let n = src.count(m, f).map_err(PrintFailure::Source)?;
             if n == 0 {
                 continue;
             }
             match f.card {
-                Cardinality::Singular { presence } => {
-                    let v = src.get(m, f, 0).map_err(PrintFailure::Source)?;
-                    if !presence {
-                        if let SrcValue::Scalar(s) = v {
-                            if crate::proto::runtime::encode::is_zero(s) {
-                                continue;
-                            }
-                        }
-                    }
-                    self.field(f, v, src, depth)?;
-                }
+                Cardinality::Singular { .. } => {}
                 Cardinality::Repeated { .. } => {
                     for i in 0..n {
                         let v = src.get(m, f, i).map_err(PrintFailure::Source)?;
