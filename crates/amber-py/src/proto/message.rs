@@ -537,6 +537,15 @@ impl Field {
     }
 
     fn target<'a, 'py>(&self, obj: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, Message>> {
+        let exact = self.s.classes[self.ty as usize]
+            .get()
+            .is_some_and(|c| obj.get_type().is(c));
+        if exact {
+            // SAFETY: `obj` is an instance of the class bound to this
+            // field's type, which `Schema::bind` checked derives from
+            // `Message`; no other class is bound to the type.
+            return Ok(unsafe { obj.cast_unchecked::<Message>() });
+        }
         let m = obj.cast::<Message>()?;
         let b = m.try_borrow()?;
         if b.ty != self.ty || !Arc::ptr_eq(&b.s, &self.s) {
