@@ -32,7 +32,8 @@ enum DSlot {
     Num(u64),
     Msg(Box<Draft>),
     List(Items),
-    Map(MapData),
+    /// Boxed: a map is rare, and the other slots stay small.
+    Map(Box<MapData>),
 }
 
 pub(crate) struct Builder<'py> {
@@ -114,7 +115,7 @@ impl Builder<'_> {
                 )?),
                 DSlot::Map(data) => Slot::Map(Py::new(
                     py,
-                    MapField::new(self.s.clone(), d.ty, pos as u32, data),
+                    MapField::new(self.s.clone(), d.ty, pos as u32, *data),
                 )?),
             });
         }
@@ -204,7 +205,7 @@ impl MessageBuilder for Builder<'_> {
         let py = self.py;
         let slot = self.slot(m, f);
         if !matches!(slot, DSlot::Map(_)) {
-            *slot = DSlot::Map(MapData::default());
+            *slot = DSlot::Map(Box::default());
         }
         let r = match slot {
             DSlot::Map(data) => data.insert(py, k, v),
