@@ -699,6 +699,80 @@ def test_random_bytes_never_crash(conf: P.Namespace) -> None:
             cls.FromString(m.SerializePartialToString())
 
 
+def _mutated(rng: random.Random, data: bytes) -> bytes:
+    b = bytearray(data)
+    for _ in range(rng.randrange(1, 4)):
+        if not b:
+            break
+        op, i = rng.random(), rng.randrange(len(b))
+        if op < 0.4:
+            b[i] = rng.randrange(256)
+        elif op < 0.6:
+            del b[i : i + rng.randrange(1, 4)]
+        elif op < 0.8:
+            b[i:i] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 3)))
+        else:
+            del b[i:]
+    return bytes(b)
+
+
+def test_mutated_bytes_parse_as_google(conf: P.Namespace, google: dict[str, Any]) -> None:
+    """Random messages' bytes with a few bytes changed, cut or added: amber and upb both refuse
+    them, or both read them, and then write the same bytes back (unknown fields, closed enums'
+    undeclared numbers and NaN payloads included)."""
+    rng = random.Random(11)
+    agreed = 0
+    for full in (
+        "protobuf_test_messages.proto3.TestAllTypesProto3",
+        "protobuf_test_messages.proto2.TestAllTypesProto2",
+    ):
+        a_cls, g_cls = conf.types[full], google[full]
+        for _ in range(1000):
+            values = _random_values(rng)
+            values.pop("oneof_uint32", None)
+            values.pop("oneof_string", None)
+            for kind, gen in NUMERIC_KINDS.items():
+                for prefix in ("repeated_", "packed_", "unpacked_"):
+                    if prefix + kind in a_cls.DESCRIPTOR.fields_by_name and rng.random() < 0.3:
+                        values[prefix + kind] = [gen(rng) for _ in range(rng.randrange(4))]
+            data = _mutated(rng, g_cls(**values).SerializeToString())
+            try:
+                g = g_cls.FromString(data)
+            except Exception:
+                with pytest.raises(P.DecodeError):
+                    a_cls.FromString(data)
+                continue
+            a = a_cls.FromString(data)
+            assert a.SerializeToString(deterministic=True) == g.SerializeToString(
+                deterministic=True
+            ), data.hex()
+            agreed += 1
+    assert agreed > 200
+
+
+def test_float_bits_and_overlong_enum_numbers_kept_as_google(
+    conf: P.Namespace, google: dict[str, Any]
+) -> None:
+    """A float field's signaling NaN keeps its payload (widening it to a double would quiet it),
+    and a closed enum's undeclared number written with an overlong varint stays as it was."""
+    full = "protobuf_test_messages.proto2.TestAllTypesProto2"
+    a_cls, g_cls = conf.types[full], google[full]
+    snan = bytes.fromhex("0d00807f")
+    packed = bytes.fromhex("0d00807f") + bytes.fromhex("0100c07f")
+    data = (
+        _varint(11 << 3 | 5)
+        + snan  # optional_float
+        + _varint(85 << 3 | 2)
+        + _varint(len(packed))
+        + packed  # packed_float
+        + _varint(51 << 3)
+        + bytes.fromhex("b69700")  # repeated_nested_enum: 2998, overlong
+    )
+    a, g = a_cls.FromString(data), g_cls.FromString(data)
+    assert a.SerializeToString() == g.SerializeToString()
+    assert math.isnan(a.optional_float) and math.isnan(a.packed_float[0])
+
+
 def test_text_format_matches_google(conf: P.Namespace) -> None:
     pytest.importorskip("google.protobuf")
     from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format

@@ -14,7 +14,7 @@ use crate::proto::schema::Schema;
 use crate::proto::values;
 
 /// A repeated field's values. Numbers, bools and enums (the packable
-/// kinds) are kept as Rust values, each as [`Scalar::to_bits`] gives it,
+/// kinds) are kept as Rust values, each as [`Scalar::bits`] gives it,
 /// and their Python objects are made when read: a decoded field makes no
 /// Python object per value, and the encoder reads them as a slice.
 /// Strings, bytes and messages are kept as their checked Python objects.
@@ -104,7 +104,7 @@ impl Items {
     /// Append a decoded value.
     pub fn push_scalar(&mut self, py: Python<'_>, s: Scalar<'_>) -> PyResult<()> {
         match self {
-            Items::Nums(_, v) => match s.to_bits() {
+            Items::Nums(k, v) => match s.bits(*k) {
                 Some(b) => v.push(b),
                 None => return Err(PyTypeError::new_err("a string among numbers")),
             },

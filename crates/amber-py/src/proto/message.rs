@@ -31,7 +31,7 @@ pub enum Slot {
     /// A string or bytes (exact builtin type), or a present sub-message.
     Val(Py<PyAny>),
     /// A number, bool or enum (the packable kinds), kept as the bits
-    /// [`Scalar::to_bits`] gives; its Python object is made when read.
+    /// [`Scalar::bits`] gives; its Python object is made when read.
     Num(u64),
     /// A default sub-message handed out by a read; not present.
     Lazy(Py<Message>),

@@ -148,7 +148,7 @@ impl MessageBuilder for Builder<'_> {
     }
 
     fn set(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
-        let v = match v.to_bits() {
+        let v = match v.bits(f.kind) {
             Some(n) => DSlot::Num(n),
             None => DSlot::Val(values::to_py(self.py, v).map_err(|e| self.stash(e))?),
         };

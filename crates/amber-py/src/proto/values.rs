@@ -196,7 +196,7 @@ pub fn check(t: &Tables, f: &FieldInfo, kind: Kind, v: &Bound<'_, PyAny>) -> PyR
 }
 
 /// [`check`] for a field of a packable `kind` (a number, bool or enum),
-/// giving the bits kept for the value ([`Scalar::to_bits`]); an exact
+/// giving the bits kept for the value ([`Scalar::bits`]); an exact
 /// `int` or, for a `double`, an exact `float` is read in place, without
 /// making an object.
 #[inline]
@@ -228,7 +228,7 @@ pub fn check_bits(t: &Tables, f: &FieldInfo, kind: Kind, v: &Bound<'_, PyAny>) -
 }
 
 /// The Python object of a number, bool or enum kept as `bits` for a
-/// field of `kind` ([`Scalar::to_bits`]).
+/// field of `kind` ([`Scalar::bits`]).
 pub fn number(py: Python<'_>, kind: Kind, bits: u64) -> PyResult<Py<PyAny>> {
     match Scalar::from_bits(kind, bits) {
         Some(s) => to_py(py, s),
@@ -244,10 +244,10 @@ pub fn zero_bits(kind: Kind, bits: u64) -> bool {
 }
 
 /// The bits kept for a stored value of a packable `kind`
-/// ([`Scalar::to_bits`]).
+/// ([`Scalar::bits`]).
 pub fn bits(o: &Bound<'_, PyAny>, kind: Kind) -> PyResult<u64> {
     match to_scalar(o, kind) {
-        Some(Ok(s)) => s.to_bits().ok_or_else(|| not_checked(o, kind)),
+        Some(Ok(s)) => s.bits(kind).ok_or_else(|| not_checked(o, kind)),
         _ => Err(not_checked(o, kind)),
     }
 }

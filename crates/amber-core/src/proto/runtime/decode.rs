@@ -48,26 +48,29 @@ pub enum Scalar<'a> {
 }
 
 impl Scalar<'_> {
-    /// A number, bool or enum as the 64 bits repeated values of its kind
-    /// are kept in by a source or builder that stores them natively:
-    /// integers and enums sign- or zero-extended, `float` and `double` as
-    /// the bits of the `f64` (a `float` is exact in it), a bool as 0 or 1.
-    /// `None` for strings and bytes.
+    /// A number, bool or enum as the 64 bits a value of field kind `kind`
+    /// is kept in by a source or builder that stores it natively:
+    /// integers and enums sign- or zero-extended, a `double` as its bits,
+    /// a `float` as its own 32 bits (a signaling NaN's payload is kept, as
+    /// protobuf keeps it, where widening to `f64` would quiet it), a bool
+    /// as 0 or 1. `None` for strings and bytes.
     #[inline]
-    pub fn to_bits(self) -> Option<u64> {
-        Some(match self {
-            Scalar::I32(v) | Scalar::Enum(v) => v as i64 as u64,
-            Scalar::I64(v) => v as u64,
-            Scalar::U32(v) => v.into(),
-            Scalar::U64(v) => v,
-            Scalar::F32(v) => f64::from(v).to_bits(),
-            Scalar::F64(v) => v.to_bits(),
-            Scalar::Bool(v) => v.into(),
-            Scalar::Str(_) | Scalar::Bytes(_) => return None,
+    pub fn bits(self, kind: Kind) -> Option<u64> {
+        Some(match (self, kind) {
+            (Scalar::F32(v), Kind::Float) => v.to_bits().into(),
+            (Scalar::F64(v), Kind::Float) => (v as f32).to_bits().into(),
+            (Scalar::I32(v) | Scalar::Enum(v), _) => v as i64 as u64,
+            (Scalar::I64(v), _) => v as u64,
+            (Scalar::U32(v), _) => v.into(),
+            (Scalar::U64(v), _) => v,
+            (Scalar::F32(v), _) => f64::from(v).to_bits(),
+            (Scalar::F64(v), _) => v.to_bits(),
+            (Scalar::Bool(v), _) => v.into(),
+            (Scalar::Str(_) | Scalar::Bytes(_), _) => return None,
         })
     }
 
-    /// The value of `kind` whose [`to_bits`](Scalar::to_bits) is `bits`;
+    /// The value of `kind` whose [`bits`](Scalar::bits) are `bits`;
     /// `None` for a kind that is not [packable](Kind::packable).
     #[inline]
     pub fn from_bits(kind: Kind, bits: u64) -> Option<Scalar<'static>> {
@@ -76,7 +79,7 @@ impl Scalar<'_> {
             Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => Scalar::I64(bits as i64),
             Kind::Uint32 | Kind::Fixed32 => Scalar::U32(bits as u32),
             Kind::Uint64 | Kind::Fixed64 => Scalar::U64(bits),
-            Kind::Float => Scalar::F32(f64::from_bits(bits) as f32),
+            Kind::Float => Scalar::F32(f32::from_bits(bits as u32)),
             Kind::Double => Scalar::F64(f64::from_bits(bits)),
             Kind::Bool => Scalar::Bool(bits != 0),
             Kind::Enum(_) => Scalar::Enum(bits as i32),
@@ -371,7 +374,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 let mut n = 0;
                 while !pr.at_end() {
                     let step = match self.scalar_raw(&mut pr, f) {
-                        Ok((v, raw)) => self.deliver(f, v, raw, m),
+                        Ok((v, raw)) => self.deliver(f, v, raw, None, m),
                         Err(e) => Err(e),
                     };
                     if let Err(e) = step {
@@ -384,7 +387,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             }
             _ => {
                 let (v, raw) = self.scalar_raw(r, f)?;
-                self.deliver(f, v, raw, m)
+                self.deliver(f, v, raw, Some(r.slice(start, r.pos())), m)
             }
         }
     }
@@ -422,18 +425,23 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
     }
 
     /// Send a scalar to the builder, or a closed enum's unknown number to
-    /// the unknown fields.
+    /// the unknown fields: as it was on the wire (`wire`, its tag and
+    /// value) when it came alone, re-encoded from its varint as read (all
+    /// 64 bits) when it came in a packed run; both as upb keeps them.
     #[inline]
     fn deliver(
         &mut self,
         f: &FieldInfo,
         v: Scalar<'_>,
         raw: u64,
+        wire: Option<&[u8]>,
         m: &mut B::Msg,
     ) -> Res<(), B::Err> {
         if let (Kind::Enum(e), Scalar::Enum(n)) = (f.kind, v) {
             if f.closed_enum && !self.t.enums[e as usize].contains(n) {
-                // The varint as read (all 64 bits), as upb keeps it.
+                if let Some(bytes) = wire {
+                    return self.b.unknown(m, bytes).map_err(Failure::Build);
+                }
                 let mut buf = Vec::with_capacity(16);
                 wire::put_varint(&mut buf, f.number, raw);
                 return self.b.unknown(m, &buf).map_err(Failure::Build);

@@ -73,7 +73,7 @@ pub trait MessageSource<'m> {
     fn unknown(&self, m: Self::Msg) -> Result<&'m [u8], Self::Err>;
     /// The values of repeated field `f` (of a [packable](Kind::packable)
     /// kind) when the source keeps them as Rust numbers, each as
-    /// [`Scalar::to_bits`] gives it: the encoder then reads the slice
+    /// [`Scalar::bits`] gives for its kind: the encoder then reads the slice
     /// instead of calling [`get`](MessageSource::get) for every value.
     /// `None` (the default): read them with `get`.
     fn numbers(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<&'m [u64]>, Self::Err> {
@@ -439,7 +439,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         }
     }
 
-    /// One value of a packable kind, from its bits ([`Scalar::to_bits`]).
+    /// One value of a packable kind, from its bits ([`Scalar::bits`]).
     #[inline]
     fn number(&mut self, kind: Kind, b: u64) {
         match kind {
@@ -451,7 +451,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             Kind::Sint64 => self.put_varint(varint::zigzag(b as i64)),
             Kind::Fixed32 | Kind::Sfixed32 => self.put(&(b as u32).to_le_bytes()),
             Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => self.put(&b.to_le_bytes()),
-            Kind::Float => self.put(&(f64::from_bits(b) as f32).to_le_bytes()),
+            Kind::Float => self.put(&(b as u32).to_le_bytes()),
             // `message` asks for numbers of packable kinds only.
             Kind::String | Kind::Bytes | Kind::Message(_) => {}
         }
