@@ -74,9 +74,8 @@ impl Items {
         }
     }
 
-    /// `v` as this list keeps it (a message object's bits in a list of
-    /// numbers), for a value that came in the other form.
-    #[cold]
+    /// `v` as this list keeps it: an object's bits in a list of numbers
+    /// (a number into a list of objects is refused).
     fn convert(&self, py: Python<'_>, v: Kept) -> PyResult<Kept> {
         match (self, v) {
             (Items::Nums(k, _), Kept::Obj(o)) => Ok(Kept::Num(values::bits(o.bind(py), *k)?)),

@@ -10,8 +10,9 @@
 //!
 //! Field access goes through one [`Field`] descriptor per field in the
 //! class's namespace; values are checked and normalised by
-//! [`values::check`] on the way in, so encoding reads exact builtin types
-//! and runs no Python code.
+//! [`values::check`] on the way in (numbers, bools and enums kept as Rust
+//! values, [`Slot::Num`] and [`Items`]), so encoding reads exact builtin
+//! types or plain numbers and runs no Python code.
 
 use std::sync::Arc;
 

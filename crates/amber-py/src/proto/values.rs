@@ -3,8 +3,10 @@
 //! Google's protobuf does), what a decoded scalar becomes, and what the
 //! encoder reads back.
 //!
-//! Stored values are always of the exact builtin types, so the encoder
-//! reads them without running any Python code.
+//! Numbers, bools and enums are stored as Rust values (their bits, see
+//! [`check_bits`] and [`number`]); strings and bytes as objects of the
+//! exact builtin types. Either way the encoder reads them without running
+//! any Python code.
 
 use amber_core::proto::runtime::{FieldInfo, Kind, Scalar, Tables};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -35,12 +37,16 @@ pub fn kind_name(k: Kind) -> (&'static str, Option<u32>) {
     }
 }
 
-fn type_error(v: &Bound<'_, PyAny>, expected: &str) -> PyErr {
-    let tn = v
-        .get_type()
+/// The name of `o`'s type, for messages.
+fn type_name(o: &Bound<'_, PyAny>) -> String {
+    o.get_type()
         .name()
         .map(|n| n.to_string())
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+fn type_error(v: &Bound<'_, PyAny>, expected: &str) -> PyErr {
+    let tn = type_name(v);
     PyTypeError::new_err(format!(
         "{} has type {tn}, but expected one of: {expected}",
         v.repr().map(|r| r.to_string()).unwrap_or_default()
@@ -318,11 +324,7 @@ pub fn to_scalar<'m>(o: &'m Bound<'_, PyAny>, kind: Kind) -> Option<Result<Scala
 /// field of `kind` (someone went around the checks).
 #[cold]
 pub fn not_checked(o: &Bound<'_, PyAny>, kind: Kind) -> PyErr {
-    let tn = o
-        .get_type()
-        .name()
-        .map(|n| n.to_string())
-        .unwrap_or_default();
+    let tn = type_name(o);
     PyTypeError::new_err(format!(
         "a {tn} is kept where a {} value belongs",
         kind_name(kind).0
