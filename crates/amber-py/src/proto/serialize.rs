@@ -122,7 +122,7 @@ impl<'py> Source<'py> {
             )));
         }
         let r: *const Message = &*m;
-        self.msgs.borrow_mut().push(m);
+        keep(&mut self.msgs.borrow_mut(), m);
         // SAFETY: the guard just pushed keeps the object alive and shared-
         // borrowed until this source is dropped, after `encode` returns and
         // with it every `'m` reference; the pyclass contents live in the
@@ -137,7 +137,7 @@ impl<'py> Source<'py> {
         if k != key {
             let g = l.bind(self.py).try_borrow()?;
             let r: *const Repeated = &*g;
-            self.lists.borrow_mut().push(g);
+            keep(&mut self.lists.borrow_mut(), g);
             self.last_list.set((key, r));
             // SAFETY: as in `message`.
             return Ok(unsafe { &*r });
@@ -220,6 +220,17 @@ impl<'py> Source<'py> {
     }
 }
 
+/// Keep a borrow guard for the rest of the encode: the first takes room
+/// for 16, so that a message of a dozen sub-messages or containers does
+/// not grow the list guard by guard (and one without any allocates none).
+#[inline]
+fn keep<T>(v: &mut Vec<T>, guard: T) {
+    if v.capacity() == 0 {
+        v.reserve(16);
+    }
+    v.push(guard);
+}
+
 #[inline]
 fn pos(m: &Message, f: &FieldInfo) -> usize {
     m.info().position(f)
@@ -283,7 +294,13 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
             return Ok(None);
         };
         match &self.list(l).map_err(|e| self.stash(e))?.items {
-            Items::Nums(_, v) => Ok(Some(v)),
+            Items::Nums(_, v) => {
+                if self.record {
+                    // No object stands behind the values read from here.
+                    self.given.set(Given::None);
+                }
+                Ok(Some(v))
+            }
             Items::Objs(_) => Ok(None),
         }
     }

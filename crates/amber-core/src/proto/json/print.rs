@@ -305,13 +305,21 @@ impl<'t, W: Sink> Printer<'t, W> {
                 self.value(src, f.kind, v, depth)
             }
             Cardinality::Repeated { .. } => {
+                // Numbers the source keeps natively are read from their slice.
+                let nums = match f.kind.packable() {
+                    true => src.numbers(m, f).map_err(src_err)?,
+                    false => None,
+                };
                 self.w.begin_array();
                 for i in 0..n {
                     if let Some(last) = self.path.last_mut() {
                         last.index = Some(i as u32);
                     }
                     self.w.item();
-                    let v = src.get(m, f, i).map_err(src_err)?;
+                    let v = match nums.and_then(|v| Scalar::from_bits(f.kind, *v.get(i)?)) {
+                        Some(s) => SrcValue::Scalar(s),
+                        None => src.get(m, f, i).map_err(src_err)?,
+                    };
                     self.value(src, f.kind, v, depth)?;
                 }
                 self.w.end_array();
