@@ -48,7 +48,6 @@ __all__ = [
     "pg_type",
     "proto_merge_dict",
     "proto_merge_json",
-    "proto_to_dict",
     "proto_to_json",
     "zip_data_offset",
     "zip_find_end",
@@ -372,13 +371,6 @@ def proto_to_json(
     sort_keys: bool = False,
     ensure_ascii: bool = True,
 ) -> str: ...
-def proto_to_dict(
-    m: Message,
-    *,
-    preserving_proto_field_name: bool = False,
-    use_integers_for_enums: bool = False,
-    always_print_fields_with_no_presence: bool = False,
-) -> Any: ...
 def proto_merge_dict(
     m: Message, d: Any, *, ignore_unknown_fields: bool = False, replace: bool = True
 ) -> None: ...
@@ -389,6 +381,13 @@ def proto_merge_json(
 @disjoint_base
 class Message:
     def __new__(cls, *args: Any, **kwargs: Any) -> Self: ...
+    def to_dict(
+        self,
+        *,
+        always_print_fields_with_no_presence: bool = False,
+        preserving_proto_field_name: bool = False,
+        use_integers_for_enums: bool = False,
+    ) -> Any: ...
     def SerializeToString(self, *, deterministic: bool = False) -> bytes: ...
     def SerializePartialToString(self, *, deterministic: bool = False) -> bytes: ...
     def ParseFromString(self, data: Buffer) -> int: ...

@@ -30,7 +30,6 @@ from amber._native import (
     RepeatedContainer,
     proto_merge_dict,
     proto_merge_json,
-    proto_to_dict,
     proto_to_json,
 )
 from amber._native import Message as _NativeMessage
@@ -105,23 +104,6 @@ class Message(_NativeMessage):
         m = cls()
         proto_merge_json(m, text, ignore_unknown_fields=ignore_unknown_fields)
         return m
-
-    def to_dict(
-        self,
-        *,
-        always_print_fields_with_no_presence: bool = False,
-        preserving_proto_field_name: bool = False,
-        use_integers_for_enums: bool = False,
-    ) -> Any:
-        """The message as JSON-ready Python values, equal to `json_format.MessageToDict`
-        (a dict, or a well-known type's own form: a Timestamp gives a string); made by the
-        printer directly, no text in between."""
-        return proto_to_dict(
-            self,
-            preserving_proto_field_name=preserving_proto_field_name,
-            use_integers_for_enums=use_integers_for_enums,
-            always_print_fields_with_no_presence=always_print_fields_with_no_presence,
-        )
 
     @classmethod
     def from_dict(cls: type[_M], d: Any, *, ignore_unknown_fields: bool = False) -> _M:

@@ -209,16 +209,8 @@ impl Sink for PySink<'_, '_> {
 }
 
 /// `m` as the Python values `json.loads(proto_to_json(m, ...))` gives
-/// (`json_format.MessageToDict`), made directly.
-#[pyfunction]
-#[pyo3(signature = (
-    m,
-    *,
-    preserving_proto_field_name = false,
-    use_integers_for_enums = false,
-    always_print_fields_with_no_presence = false,
-))]
-pub fn proto_to_dict<'py>(
+/// (`json_format.MessageToDict`), made directly (`Message.to_dict`).
+pub fn to_dict<'py>(
     m: &Bound<'py, Message>,
     preserving_proto_field_name: bool,
     use_integers_for_enums: bool,

@@ -742,6 +742,30 @@ impl Message {
         Ok(m)
     }
 
+    /// The message as JSON-ready Python values, equal to
+    /// `json_format.MessageToDict` (a dict, or a well-known type's own
+    /// form: a Timestamp gives a string); made by the printer directly, no
+    /// text in between.
+    #[pyo3(signature = (
+        *,
+        always_print_fields_with_no_presence = false,
+        preserving_proto_field_name = false,
+        use_integers_for_enums = false,
+    ))]
+    fn to_dict<'py>(
+        slf: &Bound<'py, Self>,
+        always_print_fields_with_no_presence: bool,
+        preserving_proto_field_name: bool,
+        use_integers_for_enums: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::proto::json::to_dict(
+            slf,
+            preserving_proto_field_name,
+            use_integers_for_enums,
+            always_print_fields_with_no_presence,
+        )
+    }
+
     /// The wire form. Raises `amber.EncodeError` when a required field
     /// (proto2) is missing; `deterministic=True` sorts map entries.
     #[pyo3(signature = (*, deterministic = false))]

@@ -35,7 +35,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<containers::Repeated>()?;
     m.add_class::<containers::MapField>()?;
     m.add_function(wrap_pyfunction!(json::proto_to_json, m)?)?;
-    m.add_function(wrap_pyfunction!(json::proto_to_dict, m)?)?;
     m.add_function(wrap_pyfunction!(json::proto_merge_json, m)?)?;
     m.add_function(wrap_pyfunction!(json::proto_merge_dict, m)?)?;
     Ok(())
