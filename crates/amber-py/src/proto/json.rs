@@ -7,10 +7,12 @@
 use std::borrow::Cow;
 
 use amber_core::proto::json::lex::LexError;
+use amber_core::proto::json::num as json_num;
 use amber_core::proto::json::{
     self, Input, Num, ParseFailure, ParseOptions, Peek, PrintFailure, PrintOptions, Sink,
 };
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors;
@@ -183,6 +185,21 @@ impl Sink for PySink<'_, '_> {
                 self.err.get_or_insert(e);
             }
         }
+    }
+    fn int_str(&mut self, v: i128) {
+        // The digits of 0 to 255 as shared `str` objects: repeated 64-bit
+        // fields and map values are mostly small.
+        static SMALL: PyOnceLock<Vec<Py<PyString>>> = PyOnceLock::new();
+        if (0..256).contains(&v) {
+            let small = SMALL.get_or_init(self.py, || {
+                (0..256)
+                    .map(|n: u32| PyString::new(self.py, &n.to_string()).unbind())
+                    .collect()
+            });
+            return self.put(small[v as usize].bind(self.py).clone().into_any());
+        }
+        let mut b = [0u8; 24];
+        self.str(json_num::fmt_i64_or_u64(&mut b, v))
     }
     fn int(&mut self, v: i64) {
         if let Given::Int(x, o) = self.src.given() {

@@ -147,6 +147,15 @@ pub fn fmt_i64(buf: &mut [u8; 24], v: i64) -> &str {
     crate::bytes::utf8::str(&buf[start..]).unwrap_or_default()
 }
 
+/// An `i64` or a `u64` (held in an `i128`) in decimal, written into `buf`.
+pub fn fmt_i64_or_u64(buf: &mut [u8; 24], v: i128) -> &str {
+    if v < 0 {
+        fmt_i64(buf, v as i64)
+    } else {
+        fmt_u64(buf, v as u64)
+    }
+}
+
 /// Append a signed integer in decimal.
 pub fn push_i64(out: &mut Vec<u8>, v: i64) {
     if v < 0 {

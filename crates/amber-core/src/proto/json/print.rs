@@ -396,17 +396,11 @@ impl<'t, W: Sink> Printer<'t, W> {
                 None => return self.mismatch(kind, s),
             },
             Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => match int(s) {
-                Some(v) => {
-                    let mut b = [0u8; 24];
-                    self.w.str(num::fmt_i64(&mut b, v));
-                }
+                Some(v) => self.w.int_str(v.into()),
                 None => return self.mismatch(kind, s),
             },
             Kind::Uint64 | Kind::Fixed64 => match uint(s) {
-                Some(v) => {
-                    let mut b = [0u8; 24];
-                    self.w.str(num::fmt_u64(&mut b, v));
-                }
+                Some(v) => self.w.int_str(v.into()),
                 None => return self.mismatch(kind, s),
             },
             Kind::Bool => match s {

@@ -41,6 +41,12 @@ pub trait Sink {
     fn str(&mut self, s: &str);
     /// An integer (32-bit fields and enum numbers).
     fn int(&mut self, v: i64);
+    /// A 64-bit integer, which ProtoJSON writes as a string of its
+    /// decimal digits (a sink may keep the strings of small numbers).
+    fn int_str(&mut self, v: i128) {
+        let mut b = [0u8; 24];
+        self.str(crate::proto::json::num::fmt_i64_or_u64(&mut b, v))
+    }
     /// A finite float (written as Python's `repr`).
     fn float(&mut self, v: f64);
 }
@@ -72,6 +78,9 @@ impl<W: Sink + ?Sized> Sink for &mut W {
     }
     fn null(&mut self) {
         (**self).null()
+    }
+    fn int_str(&mut self, v: i128) {
+        (**self).int_str(v)
     }
     fn bool(&mut self, v: bool) {
         (**self).bool(v)
