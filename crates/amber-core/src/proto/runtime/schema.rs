@@ -180,6 +180,9 @@ pub struct FieldInfo {
     /// its `name` and `json_name` are its full name in brackets
     /// (`[pkg.ext]`), as the text format and ProtoJSON write it.
     pub extension: bool,
+    /// Its position in its message type's `fields` (see
+    /// [`MessageInfo::position`]).
+    pub pos: u32,
 }
 
 /// One message type.
@@ -220,13 +223,11 @@ impl MessageInfo {
 
     /// The position in `fields` of `f`, a reference into this type's
     /// `fields` (what the decoder and encoder pass to builders and
-    /// sources): found from its address, without a lookup. A field from
-    /// elsewhere is looked up by number.
+    /// sources): its own `pos`, once its address is checked to be there.
+    /// A field from elsewhere is looked up by number.
     #[inline]
     pub fn position(&self, f: &FieldInfo) -> usize {
-        let size = std::mem::size_of::<FieldInfo>();
-        let at =
-            (f as *const FieldInfo as usize).wrapping_sub(self.fields.as_ptr() as usize) / size;
+        let at = f.pos as usize;
         if at < self.fields.len() && std::ptr::eq(&self.fields[at], f) {
             at
         } else {
@@ -250,6 +251,9 @@ impl MessageInfo {
         self.fields.sort_by_key(|f| f.number);
         if self.fields.len() > u16::MAX as usize - 1 {
             return Err(format!("{} has too many fields", self.full_name));
+        }
+        for (i, f) in self.fields.iter_mut().enumerate() {
+            f.pos = i as u32;
         }
         self.decl_order = declared
             .iter()
@@ -587,6 +591,7 @@ impl Tables {
             default,
             required: f.label == Some(label::REQUIRED) || fx.presence == LEGACY_REQUIRED,
             extension: false,
+            pos: 0,
         })
     }
 }
