@@ -207,7 +207,7 @@ impl RevBuf {
     }
 
     /// Put a varint in front, written in place.
-    #[inline]
+    #[inline(always)]
     fn put_varint(&mut self, v: u64) {
         if self.head < varint::MAX_LEN {
             self.grow(varint::MAX_LEN);
