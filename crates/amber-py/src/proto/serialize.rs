@@ -163,7 +163,7 @@ impl<'py> Source<'py> {
         Ok(unsafe { &*r })
     }
 
-    #[inline]
+    #[inline(always)]
     fn scalar<'m>(&self, o: &'m Py<PyAny>, f: &FieldInfo, kind: Kind) -> PyResult<Scalar<'m>>
     where
         'py: 'm,
@@ -203,7 +203,7 @@ impl<'py> Source<'py> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn value<'m>(
         &self,
         o: &'m Py<PyAny>,
@@ -341,7 +341,7 @@ impl<'py> Source<'py> {
     }
 
     /// The value of a singular field's slot (`Val` or `Num`).
-    #[inline]
+    #[inline(always)]
     fn slot_value<'m>(&self, slot: &'m Slot, f: &FieldInfo) -> PyResult<SrcValue<'m, &'m Message>>
     where
         'py: 'm,

@@ -458,6 +458,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
     }
 
     /// A scalar's bytes, without tag.
+    #[inline(always)]
     fn scalar(&mut self, kind: Kind, s: Scalar<'m>) -> Res<(), S::Err> {
         let bad = |e: &Self| e.err(format!("{s:?} does not fit a {kind:?} field"));
         match kind {
