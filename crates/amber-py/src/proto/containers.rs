@@ -101,6 +101,7 @@ impl Items {
     }
 
     /// Append a decoded value.
+    #[inline]
     pub fn push_scalar(&mut self, py: Python<'_>, s: Scalar<'_>) -> PyResult<()> {
         match self {
             Items::Nums(k, v) => match s.bits(*k) {

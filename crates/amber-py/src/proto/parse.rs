@@ -64,6 +64,7 @@ impl Builder<'_> {
         self.s.tables.messages[ty as usize].position(f)
     }
 
+    #[inline(always)]
     fn slot<'d>(&self, m: &'d mut Draft, f: &FieldInfo) -> &'d mut DSlot {
         let pos = self.pos(m.ty, f);
         if m.vals.len() <= pos {
@@ -74,6 +75,7 @@ impl Builder<'_> {
     }
 
     /// Repeated field `f`'s values so far.
+    #[inline(always)]
     fn list<'d>(&self, m: &'d mut Draft, f: &FieldInfo) -> &'d mut Items {
         let slot = self.slot(m, f);
         if !matches!(slot, DSlot::List(_)) {
@@ -147,6 +149,7 @@ impl MessageBuilder for Builder<'_> {
         })
     }
 
+    #[inline]
     fn set(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
         let v = match v.bits(f.kind) {
             Some(n) => DSlot::Num(n),
@@ -157,6 +160,7 @@ impl MessageBuilder for Builder<'_> {
         Ok(())
     }
 
+    #[inline]
     fn push(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
         let py = self.py;
         let r = self.list(m, f).push_scalar(py, v);
