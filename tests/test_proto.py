@@ -320,6 +320,8 @@ def test_constructor_keys_and_dicts_changed_while_read(shop: Any) -> None:
     assert o.by_id[1].sku == "x" and dict(o.counts) == {"a": 2**62, "b": -1}
     with pytest.raises(ValueError, match='no "skux" field'):
         shop.Item(**{sku + "x": "a"})
+    with pytest.raises(TypeError, match="field names are strings, not int"):
+        shop.Order(main={1: "a"})
 
     fields: dict[str, Any] = {"sku": "a"}
     counts: dict[str, Any] = {"a": 1}

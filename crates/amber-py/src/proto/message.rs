@@ -501,11 +501,11 @@ pub fn message_value<'py>(
     let struct_contents = s.assigns[sub as usize]
         && s.tables.messages[sub as usize].full_name == "google.protobuf.Struct";
     if let (Ok(d), false) = (v.cast::<PyDict>(), struct_contents) {
-        let cls = s.class(py, sub)?;
-        return cls
-            .call((), Some(d))?
-            .cast_into::<Message>()
-            .map_err(Into::into);
+        // As `cls(**d)` would build it, without the call through the
+        // class (whose `__new__` is `Message`'s, and no `__init__`).
+        let mut m = Message::empty(s.clone(), sub);
+        kwargs_into(py, &mut m, d)?;
+        return instantiate(py, m);
     }
     if s.assigns[sub as usize] {
         // A datetime for a Timestamp, a dict for a Struct, ...: the
@@ -700,7 +700,12 @@ fn kwargs_into(py: Python<'_>, m: &mut Message, kwargs: &Bound<'_, PyDict>) -> P
     // The dict may be the caller's own (a dict given for a sub-message),
     // which checking a value may change (`__index__` runs Python code).
     crate::ffi::dict::for_each_pair(kwargs, |k, v| {
-        let key = k.cast::<pyo3::types::PyString>()?;
+        let key = k.cast::<pyo3::types::PyString>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "field names are strings, not {}",
+                values::type_name(k)
+            ))
+        })?;
         let pos = match s.field_pos_of(m.ty, key, hint) {
             Some(p) => p,
             None => m.pos_of(&key.to_cow()?)?,

@@ -38,7 +38,7 @@ pub fn kind_name(k: Kind) -> (&'static str, Option<u32>) {
 }
 
 /// The name of `o`'s type, for messages.
-fn type_name(o: &Bound<'_, PyAny>) -> String {
+pub fn type_name(o: &Bound<'_, PyAny>) -> String {
     o.get_type()
         .name()
         .map(|n| n.to_string())
