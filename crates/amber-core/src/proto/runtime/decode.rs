@@ -328,6 +328,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
 
     /// One occurrence of a known field.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn field(
         &mut self,
         r: &mut WireReader<'_>,
@@ -428,7 +429,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
     /// the unknown fields: as it was on the wire (`wire`, its tag and
     /// value) when it came alone, re-encoded from its varint as read (all
     /// 64 bits) when it came in a packed run; both as upb keeps them.
-    #[inline]
+    #[inline(always)]
     fn deliver(
         &mut self,
         f: &FieldInfo,
@@ -455,7 +456,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
     }
 
     /// Read one value, with an enum's varint as read (0 for other kinds).
-    #[inline]
+    #[inline(always)]
     fn scalar_raw<'a>(
         &self,
         r: &mut WireReader<'a>,
