@@ -295,10 +295,7 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
         };
         match &self.list(l).map_err(|e| self.stash(e))?.items {
             Items::Nums(_, v) => {
-                if self.record {
-                    // No object stands behind the values read from here.
-                    self.given.set(Given::None);
-                }
+                self.no_object();
                 Ok(Some(v))
             }
             Items::Objs(_) => Ok(None),
@@ -327,9 +324,7 @@ impl<'py> Source<'py> {
                     self.value(v, f, f.kind)
                 }
                 nums => {
-                    if self.record {
-                        self.given.set(Given::None);
-                    }
+                    self.no_object();
                     let s = nums
                         .scalar(i)
                         .ok_or_else(|| fail("a repeated field changed".into()))?;
@@ -337,6 +332,15 @@ impl<'py> Source<'py> {
                 }
             },
             _ => Err(fail(format!("field {} is not set", f.name))),
+        }
+    }
+
+    /// The next scalars come from numbers kept natively: no object stands
+    /// behind them for a recording source to hand on (see [`Given`]).
+    #[inline(always)]
+    fn no_object(&self) {
+        if self.record {
+            self.given.set(Given::None);
         }
     }
 
@@ -349,9 +353,7 @@ impl<'py> Source<'py> {
         match slot {
             Slot::Val(v) => self.value(v, f, f.kind),
             Slot::Num(n) => {
-                if self.record {
-                    self.given.set(Given::None);
-                }
+                self.no_object();
                 let s = Scalar::from_bits(f.kind, *n)
                     .ok_or_else(|| fail(format!("field {} holds a number", f.name)))?;
                 Ok(SrcValue::Scalar(s))
