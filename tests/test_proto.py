@@ -484,6 +484,96 @@ def test_merge_copy_clear_equality(shop: Any) -> None:
     assert [f.name for f, _ in a.ListFields()][:3] == ["id", "items", "counts"] or a.ListFields()
 
 
+def test_sub_messages_and_containers_behave_alike_before_and_after_their_first_read(
+    shop: Any,
+) -> None:
+    """A parse, a build from dicts and a copy keep sub-messages, repeated fields and maps as Rust
+    values until a read makes their objects: every operation gives the same message whichever
+    form it meets, and a read hands out the same object every time."""
+    kw: dict[str, Any] = dict(
+        id=1,
+        items=[{"sku": "a", "tags": [1, 2]}, {"sku": "b"}],
+        counts={"x": 1, "y": 2},
+        main={"sku": "m", "qty": 2},
+        voucher={"sku": "v"},
+        nums=[1, 2],
+        by_id={3: {"sku": "t"}},
+    )
+    unknown = bytes([0xF8, 0x01, 0x2A])  # field 31 = 42
+    data = shop.Order(**kw).SerializeToString(deterministic=True) + unknown
+
+    def parsed() -> Any:
+        return shop.Order.FromString(data)
+
+    def built(**fields: Any) -> Any:
+        m = shop.Order(**fields)
+        m.MergeFromString(unknown)
+        return m
+
+    def read(m: Any) -> Any:
+        m.ListFields()  # makes every field's object
+        for it in m.items:
+            it.ListFields()
+        return m
+
+    forms = {
+        "parsed": parsed,
+        "built": lambda: built(**kw),
+        "copied": lambda: copy.deepcopy(parsed()),
+        "built from messages": lambda: built(
+            **{f.name: v for f, v in read(parsed()).ListFields() if f.name != "by_id"},
+            by_id={3: parsed().by_id[3]},
+        ),
+        "read": lambda: read(parsed()),
+        "unpickled": lambda: pickle.loads(pickle.dumps(parsed())),
+    }
+    ops: list[Any] = [
+        lambda m: m.main.qty,
+        lambda m: setattr(m.main, "qty", 7),
+        lambda m: m.items.add(sku="c"),
+        lambda m: m.items[0].tags.append(3),
+        lambda m: m.items.extend([{"sku": "d"}]),
+        lambda m: m.counts.__setitem__("z", 3),
+        lambda m: m.by_id[3].tags.append(4),
+        lambda m: m.MergeFrom(parsed()),
+        lambda m: m.MergeFrom(read(parsed())),
+        lambda m: read(m).MergeFrom(parsed()),
+        lambda m: m.MergeFromString(data),
+        lambda m: m.CopyFrom(parsed()),
+        lambda m: m.ClearField("main"),
+        lambda m: m.ClearField("items"),
+        lambda m: m.DiscardUnknownFields(),
+        lambda m: m.main.MergeFrom(shop.Item(qty=1)),
+        lambda m: m.nums.extend([5]),
+        lambda m: setattr(m, "card", "c"),
+        lambda m: m.ParseFromString(m.SerializeToString()),
+    ]
+    for i, op in enumerate(ops):
+        outs = {}
+        for name, make in forms.items():
+            m = make()
+            op(m)
+            outs[name] = m.SerializeToString(deterministic=True)
+            assert m == shop.Order.FromString(outs[name]), (i, name)
+        assert len(set(outs.values())) == 1, (i, outs)
+
+    m = parsed()
+    assert m.main is m.main and m.items is m.items and m.counts is m.counts
+    assert m.items[1] is m.items[1] and m.by_id[3] is m.by_id[3]
+    assert [f.name for f, _ in m.ListFields()][:3] == ["id", "items", "counts"]
+    sub, it = m.main, m.items[0]
+    sub.qty, it.sku = 9, "A"
+    assert shop.Order.FromString(m.SerializeToString()).main.qty == 9
+    assert shop.Order.FromString(m.SerializeToString()).items[0].sku == "A"
+    m.ClearField("main")
+    sub.qty = 1  # detached: no longer reaches the parent
+    assert not m.HasField("main")
+    c = copy.deepcopy(m)
+    c.items[0].sku = "changed"
+    assert m.items[0].sku == "A"  # a deep copy shares nothing
+    assert parsed().HasField("voucher") and parsed().WhichOneof("pay") == "voucher"
+
+
 def test_unknown_fields_survive(shop: Any) -> None:
     item_bytes = shop.Item(sku="s").SerializeToString() + bytes([0xF8, 0x01, 0x2A])  # field 31 = 42
     item = shop.Item.FromString(item_bytes)
@@ -610,6 +700,9 @@ def test_required_fields() -> None:
     assert r.SerializePartialToString() == bytes([8, 1, 18, 0])
     r.child.a = 2
     assert r.IsInitialized() and ns.R.FromString(r.SerializeToString()) == r
+    deep = ns.R.FromString(bytes([8, 1, 18, 2, 18, 0]))  # child.child set, child.a missing
+    assert deep.FindInitializationErrors() == ["child.a", "child.child.a"]
+    assert not copy.deepcopy(deep).IsInitialized()
 
 
 def test_closed_enum_rejects_unknown_numbers() -> None:

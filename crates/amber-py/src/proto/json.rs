@@ -290,7 +290,7 @@ fn merge_input<'a, I: Input<'a>>(
         }
         Err(ParseFailure::Build(BuildStashed)) => return Err(builder.take_err()),
     };
-    install(m, &builder, draft, replace)
+    install(m, draft, replace)
 }
 
 /// Parse ProtoJSON `text` (`str` or bytes-like, UTF-8) as a message of

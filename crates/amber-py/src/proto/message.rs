@@ -12,7 +12,10 @@
 //! class's namespace; values are checked and normalised by
 //! [`values::check`] on the way in (numbers, bools and enums kept as Rust
 //! values, [`Slot::Num`] and [`Items`]), so encoding reads exact builtin
-//! types or plain numbers and runs no Python code.
+//! types or plain numbers and runs no Python code. Sub-messages, repeated
+//! fields and maps that a parse, a build from dicts or a copy made are kept
+//! as Rust values too ([`Slot::native`]) until a read makes their objects
+//! ([`materialize`]), as upb makes them when a field is read.
 
 use std::sync::Arc;
 
@@ -40,7 +43,33 @@ pub enum Slot {
     List(Py<Repeated>),
     /// A map field's container.
     Map(Py<MapField>),
+    /// A present sub-message that no Python code has seen yet (parsed, or
+    /// built from a dict): kept as a Rust value until read.
+    Sub(Box<Message>),
+    /// A repeated message field's messages, none seen by Python code yet
+    /// (the vector boxed so that every slot stays two words).
+    #[allow(clippy::box_collection)]
+    Subs(Box<Vec<Message>>),
+    /// A repeated scalar field's values, no container made yet.
+    Items(Box<Items>),
+    /// A map field's entries, no container made yet.
+    Entries(Box<MapData>),
 }
+
+impl Slot {
+    /// Whether the slot holds a value kept in Rust that becomes a Python
+    /// object when first read (see [`materialize`]).
+    #[inline]
+    pub fn native(&self) -> bool {
+        matches!(
+            self,
+            Slot::Sub(_) | Slot::Subs(_) | Slot::Items(_) | Slot::Entries(_)
+        )
+    }
+}
+
+// Every slot is two words: a message of many fields stays small.
+const _: () = assert!(std::mem::size_of::<Slot>() == 16);
 
 static UNSET: Slot = Slot::Unset;
 
@@ -139,6 +168,10 @@ impl Message {
             },
             Slot::List(l) => !l.borrow(py).items.is_empty(),
             Slot::Map(m) => !m.borrow(py).data.entries.is_empty(),
+            Slot::Sub(_) => true,
+            Slot::Subs(v) => !v.is_empty(),
+            Slot::Items(v) => !v.is_empty(),
+            Slot::Entries(d) => !d.entries.is_empty(),
         }
     }
 
@@ -203,6 +236,58 @@ pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, Message>> {
     Ok(unsafe { Bound::from_owned_ptr(py, obj).cast_into_unchecked::<Message>() })
 }
 
+/// Make the Python object of field `pos`'s native value (see
+/// [`Slot::native`]) and keep it in the slot, so that every read hands out
+/// the same object: a sub-message's object, or a repeated or map field's
+/// container (a repeated message field's messages made objects too). The
+/// message stays borrowed while the objects are made: a finalizer that a
+/// garbage collection runs meanwhile and that touches this message gets
+/// an "already borrowed" error, and nothing is lost.
+pub fn materialize(m: &Bound<'_, Message>, pos: usize) -> PyResult<()> {
+    let py = m.py();
+    if !m.try_borrow()?.slot(pos).native() {
+        return Ok(());
+    }
+    let owner = owner_link(m)?;
+    let mut b = m.try_borrow_mut()?;
+    let (s, ty) = (b.s.clone(), b.ty);
+    let container = |items: Items| {
+        let mut c = Repeated::new(s.clone(), ty, pos as u32, items);
+        c.owner = owner.as_ref().map(|o| o.clone_ref(py));
+        Py::new(py, c)
+    };
+    let made = match std::mem::replace(b.slot_mut(pos), Slot::Unset) {
+        Slot::Sub(sub) => Slot::Val(instantiate(py, *sub)?.into_any().unbind()),
+        Slot::Subs(v) => Slot::List(container(Items::Objs(objects(py, *v)?))?),
+        Slot::Items(items) => Slot::List(container(*items)?),
+        Slot::Entries(d) => {
+            let mut c = MapField::new(s.clone(), ty, pos as u32, *d);
+            c.owner = owner;
+            Slot::Map(Py::new(py, c)?)
+        }
+        other => other,
+    };
+    *b.slot_mut(pos) = made;
+    Ok(())
+}
+
+/// Every native slot of `m` made its Python object (see [`materialize`]),
+/// for the walks that go from object to object.
+pub fn materialize_all(m: &Bound<'_, Message>) -> PyResult<()> {
+    let n = m.try_borrow()?.vals.len();
+    for pos in 0..n {
+        materialize(m, pos)?;
+    }
+    Ok(())
+}
+
+/// Messages made objects, for a repeated field's list of objects.
+pub fn objects(py: Python<'_>, msgs: Vec<Message>) -> PyResult<Vec<Py<PyAny>>> {
+    msgs.into_iter()
+        .map(|m| Ok(instantiate(py, m)?.into_any().unbind()))
+        .collect()
+}
+
 /// Make a default sub-message present in its parent (and the parent in
 /// its own, up the chain): called by every change to a message.
 pub fn attach(slf: &Bound<'_, Message>) -> PyResult<()> {
@@ -251,7 +336,9 @@ fn owner_link(m: &Bound<'_, Message>) -> PyResult<Option<Py<PyWeakrefReference>>
     }
 }
 
-/// A deep copy of a message's contents (scalars are immutable and shared).
+/// A deep copy of a message's contents (scalars are immutable and shared),
+/// kept natively: sub-messages and containers become Python objects when
+/// the copy's fields are read.
 pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
     let mut out = Message::empty(m.s.clone(), m.ty);
     out.unknown = m.unknown.clone();
@@ -261,49 +348,58 @@ pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
         out.vals.push(match slot {
             Slot::Unset | Slot::Lazy(_) => Slot::Unset,
             Slot::Val(v) => match f.kind {
-                Kind::Message(_) => Slot::Val(copy_obj(py, v.bind(py))?.into_any().unbind()),
+                Kind::Message(_) => Slot::Sub(Box::new(copy_of(v.bind(py))?)),
                 _ => Slot::Val(v.clone_ref(py)),
             },
             Slot::Num(n) => Slot::Num(*n),
-            Slot::List(l) => {
-                let l = l.borrow(py);
-                let items = copy_items(py, f, &l.items)?;
-                Slot::List(Py::new(
-                    py,
-                    Repeated::new(m.s.clone(), m.ty, pos as u32, items),
-                )?)
-            }
-            Slot::Map(mp) => {
-                let mp = mp.borrow(py);
-                let mut data = MapData::default();
-                let vkind = mp.value_kind();
-                for (k, v) in &mp.data.entries {
-                    let v = match vkind {
-                        Kind::Message(_) => copy_obj(py, v.bind(py))?.into_any().unbind(),
-                        _ => v.clone_ref(py),
-                    };
-                    data.insert(py, k.clone_ref(py), v)?;
-                }
-                Slot::Map(Py::new(
-                    py,
-                    MapField::new(m.s.clone(), m.ty, pos as u32, data),
-                )?)
-            }
+            Slot::Sub(sub) => Slot::Sub(Box::new(deep_copy(py, sub)?)),
+            Slot::Subs(v) => Slot::Subs(Box::new(
+                v.iter()
+                    .map(|m| deep_copy(py, m))
+                    .collect::<PyResult<_>>()?,
+            )),
+            Slot::List(l) => copied_items(py, f, &l.borrow(py).items)?,
+            Slot::Items(items) => copied_items(py, f, items)?,
+            Slot::Map(mp) => Slot::Entries(Box::new(copy_map(py, &m.s, f, &mp.borrow(py).data)?)),
+            Slot::Entries(d) => Slot::Entries(Box::new(copy_map(py, &m.s, f, d)?)),
         });
     }
     Ok(out)
 }
 
-/// Copies of a repeated field's items (messages copied, scalars shared).
-pub fn copy_items(py: Python<'_>, f: &FieldInfo, items: &Items) -> PyResult<Items> {
-    match (f.kind, items) {
-        (Kind::Message(_), Items::Objs(v)) => Ok(Items::Objs(
+/// A copy of the message object `v`'s contents.
+fn copy_of(v: &Bound<'_, PyAny>) -> PyResult<Message> {
+    deep_copy(v.py(), &*v.cast::<Message>()?.try_borrow()?)
+}
+
+/// A native slot holding copies of a repeated field's items (messages
+/// copied, scalars shared).
+fn copied_items(py: Python<'_>, f: &FieldInfo, items: &Items) -> PyResult<Slot> {
+    Ok(match (f.kind, items) {
+        (Kind::Message(_), Items::Objs(v)) => Slot::Subs(Box::new(
             v.iter()
-                .map(|v| Ok(copy_obj(py, v.bind(py))?.into_any().unbind()))
+                .map(|v| copy_of(v.bind(py)))
                 .collect::<PyResult<_>>()?,
         )),
-        _ => Ok(items.clone_ref(py)),
+        _ => Slot::Items(Box::new(items.clone_ref(py))),
+    })
+}
+
+/// A copy of map field `f`'s entries (message values copied).
+fn copy_map(py: Python<'_>, s: &Schema, f: &FieldInfo, d: &MapData) -> PyResult<MapData> {
+    let vkind = match f.kind {
+        Kind::Message(e) => s.tables.messages[e as usize].fields[1].kind,
+        k => k,
+    };
+    let mut data = MapData::with_capacity(d.entries.len());
+    for (k, v) in &d.entries {
+        let v = match vkind {
+            Kind::Message(_) => copy_obj(py, v.bind(py))?.into_any().unbind(),
+            _ => v.clone_ref(py),
+        };
+        data.insert(py, k.clone_ref(py), v)?;
     }
+    Ok(data)
 }
 
 /// A new message object equal to `v` (a message).
@@ -321,68 +417,115 @@ pub fn merge_owned(py: Python<'_>, dst: &mut Message, src: Message) -> PyResult<
     let fields = &s.tables.messages[src.ty as usize].fields;
     for (pos, slot) in src.vals.into_iter().enumerate() {
         let f = &fields[pos];
+        let no_presence = matches!(f.card, Cardinality::Singular { presence: false });
         match slot {
             Slot::Unset | Slot::Lazy(_) => {}
-            Slot::Val(v) => {
-                if let Kind::Message(_) = f.kind {
-                    if let Slot::Val(d) = dst.slot(pos) {
-                        let d = d.bind(py).cast::<Message>()?.clone();
-                        let sv = take(v.bind(py).cast::<Message>()?)?;
-                        merge_owned(py, &mut *d.try_borrow_mut()?, sv)?;
-                        continue;
-                    }
-                } else if matches!(f.card, Cardinality::Singular { presence: false })
-                    && values::is_zero(v.bind(py), f.kind)
-                {
-                    continue;
-                }
-                let old = dst.put(pos, Slot::Val(v));
-                release(py, old);
+            Slot::Sub(sub) => merge_sub(py, dst, pos, Slot::Sub(sub))?,
+            Slot::Val(v) if matches!(f.kind, Kind::Message(_)) => {
+                merge_sub(py, dst, pos, Slot::Val(v))?
             }
-            Slot::Num(n) => {
-                if matches!(f.card, Cardinality::Singular { presence: false })
-                    && values::zero_bits(f.kind, n)
-                {
-                    continue;
-                }
-                let old = dst.put(pos, Slot::Num(n));
-                release(py, old);
-            }
+            Slot::Val(v) if no_presence && values::is_zero(v.bind(py), f.kind) => {}
+            Slot::Num(n) if no_presence && values::zero_bits(f.kind, n) => {}
+            slot @ (Slot::Val(_) | Slot::Num(_)) => release(py, dst.put(pos, slot)),
             Slot::List(l) => {
                 let items =
                     std::mem::replace(&mut l.bind(py).try_borrow_mut()?.items, Items::new(f.kind));
-                if items.is_empty() {
-                    continue;
-                }
-                match dst.slot(pos) {
-                    Slot::List(d) => d.bind(py).try_borrow_mut()?.items.append(py, items)?,
-                    _ => {
-                        let c = Repeated::new(s.clone(), dst.ty, pos as u32, items);
-                        *dst.slot_mut(pos) = Slot::List(Py::new(py, c)?);
-                    }
-                }
+                append_items(py, dst, pos, items)?;
             }
+            Slot::Items(items) => append_items(py, dst, pos, *items)?,
+            Slot::Subs(msgs) => append_messages(py, dst, pos, *msgs)?,
             Slot::Map(mp) => {
                 let data = std::mem::take(&mut mp.bind(py).try_borrow_mut()?.data);
-                if data.entries.is_empty() {
-                    continue;
-                }
-                match dst.slot(pos) {
-                    Slot::Map(d) => {
-                        let mut d = d.bind(py).try_borrow_mut()?;
-                        for (k, v) in data.entries {
-                            d.data.insert(py, k, v)?;
-                        }
-                    }
-                    _ => {
-                        let c = MapField::new(s.clone(), dst.ty, pos as u32, data);
-                        *dst.slot_mut(pos) = Slot::Map(Py::new(py, c)?);
-                    }
-                }
+                merge_entries(py, dst, pos, data)?;
             }
+            Slot::Entries(data) => merge_entries(py, dst, pos, *data)?,
         }
     }
     dst.unknown.extend_from_slice(&src.unknown);
+    Ok(())
+}
+
+/// Merge a sub-message (`Sub`, or `Val` holding a message object) into
+/// field `pos` of `dst`: into the message there, or set.
+fn merge_sub(py: Python<'_>, dst: &mut Message, pos: usize, sub: Slot) -> PyResult<()> {
+    let into = |d: &mut Message, sub: Slot| match sub {
+        Slot::Sub(b) => merge_owned(py, d, *b),
+        Slot::Val(v) => merge_owned(py, d, take(v.bind(py).cast::<Message>()?)?),
+        _ => Ok(()),
+    };
+    if let Slot::Sub(d) = dst.slot_mut(pos) {
+        return into(d, sub);
+    }
+    if let Slot::Val(d) = dst.slot(pos) {
+        let d = d.bind(py).cast::<Message>()?.clone();
+        return into(&mut *d.try_borrow_mut()?, sub);
+    }
+    release(py, dst.put(pos, sub));
+    Ok(())
+}
+
+/// Append values to repeated field `pos` of `dst`.
+fn append_items(py: Python<'_>, dst: &mut Message, pos: usize, items: Items) -> PyResult<()> {
+    if items.is_empty() {
+        return Ok(());
+    }
+    match dst.slot_mut(pos) {
+        Slot::List(d) => d.bind(py).try_borrow_mut()?.items.append(py, items),
+        Slot::Items(d) => d.append(py, items),
+        Slot::Subs(d) => {
+            for o in items.to_vec(py)? {
+                d.push(take(o.bind(py).cast::<Message>()?)?);
+            }
+            Ok(())
+        }
+        slot => {
+            *slot = Slot::Items(Box::new(items));
+            Ok(())
+        }
+    }
+}
+
+/// Append messages to repeated message field `pos` of `dst`.
+fn append_messages(
+    py: Python<'_>,
+    dst: &mut Message,
+    pos: usize,
+    msgs: Vec<Message>,
+) -> PyResult<()> {
+    if msgs.is_empty() {
+        return Ok(());
+    }
+    match dst.slot_mut(pos) {
+        Slot::Subs(d) => d.extend(msgs),
+        Slot::List(d) => {
+            let objs = Items::Objs(objects(py, msgs)?);
+            d.bind(py).try_borrow_mut()?.items.append(py, objs)?
+        }
+        Slot::Items(d) => d.append(py, Items::Objs(objects(py, msgs)?))?,
+        slot => *slot = Slot::Subs(Box::new(msgs)),
+    }
+    Ok(())
+}
+
+/// Put map entries into map field `pos` of `dst` (equal keys replaced).
+fn merge_entries(py: Python<'_>, dst: &mut Message, pos: usize, data: MapData) -> PyResult<()> {
+    if data.entries.is_empty() {
+        return Ok(());
+    }
+    match dst.slot_mut(pos) {
+        Slot::Map(d) => {
+            let mut d = d.bind(py).try_borrow_mut()?;
+            for (k, v) in data.entries {
+                d.data.insert(py, k, v)?;
+            }
+        }
+        Slot::Entries(d) => {
+            for (k, v) in data.entries {
+                d.insert(py, k, v)?;
+            }
+        }
+        slot => *slot = Slot::Entries(Box::new(data)),
+    }
     Ok(())
 }
 
@@ -396,6 +539,7 @@ pub fn take(m: &Bound<'_, Message>) -> PyResult<Message> {
 /// The slot a Python value makes for field `pos` of type `ty` (constructor
 /// keywords and assignment): scalars checked, messages copied (or built
 /// from a dict), iterables and mappings checked element by element.
+/// Sub-messages and containers are kept natively until read.
 pub fn slot_from(
     py: Python<'_>,
     s: &Arc<Schema>,
@@ -406,7 +550,10 @@ pub fn slot_from(
     let f = &s.tables.messages[ty as usize].fields[pos];
     Ok(match f.card {
         Cardinality::Singular { .. } => match f.kind {
-            Kind::Message(sub) => Slot::Val(message_value(py, s, sub, f, v)?.into_any().unbind()),
+            Kind::Message(sub) => match built(py, s, sub, f, v)? {
+                Built::Native(m) => Slot::Sub(Box::new(m)),
+                Built::Object(o) => Slot::Val(o.into_any().unbind()),
+            },
             k if k.packable() => Slot::Num(values::check_bits(&s.tables, f, k, v)?),
             k => Slot::Val(values::check(&s.tables, f, k, v)?),
         },
@@ -418,31 +565,15 @@ pub fn slot_from(
                     v.get_type().name()?
                 )));
             }
-            let mut items = Items::with_capacity(f.kind, v.len().unwrap_or(0));
-            if let Ok(l) = v.cast_exact::<PyList>() {
-                // By index, without an iterator: each read is checked
-                // against the list as it is (a check may run Python code).
-                let mut i = 0;
-                while i < l.len() {
-                    items.push(py, Kept::check(py, s, f, &l.get_item(i)?)?)?;
-                    i += 1;
-                }
-            } else if let Ok(t) = v.cast_exact::<PyTuple>() {
-                for e in t.iter() {
-                    items.push(py, Kept::check(py, s, f, &e)?)?;
-                }
-            } else {
-                for e in v.try_iter()? {
-                    items.push(py, Kept::check(py, s, f, &e?)?)?;
-                }
+            if let Kind::Message(sub) = f.kind {
+                return repeated_messages(py, s, sub, f, v);
             }
-            Slot::List(Py::new(
-                py,
-                Repeated::new(s.clone(), ty, pos as u32, items),
-            )?)
+            let mut items = Items::with_capacity(f.kind, v.len().unwrap_or(0));
+            for_each_element(v, |e| items.push(py, Kept::check(py, s, f, e)?))?;
+            Slot::Items(Box::new(items))
         }
         Cardinality::Map => {
-            let mut map = MapField::new(s.clone(), ty, pos as u32, MapData::default());
+            let map = MapField::new(s.clone(), ty, pos as u32, MapData::default());
             let mut data = MapData::with_capacity(v.len().unwrap_or(0));
             let mut put = |k: &Bound<'_, PyAny>, val: &Bound<'_, PyAny>| {
                 data.insert(py, map.check_key(k)?, map.check_value(val)?)
@@ -456,9 +587,63 @@ pub fn slot_from(
                     put(&k, &val)?;
                 }
             }
-            map.data = data;
-            Slot::Map(Py::new(py, map)?)
+            Slot::Entries(Box::new(data))
         }
+    })
+}
+
+/// Call `each` on every element of an iterable (a list by index, without
+/// an iterator: each read is checked against the list as it is, since a
+/// check may run Python code).
+fn for_each_element(
+    v: &Bound<'_, PyAny>,
+    mut each: impl FnMut(&Bound<'_, PyAny>) -> PyResult<()>,
+) -> PyResult<()> {
+    if let Ok(l) = v.cast_exact::<PyList>() {
+        let mut i = 0;
+        while i < l.len() {
+            each(&l.get_item(i)?)?;
+            i += 1;
+        }
+    } else if let Ok(t) = v.cast_exact::<PyTuple>() {
+        for e in t.iter() {
+            each(&e)?;
+        }
+    } else {
+        for e in v.try_iter()? {
+            each(&e?)?;
+        }
+    }
+    Ok(())
+}
+
+/// A repeated message field's slot from an iterable of messages or dicts:
+/// kept natively, unless a well-known type's Python form made objects.
+fn repeated_messages(
+    py: Python<'_>,
+    s: &Arc<Schema>,
+    sub: u32,
+    f: &FieldInfo,
+    v: &Bound<'_, PyAny>,
+) -> PyResult<Slot> {
+    let mut msgs = Vec::with_capacity(v.len().unwrap_or(0));
+    let mut objs: Option<Vec<Py<PyAny>>> = None;
+    for_each_element(v, |e| {
+        match (built(py, s, sub, f, e)?, &mut objs) {
+            (Built::Native(m), None) => msgs.push(m),
+            (Built::Native(m), Some(o)) => o.push(instantiate(py, m)?.into_any().unbind()),
+            (Built::Object(m), Some(o)) => o.push(m.into_any().unbind()),
+            (Built::Object(m), None) => {
+                let mut o = objects(py, std::mem::take(&mut msgs))?;
+                o.push(m.into_any().unbind());
+                objs = Some(o);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(match objs {
+        None => Slot::Subs(Box::new(msgs)),
+        Some(o) => Slot::Items(Box::new(Items::Objs(o))),
     })
 }
 
@@ -475,8 +660,7 @@ pub fn element(
     }
 }
 
-/// A message of type `sub` from a value: a copy of a message of that type,
-/// or one built from a dict of its fields.
+/// A message of type `sub` from a value, as an object (see [`built`]).
 pub fn message_value<'py>(
     py: Python<'py>,
     s: &Arc<Schema>,
@@ -484,12 +668,32 @@ pub fn message_value<'py>(
     f: &FieldInfo,
     v: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, Message>> {
+    match built(py, s, sub, f, v)? {
+        Built::Native(m) => instantiate(py, m),
+        Built::Object(o) => Ok(o),
+    }
+}
+
+/// A message a value makes: kept natively, or an object.
+enum Built<'py> {
+    Native(Message),
+    Object(Bound<'py, Message>),
+}
+
+/// A message of type `sub` from a value: a copy of a message of that type,
+/// or one built from a dict of its fields (both native), or a well-known
+/// type made from its Python form by its own code (an object).
+fn built<'py>(
+    py: Python<'py>,
+    s: &Arc<Schema>,
+    sub: u32,
+    f: &FieldInfo,
+    v: &Bound<'py, PyAny>,
+) -> PyResult<Built<'py>> {
     if let Ok(m) = v.cast::<Message>() {
         let b = m.try_borrow()?;
         if b.ty == sub && Arc::ptr_eq(&b.s, s) {
-            let c = deep_copy(py, &b)?;
-            drop(b);
-            return instantiate(py, c);
+            return Ok(Built::Native(deep_copy(py, &b)?));
         }
         return Err(PyTypeError::new_err(format!(
             "field {} takes a {} message, not {}",
@@ -505,7 +709,7 @@ pub fn message_value<'py>(
         // class (whose `__new__` is `Message`'s, and no `__init__`).
         let mut m = Message::empty(s.clone(), sub);
         kwargs_into(py, &mut m, d)?;
-        return instantiate(py, m);
+        return Ok(Built::Native(m));
     }
     if s.assigns[sub as usize] {
         // A datetime for a Timestamp, a dict for a Struct, ...: the
@@ -513,7 +717,7 @@ pub fn message_value<'py>(
         // TypeError or ValueError for what it does not take).
         let m = s.class(py, sub)?.call0()?;
         m.call_method1(pyo3::intern!(py, "_internal_assign"), (v,))?;
-        return m.cast_into::<Message>().map_err(Into::into);
+        return Ok(Built::Object(m.cast_into::<Message>()?));
     }
     Err(PyTypeError::new_err(format!(
         "field {} takes a {} message or a dict, not {}",
@@ -634,6 +838,11 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
             Slot::Lazy(c) => return Ok(c.clone_ref(py).into_any()),
             Slot::List(l) => return Ok(l.clone_ref(py).into_any()),
             Slot::Map(l) => return Ok(l.clone_ref(py).into_any()),
+            Slot::Sub(_) | Slot::Subs(_) | Slot::Items(_) | Slot::Entries(_) => {
+                drop(b);
+                materialize(m, pos)?;
+                return get_field(py, m, pos);
+            }
             Slot::Unset => {
                 let f = &b.info().fields[pos];
                 let scalar = !matches!(f.kind, Kind::Message(_));
@@ -678,6 +887,11 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
         Slot::Val(v) => v.clone_ref(py),
         Slot::Num(n) => values::number(py, kind, *n)?,
         Slot::Unset => py.None(),
+        _ => {
+            drop(b);
+            materialize(m, pos)?;
+            return get_field(py, m, pos);
+        }
     })
 }
 
@@ -949,6 +1163,7 @@ impl Message {
     /// Drop unknown fields, here and in every sub-message.
     fn DiscardUnknownFields(slf: &Bound<'_, Self>) -> PyResult<()> {
         let py = slf.py();
+        materialize_all(slf)?;
         let mut b = slf.try_borrow_mut()?;
         b.unknown.clear();
         let s = b.s.clone();
@@ -1026,13 +1241,16 @@ impl Message {
     }
 
     /// `[(position, value)]` of the present fields, by field number.
-    fn _present<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    fn _present<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyList>> {
+        let py = slf.py();
+        materialize_all(slf)?;
+        let this = slf.try_borrow()?;
         let out = PyList::empty(py);
-        for pos in 0..self.vals.len() {
-            if self.present(py, pos) {
-                let v = match &self.vals[pos] {
+        for pos in 0..this.vals.len() {
+            if this.present(py, pos) {
+                let v = match &this.vals[pos] {
                     Slot::Val(v) => v.clone_ref(py),
-                    Slot::Num(n) => values::number(py, self.info().fields[pos].kind, *n)?,
+                    Slot::Num(n) => values::number(py, this.info().fields[pos].kind, *n)?,
                     Slot::List(l) => l.clone_ref(py).into_any(),
                     Slot::Map(m) => m.clone_ref(py).into_any(),
                     _ => continue,

@@ -1,8 +1,9 @@
 //! Wire bytes into messages: the core's decoder drives a builder that
-//! makes the Python values as it goes. Messages are drafts (plain Rust)
-//! until their last byte is read, so a singular sub-message seen twice on
-//! the wire merges without touching Python objects, and each finished
-//! message becomes a Python object once.
+//! fills Rust [`Message`]s. Sub-messages and containers stay native
+//! ([`Slot::Sub`], [`Slot::Subs`], [`Slot::Items`], [`Slot::Entries`])
+//! until a read makes their Python objects, so a parse makes Python
+//! objects only for strings, bytes and map entries; a singular
+//! sub-message seen twice on the wire merges in place.
 
 use std::sync::Arc;
 
@@ -14,27 +15,10 @@ use pyo3::prelude::*;
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
-use crate::proto::containers::{Items, Kept, MapData, MapField, Repeated};
+use crate::proto::containers::Items;
 use crate::proto::message::{instantiate, merge_owned, release, Message, Slot};
 use crate::proto::schema::Schema;
 use crate::proto::values;
-
-/// A message being decoded.
-pub struct Draft {
-    ty: u32,
-    vals: Vec<DSlot>,
-    unknown: Vec<u8>,
-}
-
-enum DSlot {
-    Unset,
-    Val(Py<PyAny>),
-    Num(u64),
-    Msg(Box<Draft>),
-    List(Items),
-    /// Boxed: a map is rare, and the other slots stay small.
-    Map(Box<MapData>),
-}
 
 pub(crate) struct Builder<'py> {
     py: Python<'py>,
@@ -59,77 +43,41 @@ impl<'py> Builder<'py> {
 }
 
 impl Builder<'_> {
-    #[inline]
-    fn pos(&self, ty: u32, f: &FieldInfo) -> usize {
-        self.s.tables.messages[ty as usize].position(f)
-    }
-
     #[inline(always)]
-    fn slot<'d>(&self, m: &'d mut Draft, f: &FieldInfo) -> &'d mut DSlot {
-        let pos = self.pos(m.ty, f);
+    fn slot<'d>(&self, m: &'d mut Message, f: &FieldInfo) -> &'d mut Slot {
+        let info = &self.s.tables.messages[m.ty as usize];
+        let pos = info.position(f);
         if m.vals.len() <= pos {
-            let n = self.s.tables.messages[m.ty as usize].fields.len();
-            m.vals.resize_with(n, || DSlot::Unset);
+            m.vals.resize_with(info.fields.len(), || Slot::Unset);
         }
         &mut m.vals[pos]
     }
 
     /// Repeated field `f`'s values so far.
     #[inline(always)]
-    fn list<'d>(&self, m: &'d mut Draft, f: &FieldInfo) -> &'d mut Items {
+    fn list<'d>(&self, m: &'d mut Message, f: &FieldInfo) -> &'d mut Items {
         let slot = self.slot(m, f);
-        if !matches!(slot, DSlot::List(_)) {
-            *slot = DSlot::List(Items::new(f.kind));
+        if !matches!(slot, Slot::Items(_)) {
+            *slot = Slot::Items(Box::new(Items::new(f.kind)));
         }
         match slot {
-            DSlot::List(items) => items,
+            Slot::Items(items) => items,
             _ => unreachable!("made a list just above"),
         }
     }
 
     /// Setting a oneof member clears the others.
-    fn clear_oneof(&self, m: &mut Draft, f: &FieldInfo) {
+    fn clear_oneof(&self, m: &mut Message, f: &FieldInfo) {
         if let Some(o) = f.oneof {
             let fields = &self.s.tables.messages[m.ty as usize].fields;
             for (i, g) in fields.iter().enumerate() {
                 if g.oneof == Some(o) && g.number != f.number && i < m.vals.len() {
-                    m.vals[i] = DSlot::Unset;
+                    m.vals[i] = Slot::Unset;
                 }
             }
         }
     }
 
-    /// A finished draft as a message (not yet a Python object).
-    pub(crate) fn finish(&self, d: Draft) -> PyResult<Message> {
-        let py = self.py;
-        let mut m = Message::empty(self.s.clone(), d.ty);
-        m.unknown = d.unknown;
-        m.vals.reserve_exact(d.vals.len());
-        for (pos, slot) in d.vals.into_iter().enumerate() {
-            m.vals.push(match slot {
-                DSlot::Unset => Slot::Unset,
-                DSlot::Val(v) => Slot::Val(v),
-                DSlot::Num(n) => Slot::Num(n),
-                DSlot::Msg(sub) => Slot::Val(self.object(*sub)?.into_any()),
-                DSlot::List(items) => Slot::List(Py::new(
-                    py,
-                    Repeated::new(self.s.clone(), d.ty, pos as u32, items),
-                )?),
-                DSlot::Map(data) => Slot::Map(Py::new(
-                    py,
-                    MapField::new(self.s.clone(), d.ty, pos as u32, *data),
-                )?),
-            });
-        }
-        Ok(m)
-    }
-
-    fn object(&self, d: Draft) -> PyResult<Py<PyAny>> {
-        Ok(instantiate(self.py, self.finish(d)?)?.into_any().unbind())
-    }
-}
-
-impl Builder<'_> {
     #[cold]
     fn stash(&mut self, e: PyErr) -> Stashed {
         self.err = Some(e);
@@ -138,22 +86,18 @@ impl Builder<'_> {
 }
 
 impl MessageBuilder for Builder<'_> {
-    type Msg = Draft;
+    type Msg = Message;
     type Err = Stashed;
 
-    fn start(&mut self, ty: u32) -> Result<Draft, Stashed> {
-        Ok(Draft {
-            ty,
-            vals: Vec::new(),
-            unknown: Vec::new(),
-        })
+    fn start(&mut self, ty: u32) -> Result<Message, Stashed> {
+        Ok(Message::empty(self.s.clone(), ty))
     }
 
     #[inline]
-    fn set(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
+    fn set(&mut self, m: &mut Message, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
         let v = match v.bits(f.kind) {
-            Some(n) => DSlot::Num(n),
-            None => DSlot::Val(values::to_py(self.py, v).map_err(|e| self.stash(e))?),
+            Some(n) => Slot::Num(n),
+            None => Slot::Val(values::to_py(self.py, v).map_err(|e| self.stash(e))?),
         };
         self.clear_oneof(m, f);
         *self.slot(m, f) = v;
@@ -161,64 +105,66 @@ impl MessageBuilder for Builder<'_> {
     }
 
     #[inline]
-    fn push(&mut self, m: &mut Draft, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
+    fn push(&mut self, m: &mut Message, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
         let py = self.py;
         let r = self.list(m, f).push_scalar(py, v);
         r.map_err(|e| self.stash(e))
     }
 
-    fn reserve(&mut self, m: &mut Draft, f: &FieldInfo, n: usize) -> Result<(), Stashed> {
+    fn reserve(&mut self, m: &mut Message, f: &FieldInfo, n: usize) -> Result<(), Stashed> {
         self.list(m, f).reserve(n);
         Ok(())
     }
 
-    fn begin(&mut self, m: &mut Draft, f: &FieldInfo, ty: u32) -> Result<Draft, Stashed> {
+    fn begin(&mut self, m: &mut Message, f: &FieldInfo, ty: u32) -> Result<Message, Stashed> {
         if matches!(f.card, Cardinality::Singular { .. }) {
-            if let DSlot::Msg(d) = std::mem::replace(self.slot(m, f), DSlot::Unset) {
+            if let Slot::Sub(d) = std::mem::replace(self.slot(m, f), Slot::Unset) {
                 return Ok(*d);
             }
         }
         self.start(ty)
     }
 
-    fn end(&mut self, m: &mut Draft, f: &FieldInfo, sub: Draft) -> Result<(), Stashed> {
+    fn end(&mut self, m: &mut Message, f: &FieldInfo, sub: Message) -> Result<(), Stashed> {
         if matches!(f.card, Cardinality::Singular { .. }) {
             self.clear_oneof(m, f);
-            *self.slot(m, f) = DSlot::Msg(Box::new(sub));
+            *self.slot(m, f) = Slot::Sub(Box::new(sub));
             return Ok(());
         }
-        let v = self.object(sub).map_err(|e| self.stash(e))?;
-        let py = self.py;
-        let r = self.list(m, f).push(py, Kept::Obj(v));
-        r.map_err(|e| self.stash(e))
+        let slot = self.slot(m, f);
+        match slot {
+            Slot::Subs(v) => v.push(sub),
+            _ => *slot = Slot::Subs(Box::new(vec![sub])),
+        }
+        Ok(())
     }
 
     fn map_entry(
         &mut self,
-        m: &mut Draft,
+        m: &mut Message,
         f: &FieldInfo,
         key: Scalar<'_>,
-        value: MapValue<'_, Draft>,
+        value: MapValue<'_, Message>,
     ) -> Result<(), Stashed> {
-        let k = values::to_py(self.py, key).map_err(|e| self.stash(e))?;
+        let py = self.py;
+        let k = values::to_py(py, key).map_err(|e| self.stash(e))?;
         let v = match value {
-            MapValue::Scalar(s) => values::to_py(self.py, s),
-            MapValue::Message(d) => self.object(d),
+            MapValue::Scalar(s) => values::to_py(py, s),
+            MapValue::Message(d) => instantiate(py, d).map(|o| o.into_any().unbind()),
         }
         .map_err(|e| self.stash(e))?;
-        let py = self.py;
         let slot = self.slot(m, f);
-        if !matches!(slot, DSlot::Map(_)) {
-            *slot = DSlot::Map(Box::default());
+        if !matches!(slot, Slot::Entries(_)) {
+            *slot = Slot::Entries(Box::default());
         }
         let r = match slot {
-            DSlot::Map(data) => data.insert(py, k, v),
+            Slot::Entries(data) => data.insert(py, k, v),
             _ => Ok(()),
         };
         r.map_err(|e| self.stash(e))
     }
 
-    fn unknown(&mut self, m: &mut Draft, bytes: &[u8]) -> Result<(), Stashed> {
+    fn unknown(&mut self, m: &mut Message, bytes: &[u8]) -> Result<(), Stashed> {
         m.unknown.extend_from_slice(bytes);
         Ok(())
     }
@@ -233,16 +179,10 @@ pub(crate) fn builder_for<'py>(
     Ok((Builder::new(m.py(), b.s.clone()), b.s.clone(), b.ty))
 }
 
-/// Put what `builder` built from `draft` into `m`: in place of its
-/// contents (`replace`), or merged in.
-pub(crate) fn install(
-    m: &Bound<'_, Message>,
-    builder: &Builder<'_>,
-    draft: Draft,
-    replace: bool,
-) -> PyResult<()> {
+/// Put a parsed message `new` into `m`: in place of its contents
+/// (`replace`), or merged in.
+pub(crate) fn install(m: &Bound<'_, Message>, new: Message, replace: bool) -> PyResult<()> {
     let py = m.py();
-    let new = builder.finish(draft)?;
     if replace {
         let old = {
             let mut b = m.try_borrow_mut()?;
@@ -267,7 +207,7 @@ pub fn from_text(m: &Bound<'_, Message>, text: &str, opts: ParseOptions) -> PyRe
             return Err(errors::proto_decode(m.py(), msg, None, None));
         }
     };
-    install(m, &builder, draft, true)
+    install(m, draft, true)
 }
 
 /// Decode `data` (any bytes-like object) as a message of `m`'s type and
@@ -278,8 +218,8 @@ pub fn merge_from_bytes(
     replace: bool,
 ) -> PyResult<usize> {
     let (builder, s, ty) = builder_for(m)?;
-    let (builder, draft, n) = decode_bytes(builder, &s, ty, data)?;
-    install(m, &builder, draft, replace)?;
+    let (draft, n) = decode_bytes(builder, &s, ty, data)?;
+    install(m, draft, replace)?;
     Ok(n)
 }
 
@@ -290,21 +230,21 @@ pub fn from_bytes(
     ty: u32,
     data: &Bound<'_, PyAny>,
 ) -> PyResult<Message> {
-    let (builder, draft, _) = decode_bytes(Builder::new(py, s.clone()), s, ty, data)?;
-    builder.finish(draft)
+    let (m, _) = decode_bytes(Builder::new(py, s.clone()), s, ty, data)?;
+    Ok(m)
 }
 
-/// Decode `data` with `builder`: the draft and the input's length.
+/// Decode `data` with `builder`: the message and the input's length.
 fn decode_bytes<'py>(
     mut builder: Builder<'py>,
     s: &Schema,
     ty: u32,
     data: &Bound<'py, PyAny>,
-) -> PyResult<(Builder<'py>, Draft, usize)> {
+) -> PyResult<(Message, usize)> {
     let buf = InputBuffer::get(data)?;
     let bytes = buf.bytes();
     match decode(&s.tables, ty, bytes, &mut builder, DecodeOptions::default()) {
-        Ok(d) => Ok((builder, d, bytes.len())),
+        Ok(d) => Ok((d, bytes.len())),
         Err(Failure::Wire(e)) => {
             let msg = e.to_string();
             Err(errors::proto_decode(

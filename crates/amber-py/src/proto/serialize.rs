@@ -247,6 +247,10 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
             Slot::Val(_) | Slot::Num(_) => 1,
             Slot::List(l) => self.list(l).map_err(|e| self.stash(e))?.items.len(),
             Slot::Map(l) => self.map(l).map_err(|e| self.stash(e))?.data.entries.len(),
+            Slot::Sub(_) => 1,
+            Slot::Subs(v) => v.len(),
+            Slot::Items(v) => v.len(),
+            Slot::Entries(d) => d.entries.len(),
         })
     }
 
@@ -290,10 +294,12 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
 
     #[inline]
     fn numbers(&self, m: &'m Message, f: &FieldInfo) -> Result<Option<&'m [u64]>, Stashed> {
-        let Slot::List(l) = m.slot(pos(m, f)) else {
-            return Ok(None);
+        let items = match m.slot(pos(m, f)) {
+            Slot::List(l) => &self.list(l).map_err(|e| self.stash(e))?.items,
+            Slot::Items(items) => &**items,
+            _ => return Ok(None),
         };
-        match &self.list(l).map_err(|e| self.stash(e))?.items {
+        match items {
             Items::Nums(_, v) => {
                 self.no_object();
                 Ok(Some(v))
@@ -314,24 +320,31 @@ impl<'py> Source<'py> {
     where
         'py: 'm,
     {
-        match m.slot(pos(m, f)) {
-            slot @ (Slot::Val(_) | Slot::Num(_)) => self.slot_value(slot, f),
-            Slot::List(l) => match &self.list(l)?.items {
-                Items::Objs(v) => {
-                    let v = v
-                        .get(i)
-                        .ok_or_else(|| fail("a repeated field changed".into()))?;
-                    self.value(v, f, f.kind)
-                }
-                nums => {
-                    self.no_object();
-                    let s = nums
-                        .scalar(i)
-                        .ok_or_else(|| fail("a repeated field changed".into()))?;
-                    Ok(SrcValue::Scalar(s))
-                }
-            },
-            _ => Err(fail(format!("field {} is not set", f.name))),
+        let items = match m.slot(pos(m, f)) {
+            Slot::List(l) => &self.list(l)?.items,
+            Slot::Items(items) => &**items,
+            Slot::Subs(v) => {
+                let v = v
+                    .get(i)
+                    .ok_or_else(|| fail("a repeated field changed".into()))?;
+                return Ok(SrcValue::Message(v));
+            }
+            slot => return self.slot_value(slot, f),
+        };
+        match items {
+            Items::Objs(v) => {
+                let v = v
+                    .get(i)
+                    .ok_or_else(|| fail("a repeated field changed".into()))?;
+                self.value(v, f, f.kind)
+            }
+            nums => {
+                self.no_object();
+                let s = nums
+                    .scalar(i)
+                    .ok_or_else(|| fail("a repeated field changed".into()))?;
+                Ok(SrcValue::Scalar(s))
+            }
         }
     }
 
@@ -344,7 +357,7 @@ impl<'py> Source<'py> {
         }
     }
 
-    /// The value of a singular field's slot (`Val` or `Num`).
+    /// The value of a singular field's slot (`Val`, `Num` or `Sub`).
     #[inline(always)]
     fn slot_value<'m>(&self, slot: &'m Slot, f: &FieldInfo) -> PyResult<SrcValue<'m, &'m Message>>
     where
@@ -358,6 +371,7 @@ impl<'py> Source<'py> {
                     .ok_or_else(|| fail(format!("field {} holds a number", f.name)))?;
                 Ok(SrcValue::Scalar(s))
             }
+            Slot::Sub(sub) => Ok(SrcValue::Message(sub)),
             _ => Err(fail(format!("field {} holds no single value", f.name))),
         }
     }
@@ -371,12 +385,12 @@ impl<'py> Source<'py> {
     where
         'py: 'm,
     {
-        let Slot::Map(l) = m.slot(pos(m, f)) else {
-            return Err(fail(format!("field {} is not a map", f.name)));
+        let data = match m.slot(pos(m, f)) {
+            Slot::Map(l) => &self.map(l)?.data,
+            Slot::Entries(d) => &**d,
+            _ => return Err(fail(format!("field {} is not a map", f.name))),
         };
-        let l = self.map(l)?;
-        let (k, v) = l
-            .data
+        let (k, v) = data
             .entries
             .get(i)
             .ok_or_else(|| fail("a map field changed".into()))?;
@@ -478,10 +492,14 @@ fn walk_required(
     depth: usize,
 ) -> PyResult<()> {
     let py = m.py();
-    let b = m.try_borrow()?;
-    if !b.s.needs_check[b.ty as usize] || depth > amber_core::proto::wire::MAX_DEPTH {
-        return Ok(());
+    {
+        let b = m.try_borrow()?;
+        if !b.s.needs_check[b.ty as usize] || depth > amber_core::proto::wire::MAX_DEPTH {
+            return Ok(());
+        }
     }
+    crate::proto::message::materialize_all(m)?;
+    let b = m.try_borrow()?;
     for (pos, f) in b.info().fields.iter().enumerate() {
         if f.required && !b.present(py, pos) {
             out.push(format!("{prefix}{}", f.name));
