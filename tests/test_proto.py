@@ -461,6 +461,44 @@ def test_repeated_and_maps(shop: Any) -> None:
     assert again == o and again.by_id[4].sku == "four"
 
 
+def test_maps_follow_a_dict_through_random_changes() -> None:
+    """Map containers against a plain dict: inserts, replacements, deletions (each moving the
+    last entry into the hole), pops and lookups, with int, bool and string keys (non-ASCII among
+    them); the parsed copy holds the same entries."""
+    ns = P.load_text(
+        'syntax = "proto3"; message M { map<string, int32> s = 1; map<sint64, string> i = 2;'
+        " map<bool, int32> b = 3; }",
+        name="maps.proto",
+    )
+    rng = random.Random(7)
+    keys: dict[str, list[Any]] = {
+        "s": ["", "a", "b", "é", "long key " * 3] + [f"k{j}" for j in range(40)],
+        "i": [0, -1, 1, 2**63 - 1, -(2**63), *range(2, 40)],
+        "b": [True, False],
+    }
+    m = ns.M()
+    model: dict[str, dict[Any, Any]] = {name: {} for name in keys}
+    for _ in range(3000):
+        name = rng.choice(list(keys))
+        c, d, k = getattr(m, name), model[name], rng.choice(keys[name])
+        v: Any = rng.randrange(100) if name != "i" else str(rng.randrange(100))
+        op = rng.randrange(5)
+        if op < 2:
+            c[k] = d[k] = v
+        elif op == 2 and k in d:
+            del c[k], d[k]
+        elif op == 3:
+            assert c.pop(k, None) == d.pop(k, None)
+        else:
+            assert (k in c) == (k in d) and c.get(k) == d.get(k)
+        assert len(c) == len(d) and dict(c.items()) == d
+    for name, d in model.items():
+        assert dict(getattr(m, name).items()) == d
+    again = ns.M.FromString(m.SerializeToString())
+    for name, d in model.items():
+        assert dict(getattr(again, name).items()) == d
+
+
 def test_merge_copy_clear_equality(shop: Any) -> None:
     a = shop.Order(id=1, nums=[1], main={"sku": "a"}, counts={"x": 1})
     b = shop.Order(nums=[2], main={"qty": 3}, counts={"x": 2, "y": 3}, note="n")

@@ -2,12 +2,14 @@
 //! every value on the way in (as the field's setter would) and make their
 //! message present when changed (see `message::attach`).
 
+use std::borrow::Cow;
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use amber_core::proto::runtime::{FieldInfo, Kind, Scalar};
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyList, PySlice, PyString, PyWeakrefReference};
+use pyo3::types::{PyBool, PyDict, PyList, PySlice, PyString, PyTuple, PyWeakrefReference};
 
 use crate::proto::message::{self, attach_owner, Message};
 use crate::proto::schema::Schema;
@@ -525,42 +527,58 @@ fn snapshot<'py>(slf: &Bound<'py, Repeated>) -> PyResult<Bound<'py, PyList>> {
     PyList::new(slf.py(), b.items.to_vec(slf.py())?)
 }
 
-/// A map key, hashable in Rust.
+/// A map key, hashable in Rust: [`KeyView`] owning its text.
+pub type MapKey = KeyView<'static>;
+
+/// A map key as Rust reads it from a stored (checked) key object: a
+/// string's text borrowed from the object where it can be.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum MapKey {
+pub enum KeyView<'a> {
     Int(i128),
     Bool(bool),
-    Str(Vec<u8>),
+    Str(Cow<'a, [u8]>),
 }
 
-impl MapKey {
+impl<'a> KeyView<'a> {
     /// The key of a stored (checked) key object.
-    pub fn of(k: &Bound<'_, PyAny>) -> PyResult<MapKey> {
+    pub fn of(k: &'a Bound<'_, PyAny>) -> PyResult<KeyView<'a>> {
         if let Ok(b) = k.cast_exact::<PyBool>() {
-            return Ok(MapKey::Bool(b.is_true()));
+            return Ok(KeyView::Bool(b.is_true()));
         }
         if let Ok(s) = k.cast::<PyString>() {
-            return Ok(MapKey::Str(match s.to_str() {
-                Ok(t) => t.as_bytes().to_vec(),
-                Err(_) => values::escaped_bytes(k)?.as_bytes().to_vec(),
+            return Ok(KeyView::Str(match s.to_str() {
+                Ok(t) => Cow::Borrowed(t.as_bytes()),
+                Err(_) => Cow::Owned(values::escaped_bytes(k)?.as_bytes().to_vec()),
             }));
         }
         if k.is_exact_instance_of::<pyo3::types::PyInt>() {
             // SAFETY: `k` is a live exact int, held by the caller's borrow.
             if let Some(v) = unsafe { crate::ffi::long::small_int(k.as_ptr()) } {
-                return Ok(MapKey::Int(i128::from(v)));
+                return Ok(KeyView::Int(i128::from(v)));
             }
         }
-        Ok(MapKey::Int(k.extract()?))
+        Ok(KeyView::Int(k.extract()?))
+    }
+
+    /// The key, owning its text.
+    pub fn owned(self) -> MapKey {
+        match self {
+            KeyView::Int(v) => KeyView::Int(v),
+            KeyView::Bool(v) => KeyView::Bool(v),
+            KeyView::Str(t) => KeyView::Str(Cow::Owned(t.into_owned())),
+        }
     }
 }
 
-/// A map's entries in insertion order, with an index by key (hashed with a
-/// per-process random seed: keys come from untrusted input).
+/// A map's entries in insertion order, with an index by key: each entry's
+/// position and its key's hash (a per-process random seed: keys come from
+/// untrusted input). The keys themselves are read from the entries, so
+/// inserting copies no key.
 #[derive(Default)]
 pub struct MapData {
     pub entries: Vec<(Py<PyAny>, Py<PyAny>)>,
-    index: hashbrown::HashMap<MapKey, usize, foldhash::fast::RandomState>,
+    index: hashbrown::HashTable<(u64, usize)>,
+    seed: foldhash::fast::RandomState,
 }
 
 impl MapData {
@@ -568,39 +586,63 @@ impl MapData {
     pub fn with_capacity(n: usize) -> MapData {
         MapData {
             entries: Vec::with_capacity(n),
-            index: hashbrown::HashMap::with_capacity_and_hasher(n, Default::default()),
+            index: hashbrown::HashTable::with_capacity(n),
+            seed: Default::default(),
         }
+    }
+
+    /// The position of the entry of `key` (hashed `h`), if there is one.
+    fn position(&self, py: Python<'_>, h: u64, key: &KeyView<'_>) -> Option<usize> {
+        let entries = &self.entries;
+        self.index
+            .find(h, |&(eh, i)| {
+                eh == h && KeyView::of(entries[i].0.bind(py)).is_ok_and(|k| k == *key)
+            })
+            .map(|&(_, i)| i)
     }
 
     /// Insert or replace (checked key and value).
     pub fn insert(&mut self, py: Python<'_>, k: Py<PyAny>, v: Py<PyAny>) -> PyResult<()> {
-        let key = MapKey::of(k.bind(py))?;
-        match self.index.get(&key) {
-            Some(&i) => self.entries[i].1 = v,
+        let (h, found) = {
+            let key = KeyView::of(k.bind(py))?;
+            let h = self.seed.hash_one(&key);
+            (h, self.position(py, h, &key))
+        };
+        match found {
+            Some(i) => self.entries[i].1 = v,
             None => {
-                self.index.insert(key, self.entries.len());
+                let at = self.entries.len();
+                self.index.insert_unique(h, (h, at), |&(eh, _)| eh);
                 self.entries.push((k, v));
             }
         }
         Ok(())
     }
 
-    pub fn find(&self, key: &MapKey) -> Option<usize> {
-        self.index.get(key).copied()
+    pub fn find(&self, py: Python<'_>, key: &MapKey) -> Option<usize> {
+        self.position(py, self.seed.hash_one(key), key)
     }
 
+    /// Remove `key`'s entry: the last entry takes its place.
     pub fn remove(
         &mut self,
         py: Python<'_>,
         key: &MapKey,
     ) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
-        let Some(i) = self.index.remove(key) else {
+        let h = self.seed.hash_one(key);
+        let Some(i) = self.position(py, h, key) else {
             return Ok(None);
         };
+        if let Ok(e) = self.index.find_entry(h, |&(_, j)| j == i) {
+            e.remove();
+        }
         let e = self.entries.swap_remove(i);
-        if i < self.entries.len() {
-            let moved = MapKey::of(self.entries[i].0.bind(py))?;
-            self.index.insert(moved, i);
+        let last = self.entries.len();
+        if i < last {
+            let moved = self.seed.hash_one(KeyView::of(self.entries[i].0.bind(py))?);
+            if let Some(slot) = self.index.find_mut(moved, |&(_, j)| j == last) {
+                slot.1 = i;
+            }
         }
         Ok(Some(e))
     }
@@ -689,7 +731,7 @@ fn key_of(slf: &Bound<'_, MapField>, k: &Bound<'_, PyAny>) -> PyResult<(Py<PyAny
             PyKeyError::new_err(k.clone().unbind())
         }
     })?;
-    let mk = MapKey::of(k.bind(slf.py()))?;
+    let mk = KeyView::of(k.bind(slf.py()))?.owned();
     Ok((k, mk))
 }
 
@@ -712,7 +754,7 @@ impl MapField {
         let Ok((_, mk)) = key_of(slf, k) else {
             return Ok(false);
         };
-        Ok(slf.try_borrow()?.data.find(&mk).is_some())
+        Ok(slf.try_borrow()?.data.find(slf.py(), &mk).is_some())
     }
 
     /// The value for `key`; a missing key is inserted with the default
@@ -720,7 +762,7 @@ impl MapField {
     fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let py = slf.py();
         let (k, mk) = key_of(slf, key)?;
-        if let Some(i) = slf.try_borrow()?.data.find(&mk) {
+        if let Some(i) = slf.try_borrow()?.data.find(py, &mk) {
             return Ok(slf.try_borrow()?.data.entries[i].1.clone_ref(py));
         }
         let v = slf.try_borrow()?.fresh(py)?;
@@ -821,20 +863,28 @@ impl MapField {
             return Ok(default.unwrap_or_else(|| py.None()));
         };
         let b = slf.try_borrow()?;
-        Ok(match b.data.find(&mk) {
+        Ok(match b.data.find(py, &mk) {
             Some(i) => b.data.entries[i].1.clone_ref(py),
             None => default.unwrap_or_else(|| py.None()),
         })
     }
 
-    /// Remove `key` and return its value (or `default`, if given).
-    #[pyo3(signature = (key, default = None))]
+    /// Remove `key` and return its value (or `default`, if given: `None`
+    /// too, as `dict.pop` takes it).
+    #[pyo3(signature = (key, *default))]
     fn pop(
         slf: &Bound<'_, Self>,
         key: &Bound<'_, PyAny>,
-        default: Option<Py<PyAny>>,
+        default: &Bound<'_, PyTuple>,
     ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
+        if default.len() > 1 {
+            return Err(PyTypeError::new_err(format!(
+                "pop expected at most 2 arguments, got {}",
+                default.len() + 1
+            )));
+        }
+        let default = default.iter().next().map(Bound::unbind);
         let (_, mk) = key_of(slf, key)?;
         let removed = slf.try_borrow_mut()?.data.remove(py, &mk)?;
         match (removed, default) {
