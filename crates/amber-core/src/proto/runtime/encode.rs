@@ -335,7 +335,10 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         Ok(())
     }
 
-    /// One value with its tag, as field `num` of kind `f.kind`.
+    /// One value with its tag, as field `num` of kind `f.kind`. A scalar
+    /// is written in place (inlined into the field loops); a message
+    /// through [`sub_message`](Self::sub_message).
+    #[inline(always)]
     fn value(
         &mut self,
         f: &FieldInfo,
@@ -343,31 +346,41 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         v: SrcValue<'m, S::Msg>,
         depth: usize,
     ) -> Res<(), S::Err> {
-        match (f.kind, v) {
-            (Kind::Message(ty), SrcValue::Message(sub)) => {
-                let sub_depth = depth + 1;
-                if f.delimited {
-                    self.put_tag(num, EGROUP);
-                    self.nested(ty, sub, sub_depth)?;
-                    self.put_tag(num, SGROUP);
-                } else {
-                    let mark = self.out.len();
-                    self.nested(ty, sub, sub_depth)?;
-                    self.put_varint((self.out.len() - mark) as u64);
-                    self.put_tag(num, LEN);
-                }
+        match v {
+            // `scalar` refuses a message kind.
+            SrcValue::Scalar(s) => {
+                self.scalar(f.kind, s)?;
+                self.put_tag(num, f.kind.wire_type());
                 Ok(())
             }
-            (Kind::Message(_), SrcValue::Scalar(_)) => {
-                self.err("a scalar where a message was expected")
-            }
-            (_, SrcValue::Message(_)) => self.err("a message where a scalar was expected"),
-            (kind, SrcValue::Scalar(s)) => {
-                self.scalar(kind, s)?;
-                self.put_tag(num, kind.wire_type());
-                Ok(())
-            }
+            SrcValue::Message(sub) => self.sub_message(f, num, sub, depth),
         }
+    }
+
+    /// A message value with its tag (length-prefixed or a group).
+    #[inline(never)]
+    fn sub_message(
+        &mut self,
+        f: &FieldInfo,
+        num: u32,
+        sub: S::Msg,
+        depth: usize,
+    ) -> Res<(), S::Err> {
+        let Kind::Message(ty) = f.kind else {
+            return self.err("a message where a scalar was expected");
+        };
+        let sub_depth = depth + 1;
+        if f.delimited {
+            self.put_tag(num, EGROUP);
+            self.nested(ty, sub, sub_depth)?;
+            self.put_tag(num, SGROUP);
+        } else {
+            let mark = self.out.len();
+            self.nested(ty, sub, sub_depth)?;
+            self.put_varint((self.out.len() - mark) as u64);
+            self.put_tag(num, LEN);
+        }
+        Ok(())
     }
 
     fn nested(&mut self, ty: u32, sub: S::Msg, depth: usize) -> Res<(), S::Err> {
@@ -425,9 +438,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         let kind = f.kind;
         if packed {
             let mark = self.out.len();
-            for &b in nums.iter().rev() {
-                self.number(kind, b);
-            }
+            self.run(kind, nums);
             self.put_varint((self.out.len() - mark) as u64);
             self.put_tag(f.number, LEN);
         } else {
@@ -439,8 +450,35 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         }
     }
 
+    /// A packed run's values, without tag or length: the kind is matched
+    /// once for the run, not per value.
+    fn run(&mut self, kind: Kind, nums: &[u64]) {
+        match kind {
+            Kind::Int32 | Kind::Int64 | Kind::Enum(_) | Kind::Uint32 | Kind::Uint64 => {
+                for &b in nums.iter().rev() {
+                    self.put_varint(b);
+                }
+            }
+            Kind::Sint32 => {
+                for &b in nums.iter().rev() {
+                    self.put_varint(varint::zigzag(b as i32 as i64) & 0xFFFF_FFFF);
+                }
+            }
+            Kind::Sint64 => {
+                for &b in nums.iter().rev() {
+                    self.put_varint(varint::zigzag(b as i64));
+                }
+            }
+            _ => {
+                for &b in nums.iter().rev() {
+                    self.number(kind, b);
+                }
+            }
+        }
+    }
+
     /// One value of a packable kind, from its bits ([`Scalar::bits`]).
-    #[inline]
+    #[inline(always)]
     fn number(&mut self, kind: Kind, b: u64) {
         match kind {
             Kind::Int32 | Kind::Int64 | Kind::Enum(_) | Kind::Uint32 | Kind::Uint64 => {
@@ -515,7 +553,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                 }
                 _ => return bad(self),
             },
-            Kind::Message(_) => return bad(self),
+            Kind::Message(_) => return self.err("a scalar where a message was expected"),
         }
         Ok(())
     }
