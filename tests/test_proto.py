@@ -612,6 +612,49 @@ def test_sub_messages_and_containers_behave_alike_before_and_after_their_first_r
     assert parsed().HasField("voucher") and parsed().WhichOneof("pay") == "voucher"
 
 
+def test_strings_read_from_any_buffer_stay_as_read(shop: Any) -> None:
+    """Strings and bytes a parse reads are kept as places in its input until read: a `bytes`
+    input is kept, any other buffer copied, so changing the buffer afterwards changes nothing;
+    merges between messages parsed from different inputs, and proto2 strings that are not
+    UTF-8, read and write back what was parsed."""
+    o = shop.Order(
+        note="ñote",
+        card="c",
+        b=b"\x00\xff",
+        items=[{"sku": "s1"}, {"sku": "s2"}],
+        by_id={1: {"sku": "k"}},
+    )
+    data = o.SerializeToString()
+    buf = bytearray(data)
+    views = [data, buf, memoryview(buf), memoryview(data)[: len(data)]]
+    parsed = [shop.Order.FromString(v) for v in views]
+    buf[:] = bytes(len(buf))  # the copies do not see this
+    for m in parsed:
+        assert m == o and m.note == "ñote" and m.b == b"\x00\xff" and m.items[1].sku == "s2"
+        assert m.SerializeToString() == data and m.to_dict() == o.to_dict()
+    a, b = shop.Order.FromString(data), shop.Order.FromString(bytes(data))
+    a.MergeFrom(b)
+    a.MergeFromString(shop.Order(note="last", items=[{"sku": "s3"}]).SerializeToString())
+    want = copy.deepcopy(o)
+    want.MergeFrom(o)
+    want.note = "last"
+    want.items.add(sku="s3")
+    assert a == want and [i.sku for i in a.items] == ["s1", "s2", "s1", "s2", "s3"]
+    c = shop.Order.FromString(data)
+    c.ParseFromString(shop.Order(note="new").SerializeToString())
+    assert c.note == "new" and not c.items and c.WhichOneof("pay") is None
+    ns = P.load_text(
+        'syntax = "proto2"; message T { optional string s = 1; repeated string r = 2; }',
+        name="t2.proto",
+    )
+    raw = bytes([10, 2, 0xC3, 0x28, 18, 1, 0xFF])  # not UTF-8 (proto2 does not check)
+    t = ns.T.FromString(raw)
+    assert t.s == "\udcc3(" and list(t.r) == ["\udcff"]
+    assert (
+        t.SerializeToString() == raw and ns.T.FromString(bytearray(raw)).SerializeToString() == raw
+    )
+
+
 def test_unknown_fields_survive(shop: Any) -> None:
     item_bytes = shop.Item(sku="s").SerializeToString() + bytes([0xF8, 0x01, 0x2A])  # field 31 = 42
     item = shop.Item.FromString(item_bytes)

@@ -19,7 +19,7 @@
 
 use std::sync::Arc;
 
-use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind, MessageInfo};
+use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind, MessageInfo, Scalar};
 use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType, PyWeakrefReference};
@@ -54,6 +54,30 @@ pub enum Slot {
     Items(Box<Items>),
     /// A map field's entries, no container made yet.
     Entries(Box<MapData>),
+    /// A string or bytes value a parse read, as its place in the message's
+    /// [`Message::input`] (offset, length): its object is made when read.
+    Span(u32, u32),
+    /// A repeated string or bytes field's values a parse read, as places
+    /// in the message's input.
+    #[allow(clippy::box_collection)]
+    Spans(Box<Vec<(u32, u32)>>),
+}
+
+/// The bytes a message was parsed from, which its [`Slot::Span`]s and
+/// [`Slot::Spans`] point into: the `bytes` object itself (immutable, so
+/// nothing is copied), or a copy of any other buffer.
+pub enum Input {
+    Bytes(Py<PyBytes>),
+    Owned(Box<[u8]>),
+}
+
+impl Input {
+    pub fn data<'a>(&'a self, py: Python<'_>) -> &'a [u8] {
+        match self {
+            Input::Bytes(b) => b.as_bytes(py),
+            Input::Owned(v) => v,
+        }
+    }
 }
 
 impl Slot {
@@ -63,7 +87,12 @@ impl Slot {
     pub fn native(&self) -> bool {
         matches!(
             self,
-            Slot::Sub(_) | Slot::Subs(_) | Slot::Items(_) | Slot::Entries(_)
+            Slot::Sub(_)
+                | Slot::Subs(_)
+                | Slot::Items(_)
+                | Slot::Entries(_)
+                | Slot::Span(..)
+                | Slot::Spans(_)
         )
     }
 }
@@ -106,6 +135,8 @@ pub struct Message {
     pub unknown: Vec<u8>,
     /// While a default sub-message: the parent and the field's position.
     pub parent: Option<(Py<PyWeakrefReference>, u32)>,
+    /// The bytes the message was parsed from, while spans point into them.
+    pub input: Option<Arc<Input>>,
 }
 
 impl Message {
@@ -116,7 +147,22 @@ impl Message {
             vals: Vec::new(),
             unknown: Vec::new(),
             parent: None,
+            input: None,
         }
+    }
+
+    /// The bytes of span `(offset, length)` of the message's input.
+    pub fn span<'a>(&'a self, py: Python<'_>, (off, len): (u32, u32)) -> &'a [u8] {
+        let at = off as usize..off as usize + len as usize;
+        match &self.input {
+            Some(i) => i.data(py).get(at).unwrap_or_default(),
+            None => &[],
+        }
+    }
+
+    /// The object of span `sp`, a value of field kind `kind`.
+    pub fn span_object(&self, py: Python<'_>, kind: Kind, sp: (u32, u32)) -> PyResult<Py<PyAny>> {
+        text_object(py, kind, self.span(py, sp))
     }
 
     pub fn info(&self) -> &MessageInfo {
@@ -172,6 +218,11 @@ impl Message {
             Slot::Subs(v) => !v.is_empty(),
             Slot::Items(v) => !v.is_empty(),
             Slot::Entries(d) => !d.entries.is_empty(),
+            Slot::Span(_, len) => match f.card {
+                Cardinality::Singular { presence: false } => *len > 0,
+                _ => true,
+            },
+            Slot::Spans(v) => !v.is_empty(),
         }
     }
 
@@ -256,7 +307,13 @@ pub fn materialize(m: &Bound<'_, Message>, pos: usize) -> PyResult<()> {
         c.owner = owner.as_ref().map(|o| o.clone_ref(py));
         Py::new(py, c)
     };
+    let kind = b.info().fields[pos].kind;
     let made = match std::mem::replace(b.slot_mut(pos), Slot::Unset) {
+        Slot::Span(off, len) => Slot::Val(b.span_object(py, kind, (off, len))?),
+        Slot::Spans(v) => {
+            let objs = v.iter().map(|&sp| b.span_object(py, kind, sp));
+            Slot::List(container(Items::Objs(objs.collect::<PyResult<_>>()?))?)
+        }
         Slot::Sub(sub) => Slot::Val(instantiate(py, *sub)?.into_any().unbind()),
         Slot::Subs(v) => Slot::List(container(Items::Objs(objects(py, *v)?))?),
         Slot::Items(items) => Slot::List(container(*items)?),
@@ -279,6 +336,17 @@ pub fn materialize_all(m: &Bound<'_, Message>) -> PyResult<()> {
         materialize(m, pos)?;
     }
     Ok(())
+}
+
+/// A string or bytes value's object, for a field of `kind`.
+pub fn text_object(py: Python<'_>, kind: Kind, b: &[u8]) -> PyResult<Py<PyAny>> {
+    values::to_py(
+        py,
+        match kind {
+            Kind::Bytes => Scalar::Bytes(b),
+            _ => Scalar::Str(b),
+        },
+    )
 }
 
 /// Messages made objects, for a repeated field's list of objects.
@@ -342,6 +410,7 @@ fn owner_link(m: &Bound<'_, Message>) -> PyResult<Option<Py<PyWeakrefReference>>
 pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
     let mut out = Message::empty(m.s.clone(), m.ty);
     out.unknown = m.unknown.clone();
+    out.input = m.input.clone();
     out.vals.reserve(m.vals.len());
     for (pos, slot) in m.vals.iter().enumerate() {
         let f = &m.info().fields[pos];
@@ -362,6 +431,8 @@ pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
             Slot::Items(items) => copied_items(py, f, items)?,
             Slot::Map(mp) => Slot::Entries(Box::new(copy_map(py, &m.s, f, &mp.borrow(py).data)?)),
             Slot::Entries(d) => Slot::Entries(Box::new(copy_map(py, &m.s, f, d)?)),
+            Slot::Span(off, len) => Slot::Span(*off, *len),
+            Slot::Spans(v) => Slot::Spans(v.clone()),
         });
     }
     Ok(out)
@@ -412,14 +483,36 @@ pub fn copy_obj<'py>(py: Python<'py>, v: &Bound<'py, PyAny>) -> PyResult<Bound<'
 /// Merge `src` (owned: its objects move) into `dst`, Google's `MergeFrom`:
 /// set scalars overwrite, sub-messages merge, repeated fields append,
 /// map entries replace, unknown fields append.
-pub fn merge_owned(py: Python<'_>, dst: &mut Message, src: Message) -> PyResult<()> {
+pub fn merge_owned(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyResult<()> {
     let s = src.s.clone();
     let fields = &s.tables.messages[src.ty as usize].fields;
-    for (pos, slot) in src.vals.into_iter().enumerate() {
+    // Spans move as they are when both messages read the same input (or
+    // `dst` none yet); otherwise they become objects.
+    let shared = match (&dst.input, &src.input) {
+        (_, None) => true,
+        (None, Some(i)) => {
+            dst.input = Some(i.clone());
+            true
+        }
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+    };
+    let vals = std::mem::take(&mut src.vals);
+    for (pos, slot) in vals.into_iter().enumerate() {
         let f = &fields[pos];
         let no_presence = matches!(f.card, Cardinality::Singular { presence: false });
         match slot {
             Slot::Unset | Slot::Lazy(_) => {}
+            Slot::Span(_, 0) if no_presence => {}
+            Slot::Span(off, len) if shared => release(py, dst.put(pos, Slot::Span(off, len))),
+            Slot::Span(off, len) => {
+                let v = src.span_object(py, f.kind, (off, len))?;
+                release(py, dst.put(pos, Slot::Val(v)))
+            }
+            Slot::Spans(v) if shared => append_spans(py, dst, pos, *v)?,
+            Slot::Spans(v) => {
+                let objs = v.iter().map(|&sp| src.span_object(py, f.kind, sp));
+                append_items(py, dst, pos, Items::Objs(objs.collect::<PyResult<_>>()?))?;
+            }
             Slot::Sub(sub) => merge_sub(py, dst, pos, Slot::Sub(sub))?,
             Slot::Val(v) if matches!(f.kind, Kind::Message(_)) => {
                 merge_sub(py, dst, pos, Slot::Val(v))?
@@ -469,6 +562,14 @@ fn append_items(py: Python<'_>, dst: &mut Message, pos: usize, items: Items) -> 
     if items.is_empty() {
         return Ok(());
     }
+    if let Slot::Spans(_) = dst.slot(pos) {
+        let Slot::Spans(have) = std::mem::replace(dst.slot_mut(pos), Slot::Unset) else {
+            unreachable!("a span list just above")
+        };
+        let kind = dst.info().fields[pos].kind;
+        let objs = have.iter().map(|&sp| dst.span_object(py, kind, sp));
+        *dst.slot_mut(pos) = Slot::Items(Box::new(Items::Objs(objs.collect::<PyResult<_>>()?)));
+    }
     match dst.slot_mut(pos) {
         Slot::List(d) => d.bind(py).try_borrow_mut()?.items.append(py, items),
         Slot::Items(d) => d.append(py, items),
@@ -483,6 +584,30 @@ fn append_items(py: Python<'_>, dst: &mut Message, pos: usize, items: Items) -> 
             Ok(())
         }
     }
+}
+
+/// Append spans of `dst`'s own input to repeated field `pos` of `dst`.
+fn append_spans(
+    py: Python<'_>,
+    dst: &mut Message,
+    pos: usize,
+    spans: Vec<(u32, u32)>,
+) -> PyResult<()> {
+    if spans.is_empty() {
+        return Ok(());
+    }
+    if let Slot::Spans(d) = dst.slot_mut(pos) {
+        d.extend(spans);
+        return Ok(());
+    }
+    if matches!(dst.slot(pos), Slot::Unset) {
+        *dst.slot_mut(pos) = Slot::Spans(Box::new(spans));
+        return Ok(());
+    }
+    let kind = dst.info().fields[pos].kind;
+    let objs = spans.iter().map(|&sp| dst.span_object(py, kind, sp));
+    let items = Items::Objs(objs.collect::<PyResult<_>>()?);
+    append_items(py, dst, pos, items)
 }
 
 /// Append messages to repeated message field `pos` of `dst`.
@@ -838,7 +963,12 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
             Slot::Lazy(c) => return Ok(c.clone_ref(py).into_any()),
             Slot::List(l) => return Ok(l.clone_ref(py).into_any()),
             Slot::Map(l) => return Ok(l.clone_ref(py).into_any()),
-            Slot::Sub(_) | Slot::Subs(_) | Slot::Items(_) | Slot::Entries(_) => {
+            // A new object per read, as upb makes: strings and bytes are
+            // immutable, so the span stays.
+            &Slot::Span(off, len) => {
+                return b.span_object(py, b.info().fields[pos].kind, (off, len));
+            }
+            Slot::Sub(_) | Slot::Subs(_) | Slot::Items(_) | Slot::Entries(_) | Slot::Spans(_) => {
                 drop(b);
                 materialize(m, pos)?;
                 return get_field(py, m, pos);
@@ -1060,6 +1190,7 @@ impl Message {
         let old = {
             let mut b = slf.try_borrow_mut()?;
             b.unknown = copy.unknown;
+            b.input = copy.input;
             std::mem::replace(&mut b.vals, copy.vals)
         };
         release(py, old);
@@ -1071,6 +1202,7 @@ impl Message {
         let old = {
             let mut b = slf.try_borrow_mut()?;
             b.unknown.clear();
+            b.input = None;
             std::mem::take(&mut b.vals)
         };
         release(slf.py(), old);

@@ -1,9 +1,10 @@
 //! Wire bytes into messages: the core's decoder drives a builder that
 //! fills Rust [`Message`]s. Sub-messages and containers stay native
 //! ([`Slot::Sub`], [`Slot::Subs`], [`Slot::Items`], [`Slot::Entries`])
-//! until a read makes their Python objects, so a parse makes Python
-//! objects only for strings, bytes and map entries; a singular
-//! sub-message seen twice on the wire merges in place.
+//! until a read makes their Python objects, and so do strings and bytes
+//! of a wire parse ([`Slot::Span`], [`Slot::Spans`]: places in the input,
+//! which the messages keep), so a parse makes Python objects only for map
+//! entries; a singular sub-message seen twice on the wire merges in place.
 
 use std::sync::Arc;
 
@@ -12,11 +13,12 @@ use amber_core::proto::runtime::{
 };
 use amber_core::proto::text::{parse_text, ParseOptions, TextFailure};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
 use crate::proto::containers::Items;
-use crate::proto::message::{instantiate, merge_owned, release, Message, Slot};
+use crate::proto::message::{instantiate, merge_owned, release, Input, Message, Slot};
 use crate::proto::schema::Schema;
 use crate::proto::values;
 
@@ -25,6 +27,9 @@ pub(crate) struct Builder<'py> {
     s: Arc<Schema>,
     /// The error behind a `Stashed` (the decoder's results stay small).
     err: Option<PyErr>,
+    /// The input of a wire parse, and where its bytes are: strings and
+    /// bytes are kept as spans of it.
+    input: Option<(Arc<Input>, usize, usize)>,
 }
 
 /// The builder failed; the error is in `Builder::err`.
@@ -33,7 +38,12 @@ pub struct Stashed;
 impl<'py> Builder<'py> {
     /// A builder of messages of schema `s` (also used by the JSON parser).
     pub(crate) fn new(py: Python<'py>, s: Arc<Schema>) -> Self {
-        Builder { py, s, err: None }
+        Builder {
+            py,
+            s,
+            err: None,
+            input: None,
+        }
     }
 
     /// The error behind a `Stashed`.
@@ -43,6 +53,18 @@ impl<'py> Builder<'py> {
 }
 
 impl Builder<'_> {
+    /// Where a string or bytes value lies in the input, if it comes from
+    /// it.
+    #[inline(always)]
+    fn span_of(&self, v: Scalar<'_>) -> Option<(u32, u32)> {
+        let (Scalar::Str(b) | Scalar::Bytes(b)) = v else {
+            return None;
+        };
+        let (_, at, len) = self.input.as_ref()?;
+        let p = (b.as_ptr() as usize).wrapping_sub(*at);
+        (p <= *len && b.len() <= *len - p).then_some((p as u32, b.len() as u32))
+    }
+
     #[inline(always)]
     fn slot<'d>(&self, m: &'d mut Message, f: &FieldInfo) -> &'d mut Slot {
         let info = &self.s.tables.messages[m.ty as usize];
@@ -90,14 +112,17 @@ impl MessageBuilder for Builder<'_> {
     type Err = Stashed;
 
     fn start(&mut self, ty: u32) -> Result<Message, Stashed> {
-        Ok(Message::empty(self.s.clone(), ty))
+        let mut m = Message::empty(self.s.clone(), ty);
+        m.input = self.input.as_ref().map(|i| i.0.clone());
+        Ok(m)
     }
 
     #[inline]
     fn set(&mut self, m: &mut Message, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
-        let v = match v.bits(f.kind) {
-            Some(n) => Slot::Num(n),
-            None => Slot::Val(values::to_py(self.py, v).map_err(|e| self.stash(e))?),
+        let v = match (v.bits(f.kind), self.span_of(v)) {
+            (Some(n), _) => Slot::Num(n),
+            (None, Some((off, len))) => Slot::Span(off, len),
+            (None, None) => Slot::Val(values::to_py(self.py, v).map_err(|e| self.stash(e))?),
         };
         self.clear_oneof(m, f);
         *self.slot(m, f) = v;
@@ -106,6 +131,22 @@ impl MessageBuilder for Builder<'_> {
 
     #[inline]
     fn push(&mut self, m: &mut Message, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
+        if let Some(sp) = self.span_of(v) {
+            let slot = self.slot(m, f);
+            match slot {
+                Slot::Spans(v) => {
+                    v.push(sp);
+                    return Ok(());
+                }
+                Slot::Unset => {
+                    *slot = Slot::Spans(Box::new(vec![sp]));
+                    return Ok(());
+                }
+                // The field's values are objects already: this one joins
+                // them below.
+                _ => {}
+            }
+        }
         let py = self.py;
         let r = self.list(m, f).push_scalar(py, v);
         r.map_err(|e| self.stash(e))
@@ -187,6 +228,7 @@ pub(crate) fn install(m: &Bound<'_, Message>, new: Message, replace: bool) -> Py
         let old = {
             let mut b = m.try_borrow_mut()?;
             b.unknown = new.unknown;
+            b.input = new.input;
             std::mem::replace(&mut b.vals, new.vals)
         };
         release(py, old);
@@ -217,9 +259,12 @@ pub fn merge_from_bytes(
     data: &Bound<'_, PyAny>,
     replace: bool,
 ) -> PyResult<usize> {
-    let (builder, s, ty) = builder_for(m)?;
-    let (draft, n) = decode_bytes(builder, &s, ty, data)?;
-    install(m, draft, replace)?;
+    let (s, ty) = {
+        let b = m.try_borrow()?;
+        (b.s.clone(), b.ty)
+    };
+    let (new, n) = decode_bytes(m.py(), &s, ty, data)?;
+    install(m, new, replace)?;
     Ok(n)
 }
 
@@ -230,21 +275,48 @@ pub fn from_bytes(
     ty: u32,
     data: &Bound<'_, PyAny>,
 ) -> PyResult<Message> {
-    let (m, _) = decode_bytes(Builder::new(py, s.clone()), s, ty, data)?;
-    Ok(m)
+    Ok(decode_bytes(py, s, ty, data)?.0)
 }
 
-/// Decode `data` with `builder`: the message and the input's length.
-fn decode_bytes<'py>(
-    mut builder: Builder<'py>,
+/// Decode `data`: the message and the input's length. The messages keep
+/// the input for their strings and bytes: a `bytes` object as it is, any
+/// other buffer (which may change after the parse) copied.
+fn decode_bytes(
+    py: Python<'_>,
+    s: &Arc<Schema>,
+    ty: u32,
+    data: &Bound<'_, PyAny>,
+) -> PyResult<(Message, usize)> {
+    let input = match data.cast_exact::<PyBytes>() {
+        Ok(b) => Input::Bytes(b.clone().unbind()),
+        Err(_) => {
+            let buf = InputBuffer::get(data)?;
+            if u32::try_from(buf.bytes().len()).is_err() {
+                // Too long for spans: values become objects as they come.
+                return decode_in(Builder::new(py, s.clone()), s, ty, buf.bytes(), data);
+            }
+            Input::Owned(buf.bytes().into())
+        }
+    };
+    let input = Arc::new(input);
+    let bytes = input.data(py);
+    let mut builder = Builder::new(py, s.clone());
+    if u32::try_from(bytes.len()).is_ok() {
+        builder.input = Some((input.clone(), bytes.as_ptr() as usize, bytes.len()));
+    }
+    decode_in(builder, s, ty, bytes, data)
+}
+
+/// Decode `bytes` (from `data`) with `builder`.
+fn decode_in(
+    mut builder: Builder<'_>,
     s: &Schema,
     ty: u32,
-    data: &Bound<'py, PyAny>,
+    bytes: &[u8],
+    data: &Bound<'_, PyAny>,
 ) -> PyResult<(Message, usize)> {
-    let buf = InputBuffer::get(data)?;
-    let bytes = buf.bytes();
     match decode(&s.tables, ty, bytes, &mut builder, DecodeOptions::default()) {
-        Ok(d) => Ok((d, bytes.len())),
+        Ok(m) => Ok((m, bytes.len())),
         Err(Failure::Wire(e)) => {
             let msg = e.to_string();
             Err(errors::proto_decode(

@@ -220,6 +220,15 @@ impl<'py> Source<'py> {
     }
 }
 
+/// A string or bytes value as the encoder's scalar, for a field of `kind`.
+#[inline]
+fn text(kind: Kind, b: &[u8]) -> Scalar<'_> {
+    match kind {
+        Kind::Bytes => Scalar::Bytes(b),
+        _ => Scalar::Str(b),
+    }
+}
+
 /// Keep a borrow guard for the rest of the encode: the first takes room
 /// for 16, so that a message of a dozen sub-messages or containers does
 /// not grow the list guard by guard (and one without any allocates none).
@@ -251,6 +260,8 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
             Slot::Subs(v) => v.len(),
             Slot::Items(v) => v.len(),
             Slot::Entries(d) => d.entries.len(),
+            Slot::Span(..) => 1,
+            Slot::Spans(v) => v.len(),
         })
     }
 
@@ -273,7 +284,7 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
         match m.slot(pos(m, f)) {
             Slot::Unset | Slot::Lazy(_) => Ok(None),
             slot => self
-                .slot_value(slot, f)
+                .slot_value(m, slot, f)
                 .map(Some)
                 .map_err(|e| self.stash(e)),
         }
@@ -329,7 +340,14 @@ impl<'py> Source<'py> {
                     .ok_or_else(|| fail("a repeated field changed".into()))?;
                 return Ok(SrcValue::Message(v));
             }
-            slot => return self.slot_value(slot, f),
+            Slot::Spans(v) => {
+                let &sp = v
+                    .get(i)
+                    .ok_or_else(|| fail("a repeated field changed".into()))?;
+                self.no_object();
+                return Ok(SrcValue::Scalar(text(f.kind, m.span(self.py, sp))));
+            }
+            slot => return self.slot_value(m, slot, f),
         };
         match items {
             Items::Objs(v) => {
@@ -357,9 +375,15 @@ impl<'py> Source<'py> {
         }
     }
 
-    /// The value of a singular field's slot (`Val`, `Num` or `Sub`).
+    /// The value of a singular field's slot (`Val`, `Num`, `Sub` or
+    /// `Span`) of message `m`.
     #[inline(always)]
-    fn slot_value<'m>(&self, slot: &'m Slot, f: &FieldInfo) -> PyResult<SrcValue<'m, &'m Message>>
+    fn slot_value<'m>(
+        &self,
+        m: &'m Message,
+        slot: &'m Slot,
+        f: &FieldInfo,
+    ) -> PyResult<SrcValue<'m, &'m Message>>
     where
         'py: 'm,
     {
@@ -372,6 +396,13 @@ impl<'py> Source<'py> {
                 Ok(SrcValue::Scalar(s))
             }
             Slot::Sub(sub) => Ok(SrcValue::Message(sub)),
+            Slot::Span(off, len) => {
+                self.no_object();
+                Ok(SrcValue::Scalar(text(
+                    f.kind,
+                    m.span(self.py, (*off, *len)),
+                )))
+            }
             _ => Err(fail(format!("field {} holds no single value", f.name))),
         }
     }
