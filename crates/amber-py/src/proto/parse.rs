@@ -152,6 +152,21 @@ impl MessageBuilder for Builder<'_> {
         r.map_err(|e| self.stash(e))
     }
 
+    fn push_bits(&mut self, m: &mut Message, f: &FieldInfo, bits: &[u64]) -> Result<(), Stashed> {
+        let py = self.py;
+        let r = match self.list(m, f) {
+            Items::Nums(_, v) => {
+                v.extend_from_slice(bits);
+                Ok(())
+            }
+            items => bits
+                .iter()
+                .filter_map(|&b| Scalar::from_bits(f.kind, b))
+                .try_for_each(|v| items.push_scalar(py, v)),
+        };
+        r.map_err(|e| self.stash(e))
+    }
+
     fn reserve(&mut self, m: &mut Message, f: &FieldInfo, n: usize) -> Result<(), Stashed> {
         self.list(m, f).reserve(n);
         Ok(())

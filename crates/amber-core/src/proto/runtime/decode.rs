@@ -121,6 +121,24 @@ pub trait MessageBuilder {
     fn reserve(&mut self, _m: &mut Self::Msg, _f: &FieldInfo, _n: usize) -> Result<(), Self::Err> {
         Ok(())
     }
+    /// Append a packed run's values to repeated field `f` (of a
+    /// [packable](Kind::packable) kind whose every value is kept: not a
+    /// closed enum), each as [`Scalar::bits`] gives it. The default pushes
+    /// them one by one; a builder that keeps numbers natively may copy
+    /// the slice.
+    fn push_bits(
+        &mut self,
+        m: &mut Self::Msg,
+        f: &FieldInfo,
+        bits: &[u64],
+    ) -> Result<(), Self::Err> {
+        for &b in bits {
+            if let Some(v) = Scalar::from_bits(f.kind, b) {
+                self.push(m, f, v)?;
+            }
+        }
+        Ok(())
+    }
     /// Begin a message field's value: for a singular field, the message
     /// already there (taken out of `m`) or a new one, so a second occurrence
     /// merges; for a repeated field, a new message.
@@ -181,6 +199,7 @@ pub fn decode<B: MessageBuilder>(
         b: builder,
         opts,
         err_index: None,
+        run: Vec::new(),
     };
     let mut m = d.b.start(ty).map_err(Failure::Build)?;
     let mut r = WireReader::new(data);
@@ -205,6 +224,9 @@ struct Decoder<'t, 'b, B: MessageBuilder> {
     /// Set when an error happens inside a packed run: the element's index
     /// in that run (see `locate`).
     err_index: Option<u32>,
+    /// A packed run's values, read before they go to the builder (kept
+    /// from run to run).
+    run: Vec<u64>,
 }
 
 impl<B: MessageBuilder> Decoder<'_, '_, B> {
@@ -364,6 +386,9 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             }
             (Cardinality::Repeated { .. }, kind) if wt == LEN && kind.packable() => {
                 let (s, e) = self.wire(r.len_prefixed())?;
+                if !f.closed_enum {
+                    return self.packed_run(&mut r.sub(s, e), f, m);
+                }
                 let run = r.slice(s, e);
                 let count = match kind.wire_type() {
                     FIXED32 => run.len() / 4,
@@ -391,6 +416,27 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 self.deliver(f, v, raw, Some(r.slice(start, r.pos())), m)
             }
         }
+    }
+
+    /// A packed run of a field whose values are all kept (no closed enum):
+    /// read into bits in one loop for its kind, then handed over at once.
+    fn packed_run(
+        &mut self,
+        pr: &mut WireReader<'_>,
+        f: &FieldInfo,
+        m: &mut B::Msg,
+    ) -> Res<(), B::Err> {
+        let mut run = std::mem::take(&mut self.run);
+        run.clear();
+        let done = match read_run(pr, f.kind, &mut run) {
+            Ok(()) => self.b.push_bits(m, f, &run).map_err(Failure::Build),
+            Err(e) => {
+                self.err_index = Some(run.len() as u32);
+                self.err(e.offset, e.message)
+            }
+        };
+        self.run = run;
+        done
     }
 
     fn sub_message(
@@ -743,5 +789,56 @@ fn put_scalar(out: &mut Vec<u8>, kind: Kind, s: Scalar<'_>) {
         }
         Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => out.extend_from_slice(&bits.to_le_bytes()),
         _ => varint::write(out, bits),
+    }
+}
+
+/// Read a packed run of `kind` (packable) into `out`, each value as
+/// [`Scalar::bits`] gives it; one loop per wire type, the conversion
+/// chosen once.
+fn read_run(pr: &mut WireReader<'_>, kind: Kind, out: &mut Vec<u64>) -> Result<(), WireError> {
+    fn varints(
+        pr: &mut WireReader<'_>,
+        out: &mut Vec<u64>,
+        conv: impl Fn(u64) -> u64,
+    ) -> Result<(), WireError> {
+        while !pr.at_end() {
+            let v = pr.varint()?;
+            out.push(conv(v));
+        }
+        Ok(())
+    }
+    match kind {
+        Kind::Int32 | Kind::Enum(_) => varints(pr, out, |v| v as i32 as i64 as u64),
+        Kind::Uint32 => varints(pr, out, |v| v as u32 as u64),
+        Kind::Sint32 => varints(pr, out, |v| {
+            varint::unzigzag(v & 0xFFFF_FFFF) as i32 as i64 as u64
+        }),
+        Kind::Sint64 => varints(pr, out, |v| varint::unzigzag(v) as u64),
+        Kind::Bool => varints(pr, out, |v| (v != 0) as u64),
+        Kind::Int64 | Kind::Uint64 => varints(pr, out, |v| v),
+        Kind::Fixed32 | Kind::Float | Kind::Sfixed32 => {
+            let signed = kind == Kind::Sfixed32;
+            while !pr.at_end() {
+                let b = pr.take(4)?;
+                let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                out.push(if signed {
+                    v as i32 as i64 as u64
+                } else {
+                    v.into()
+                });
+            }
+            Ok(())
+        }
+        Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => {
+            while !pr.at_end() {
+                let b = pr.take(8)?;
+                let mut a = [0u8; 8];
+                a.copy_from_slice(b);
+                out.push(u64::from_le_bytes(a));
+            }
+            Ok(())
+        }
+        // The decoder asks for packable kinds only.
+        Kind::String | Kind::Bytes | Kind::Message(_) => Ok(()),
     }
 }
