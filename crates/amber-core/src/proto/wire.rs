@@ -86,6 +86,11 @@ impl<'a> WireReader<'a> {
         self.pos
     }
 
+    /// The bytes not read yet.
+    pub fn rest(&self) -> &'a [u8] {
+        &self.data[self.pos..self.end]
+    }
+
     /// True when the current message has no bytes left.
     pub fn at_end(&self) -> bool {
         self.pos >= self.end

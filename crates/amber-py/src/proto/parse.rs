@@ -17,7 +17,7 @@ use pyo3::types::PyBytes;
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
-use crate::proto::containers::Items;
+use crate::proto::containers::{Items, MapData};
 use crate::proto::message::{instantiate, merge_owned, release, Input, Message, Slot};
 use crate::proto::schema::Schema;
 use crate::proto::values;
@@ -125,7 +125,11 @@ impl MessageBuilder for Builder<'_> {
             (None, None) => Slot::Val(values::to_py(self.py, v).map_err(|e| self.stash(e))?),
         };
         self.clear_oneof(m, f);
-        *self.slot(m, f) = v;
+        let old = std::mem::replace(self.slot(m, f), v);
+        if matches!(old, Slot::Unset) {
+            // Nothing to drop (the common case: skip the drop call).
+            std::mem::forget(old);
+        }
         Ok(())
     }
 
@@ -211,7 +215,8 @@ impl MessageBuilder for Builder<'_> {
         .map_err(|e| self.stash(e))?;
         let slot = self.slot(m, f);
         if !matches!(slot, Slot::Entries(_)) {
-            *slot = Slot::Entries(Box::default());
+            // Room for a small map's entries from the first.
+            *slot = Slot::Entries(Box::new(MapData::with_capacity(8)));
         }
         let r = match slot {
             Slot::Entries(data) => data.insert(py, k, v),

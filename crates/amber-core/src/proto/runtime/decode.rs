@@ -516,7 +516,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
     }
 
     /// Read one value of a scalar or enum field.
-    #[inline]
+    #[inline(always)]
     fn scalar<'a>(&self, r: &mut WireReader<'a>, f: &FieldInfo) -> Res<Scalar<'a>, B::Err> {
         Ok(match f.kind {
             Kind::Int32 => Scalar::I32(self.wire(r.varint())? as i32),
@@ -796,6 +796,14 @@ fn put_scalar(out: &mut Vec<u8>, kind: Kind, s: Scalar<'_>) {
 /// [`Scalar::bits`] gives it; one loop per wire type, the conversion
 /// chosen once.
 fn read_run(pr: &mut WireReader<'_>, kind: Kind, out: &mut Vec<u64>) -> Result<(), WireError> {
+    // Room for the values the bytes hold: varints' last bytes, or the
+    // length over the width (never more than the input holds).
+    let left = pr.rest();
+    out.reserve(match kind.wire_type() {
+        FIXED32 => left.len() / 4,
+        FIXED64 => left.len() / 8,
+        _ => left.iter().filter(|&&b| b < 0x80).count(),
+    });
     fn varints(
         pr: &mut WireReader<'_>,
         out: &mut Vec<u64>,
