@@ -143,7 +143,11 @@ impl MessageBuilder for Builder<'_> {
                     return Ok(());
                 }
                 Slot::Unset => {
-                    *slot = Slot::Spans(Box::new(vec![sp]));
+                    // Room for a few: most repeated fields have more
+                    // than one value.
+                    let mut v = Vec::with_capacity(8);
+                    v.push(sp);
+                    *slot = Slot::Spans(Box::new(v));
                     return Ok(());
                 }
                 // The field's values are objects already: this one joins
@@ -194,7 +198,11 @@ impl MessageBuilder for Builder<'_> {
         let slot = self.slot(m, f);
         match slot {
             Slot::Subs(v) => v.push(sub),
-            _ => *slot = Slot::Subs(Box::new(vec![sub])),
+            _ => {
+                let mut v = Vec::with_capacity(4);
+                v.push(sub);
+                *slot = Slot::Subs(Box::new(v));
+            }
         }
         Ok(())
     }

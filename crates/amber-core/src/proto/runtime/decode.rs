@@ -799,11 +799,13 @@ fn read_run(pr: &mut WireReader<'_>, kind: Kind, out: &mut Vec<u64>) -> Result<(
     // Room for the values the bytes hold: varints' last bytes, or the
     // length over the width (never more than the input holds).
     let left = pr.rest();
-    out.reserve(match kind.wire_type() {
+    let n = match kind.wire_type() {
         FIXED32 => left.len() / 4,
         FIXED64 => left.len() / 8,
         _ => left.iter().filter(|&&b| b < 0x80).count(),
-    });
+    };
+    // The buffer serves every run of a parse: its first size is not small.
+    out.reserve(n.max(32));
     fn varints(
         pr: &mut WireReader<'_>,
         out: &mut Vec<u64>,
