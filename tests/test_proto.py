@@ -766,7 +766,8 @@ def test_extensions_match_google() -> None:
 
 def test_required_fields() -> None:
     ns = P.load_text(
-        'syntax = "proto2"; message R { required int32 a = 1; optional R child = 2; }',
+        'syntax = "proto2"; message R { required int32 a = 1; optional R child = 2;'
+        " repeated R kids = 3; map<int32, R> by = 4; }",
         name="req.proto",
     )
     r = ns.R()
@@ -784,6 +785,12 @@ def test_required_fields() -> None:
     deep = ns.R.FromString(bytes([8, 1, 18, 2, 18, 0]))  # child.child set, child.a missing
     assert deep.FindInitializationErrors() == ["child.a", "child.child.a"]
     assert not copy.deepcopy(deep).IsInitialized()
+    kids = ns.R(a=1, kids=[{"a": 2}, {}], by={7: {}}).SerializePartialToString()
+    for parsed in (ns.R.FromString(kids), copy.deepcopy(ns.R.FromString(kids))):
+        assert parsed.FindInitializationErrors() == ["kids[1].a", "by[7].a"]
+        parsed.kids[1].a = 3
+        parsed.by[7].a = 4
+        assert parsed.IsInitialized()
 
 
 def test_closed_enum_rejects_unknown_numbers() -> None:

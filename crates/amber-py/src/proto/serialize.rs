@@ -7,8 +7,8 @@
 use std::cell::{Cell, RefCell};
 
 use amber_core::proto::runtime::{
-    encode_into, Cardinality, EncodeError, EncodeFailure, EncodeOptions, FieldInfo, Kind,
-    MessageSource, Scalar, SrcValue,
+    encode_into, EncodeError, EncodeFailure, EncodeOptions, FieldInfo, Kind, MessageSource, Scalar,
+    SrcValue,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -16,7 +16,7 @@ use pyo3::types::PyBytes;
 use amber_core::proto::text::{print_text, PrintFailure, TextOptions};
 
 use crate::errors::{self, EncodeKind};
-use crate::proto::containers::{Items, MapField, Repeated};
+use crate::proto::containers::{Items, MapData, MapField, Repeated};
 use crate::proto::message::{Message, Slot};
 use crate::proto::values;
 
@@ -512,71 +512,74 @@ pub(crate) fn write_error(py: Python<'_>, e: &EncodeError) -> PyErr {
 /// The paths of required fields not set in `m` and below (`a.b[2].c`).
 pub fn missing_required(m: &Bound<'_, Message>) -> PyResult<Vec<String>> {
     let mut out = Vec::new();
-    walk_required(m, "", &mut out, 0)?;
+    walk_required(m.py(), &*m.try_borrow()?, "", &mut out, 0)?;
     Ok(out)
 }
 
+/// Walk `m` and its sub-messages (objects or kept natively, read where
+/// they are: nothing is made) for required fields that are not set.
 fn walk_required(
-    m: &Bound<'_, Message>,
+    py: Python<'_>,
+    m: &Message,
     prefix: &str,
     out: &mut Vec<String>,
     depth: usize,
 ) -> PyResult<()> {
-    let py = m.py();
-    {
-        let b = m.try_borrow()?;
-        if !b.s.needs_check[b.ty as usize] || depth > amber_core::proto::wire::MAX_DEPTH {
-            return Ok(());
-        }
+    if !m.s.needs_check[m.ty as usize] || depth > amber_core::proto::wire::MAX_DEPTH {
+        return Ok(());
     }
-    crate::proto::message::materialize_all(m)?;
-    let b = m.try_borrow()?;
-    for (pos, f) in b.info().fields.iter().enumerate() {
-        if f.required && !b.present(py, pos) {
+    let object = |o: &Py<PyAny>, at: &str, out: &mut Vec<String>| -> PyResult<()> {
+        let sub = o.bind(py).cast::<Message>()?.try_borrow()?;
+        walk_required(py, &sub, at, out, depth + 1)
+    };
+    let objects = |items: &Items, name: &str, out: &mut Vec<String>| -> PyResult<()> {
+        if let Items::Objs(v) = items {
+            for (i, o) in v.iter().enumerate() {
+                object(o, &format!("{prefix}{name}[{i}]."), out)?;
+            }
+        }
+        Ok(())
+    };
+    for (pos, f) in m.info().fields.iter().enumerate() {
+        if f.required && !m.present(py, pos) {
             out.push(format!("{prefix}{}", f.name));
         }
         let Kind::Message(sub) = f.kind else { continue };
-        if !b.s.needs_check[sub as usize] {
+        if !m.s.needs_check[sub as usize] {
             continue;
         }
-        match (b.slot(pos), f.card) {
-            (Slot::Val(v), Cardinality::Singular { .. }) => walk_required(
-                v.bind(py).cast::<Message>()?,
-                &format!("{prefix}{}.", f.name),
-                out,
-                depth + 1,
-            )?,
-            (Slot::List(l), _) => {
-                let items = l.borrow(py).items.to_vec(py)?;
-                for (i, v) in items.iter().enumerate() {
-                    walk_required(
-                        v.bind(py).cast::<Message>()?,
-                        &format!("{prefix}{}[{i}].", f.name),
-                        out,
-                        depth + 1,
-                    )?;
+        let name = &f.name;
+        match m.slot(pos) {
+            Slot::Val(o) => object(o, &format!("{prefix}{name}."), out)?,
+            Slot::Sub(sub) => walk_required(py, sub, &format!("{prefix}{name}."), out, depth + 1)?,
+            Slot::List(l) => objects(&l.try_borrow(py)?.items, name, out)?,
+            Slot::Items(items) => objects(items, name, out)?,
+            Slot::Subs(v) => {
+                for (i, sub) in v.iter().enumerate() {
+                    walk_required(py, sub, &format!("{prefix}{name}[{i}]."), out, depth + 1)?;
                 }
             }
-            (Slot::Map(l), _) => {
-                let items: Vec<(Py<PyAny>, Py<PyAny>)> = l
-                    .borrow(py)
-                    .data
-                    .entries
-                    .iter()
-                    .map(|(k, v)| (k.clone_ref(py), v.clone_ref(py)))
-                    .collect();
-                for (k, v) in items {
-                    if let Ok(vm) = v.bind(py).cast::<Message>() {
-                        walk_required(
-                            vm,
-                            &format!("{prefix}{}[{}].", f.name, k.bind(py).repr()?),
-                            out,
-                            depth + 1,
-                        )?;
-                    }
-                }
-            }
+            Slot::Map(l) => entries(py, &l.try_borrow(py)?.data, prefix, name, out, depth)?,
+            Slot::Entries(d) => entries(py, d, prefix, name, out, depth)?,
             _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// [`walk_required`] through a map's message values.
+fn entries(
+    py: Python<'_>,
+    d: &MapData,
+    prefix: &str,
+    name: &str,
+    out: &mut Vec<String>,
+    depth: usize,
+) -> PyResult<()> {
+    for (k, v) in &d.entries {
+        if let Ok(vm) = v.bind(py).cast::<Message>() {
+            let at = format!("{prefix}{name}[{}].", k.bind(py).repr()?);
+            walk_required(py, &*vm.try_borrow()?, &at, out, depth + 1)?;
         }
     }
     Ok(())
