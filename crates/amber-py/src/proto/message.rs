@@ -162,7 +162,14 @@ impl Message {
 
     /// The object of span `sp`, a value of field kind `kind`.
     pub fn span_object(&self, py: Python<'_>, kind: Kind, sp: (u32, u32)) -> PyResult<Py<PyAny>> {
-        text_object(py, kind, self.span(py, sp))
+        values::to_py(py, text_scalar(kind, self.span(py, sp)))
+    }
+
+    /// The objects of spans `v` (values of a field of `kind`), as a list
+    /// of objects.
+    pub fn span_objects(&self, py: Python<'_>, kind: Kind, v: &[(u32, u32)]) -> PyResult<Items> {
+        let objs = v.iter().map(|&sp| self.span_object(py, kind, sp));
+        Ok(Items::Objs(objs.collect::<PyResult<_>>()?))
     }
 
     pub fn info(&self) -> &MessageInfo {
@@ -310,10 +317,7 @@ pub fn materialize(m: &Bound<'_, Message>, pos: usize) -> PyResult<()> {
     let kind = b.info().fields[pos].kind;
     let made = match std::mem::replace(b.slot_mut(pos), Slot::Unset) {
         Slot::Span(off, len) => Slot::Val(b.span_object(py, kind, (off, len))?),
-        Slot::Spans(v) => {
-            let objs = v.iter().map(|&sp| b.span_object(py, kind, sp));
-            Slot::List(container(Items::Objs(objs.collect::<PyResult<_>>()?))?)
-        }
+        Slot::Spans(v) => Slot::List(container(b.span_objects(py, kind, &v)?)?),
         Slot::Sub(sub) => Slot::Val(instantiate(py, *sub)?.into_any().unbind()),
         Slot::Subs(v) => Slot::List(container(Items::Objs(objects(py, *v)?))?),
         Slot::Items(items) => Slot::List(container(*items)?),
@@ -338,15 +342,13 @@ pub fn materialize_all(m: &Bound<'_, Message>) -> PyResult<()> {
     Ok(())
 }
 
-/// A string or bytes value's object, for a field of `kind`.
-pub fn text_object(py: Python<'_>, kind: Kind, b: &[u8]) -> PyResult<Py<PyAny>> {
-    values::to_py(
-        py,
-        match kind {
-            Kind::Bytes => Scalar::Bytes(b),
-            _ => Scalar::Str(b),
-        },
-    )
+/// A string or bytes value as a scalar of field kind `kind`.
+#[inline]
+pub fn text_scalar(kind: Kind, b: &[u8]) -> Scalar<'_> {
+    match kind {
+        Kind::Bytes => Scalar::Bytes(b),
+        _ => Scalar::Str(b),
+    }
 }
 
 /// Messages made objects, for a repeated field's list of objects.
@@ -509,10 +511,7 @@ pub fn merge_owned(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyRes
                 release(py, dst.put(pos, Slot::Val(v)))
             }
             Slot::Spans(v) if shared => append_spans(py, dst, pos, *v)?,
-            Slot::Spans(v) => {
-                let objs = v.iter().map(|&sp| src.span_object(py, f.kind, sp));
-                append_items(py, dst, pos, Items::Objs(objs.collect::<PyResult<_>>()?))?;
-            }
+            Slot::Spans(v) => append_items(py, dst, pos, src.span_objects(py, f.kind, &v)?)?,
             Slot::Sub(sub) => merge_sub(py, dst, pos, Slot::Sub(sub))?,
             Slot::Val(v) if matches!(f.kind, Kind::Message(_)) => {
                 merge_sub(py, dst, pos, Slot::Val(v))?
@@ -566,9 +565,8 @@ fn append_items(py: Python<'_>, dst: &mut Message, pos: usize, items: Items) -> 
         let Slot::Spans(have) = std::mem::replace(dst.slot_mut(pos), Slot::Unset) else {
             unreachable!("a span list just above")
         };
-        let kind = dst.info().fields[pos].kind;
-        let objs = have.iter().map(|&sp| dst.span_object(py, kind, sp));
-        *dst.slot_mut(pos) = Slot::Items(Box::new(Items::Objs(objs.collect::<PyResult<_>>()?)));
+        let items = dst.span_objects(py, dst.info().fields[pos].kind, &have)?;
+        *dst.slot_mut(pos) = Slot::Items(Box::new(items));
     }
     match dst.slot_mut(pos) {
         Slot::List(d) => d.bind(py).try_borrow_mut()?.items.append(py, items),
@@ -604,9 +602,7 @@ fn append_spans(
         *dst.slot_mut(pos) = Slot::Spans(Box::new(spans));
         return Ok(());
     }
-    let kind = dst.info().fields[pos].kind;
-    let objs = spans.iter().map(|&sp| dst.span_object(py, kind, sp));
-    let items = Items::Objs(objs.collect::<PyResult<_>>()?);
+    let items = dst.span_objects(py, dst.info().fields[pos].kind, &spans)?;
     append_items(py, dst, pos, items)
 }
 

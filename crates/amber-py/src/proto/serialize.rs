@@ -17,7 +17,7 @@ use amber_core::proto::text::{print_text, PrintFailure, TextOptions};
 
 use crate::errors::{self, EncodeKind};
 use crate::proto::containers::{Items, MapData, MapField, Repeated};
-use crate::proto::message::{Message, Slot};
+use crate::proto::message::{text_scalar, Message, Slot};
 use crate::proto::values;
 
 pub(crate) struct Source<'py> {
@@ -220,15 +220,6 @@ impl<'py> Source<'py> {
     }
 }
 
-/// A string or bytes value as the encoder's scalar, for a field of `kind`.
-#[inline]
-fn text(kind: Kind, b: &[u8]) -> Scalar<'_> {
-    match kind {
-        Kind::Bytes => Scalar::Bytes(b),
-        _ => Scalar::Str(b),
-    }
-}
-
 /// Keep a borrow guard for the rest of the encode: the first takes room
 /// for 16, so that a message of a dozen sub-messages or containers does
 /// not grow the list guard by guard (and one without any allocates none).
@@ -345,7 +336,7 @@ impl<'py> Source<'py> {
                     .get(i)
                     .ok_or_else(|| fail("a repeated field changed".into()))?;
                 self.no_object();
-                return Ok(SrcValue::Scalar(text(f.kind, m.span(self.py, sp))));
+                return Ok(SrcValue::Scalar(text_scalar(f.kind, m.span(self.py, sp))));
             }
             slot => return self.slot_value(m, slot, f),
         };
@@ -398,7 +389,7 @@ impl<'py> Source<'py> {
             Slot::Sub(sub) => Ok(SrcValue::Message(sub)),
             Slot::Span(off, len) => {
                 self.no_object();
-                Ok(SrcValue::Scalar(text(
+                Ok(SrcValue::Scalar(text_scalar(
                     f.kind,
                     m.span(self.py, (*off, *len)),
                 )))
