@@ -653,6 +653,73 @@ impl MapData {
     }
 }
 
+/// One key or scalar value of a map entry a wire parse read: its bits
+/// ([`Scalar::bits`]) or its place (offset, length) in the message's input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Bits(u64),
+    Span(u32, u32),
+}
+
+/// A key as [`Pairs`] hashes and compares it.
+#[derive(Hash, PartialEq, Eq)]
+enum PartKey<'a> {
+    Bits(u64),
+    Bytes(&'a [u8]),
+}
+
+impl Part {
+    fn key(self, input: &[u8]) -> PartKey<'_> {
+        match self {
+            Part::Bits(b) => PartKey::Bits(b),
+            Part::Span(off, len) => {
+                let at = off as usize..off as usize + len as usize;
+                PartKey::Bytes(input.get(at).unwrap_or_default())
+            }
+        }
+    }
+}
+
+/// A map's entries a wire parse read, with scalar values, no objects
+/// made: in wire order, a repeated key's value replacing the earlier one,
+/// with an index by key (a per-process random seed, as [`MapData`]'s).
+#[derive(Clone, Default)]
+pub struct Pairs {
+    pub entries: Vec<(Part, Part)>,
+    index: hashbrown::HashTable<(u64, usize)>,
+    seed: foldhash::fast::RandomState,
+}
+
+impl Pairs {
+    /// An empty map with room for `n` entries.
+    pub fn with_capacity(n: usize) -> Pairs {
+        Pairs {
+            entries: Vec::with_capacity(n),
+            index: hashbrown::HashTable::with_capacity(n),
+            seed: Default::default(),
+        }
+    }
+
+    /// Insert or replace; `input` holds the bytes spans point into.
+    pub fn insert(&mut self, input: &[u8], k: Part, v: Part) {
+        let key = k.key(input);
+        let h = self.seed.hash_one(&key);
+        let entries = &self.entries;
+        let found = self
+            .index
+            .find(h, |&(eh, i)| eh == h && entries[i].0.key(input) == key)
+            .map(|&(_, i)| i);
+        match found {
+            Some(i) => self.entries[i].1 = v,
+            None => {
+                let at = self.entries.len();
+                self.index.insert_unique(h, (h, at), |&(eh, _)| eh);
+                self.entries.push((k, v));
+            }
+        }
+    }
+}
+
 /// A map field's entries.
 #[pyclass(module = "amber.proto", name = "MapContainer", mapping)]
 pub struct MapField {

@@ -24,7 +24,7 @@ use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType, PyWeakrefReference};
 
-use crate::proto::containers::{Items, Kept, MapData, MapField, Repeated};
+use crate::proto::containers::{Items, Kept, MapData, MapField, Pairs, Part, Repeated};
 use crate::proto::schema::Schema;
 use crate::proto::{parse, serialize, values};
 
@@ -61,6 +61,8 @@ pub enum Slot {
     /// in the message's input.
     #[allow(clippy::box_collection)]
     Spans(Box<Vec<(u32, u32)>>),
+    /// A map's entries a wire parse read (scalar values), no objects made.
+    Pairs(Box<Pairs>),
 }
 
 /// The bytes a message was parsed from, which its [`Slot::Span`]s and
@@ -93,6 +95,7 @@ impl Slot {
                 | Slot::Entries(_)
                 | Slot::Span(..)
                 | Slot::Spans(_)
+                | Slot::Pairs(_)
         )
     }
 }
@@ -165,6 +168,49 @@ impl Message {
         values::to_py(py, text_scalar(kind, self.span(py, sp)))
     }
 
+    /// The object of a map entry's key or value `p`, of kind `kind`.
+    pub fn part_object(&self, py: Python<'_>, kind: Kind, p: Part) -> PyResult<Py<PyAny>> {
+        match p {
+            Part::Bits(b) => values::number(py, kind, b),
+            Part::Span(off, len) => self.span_object(py, kind, (off, len)),
+        }
+    }
+
+    /// A map entry's key or value `p`, of kind `kind`, as a scalar
+    /// (`None`: bits for a kind that is not a number).
+    pub fn part_scalar<'a>(&'a self, py: Python<'_>, kind: Kind, p: Part) -> Option<Scalar<'a>> {
+        match p {
+            Part::Bits(b) => Scalar::from_bits(kind, b),
+            Part::Span(off, len) => Some(text_scalar(kind, self.span(py, (off, len)))),
+        }
+    }
+
+    /// The kinds of map field `f`'s keys and values.
+    pub fn entry_kinds(&self, f: &FieldInfo) -> (Kind, Kind) {
+        match f.kind {
+            Kind::Message(e) => {
+                let ef = &self.s.tables.messages[e as usize].fields;
+                (ef[0].kind, ef[1].kind)
+            }
+            k => (k, k),
+        }
+    }
+
+    /// The entries of `p` (a map field `f`'s, spans of this message's
+    /// input) as objects.
+    pub fn pairs_data(&self, py: Python<'_>, f: &FieldInfo, p: &Pairs) -> PyResult<MapData> {
+        let (kk, vk) = self.entry_kinds(f);
+        let mut data = MapData::with_capacity(p.entries.len());
+        for &(k, v) in &p.entries {
+            data.insert(
+                py,
+                self.part_object(py, kk, k)?,
+                self.part_object(py, vk, v)?,
+            )?;
+        }
+        Ok(data)
+    }
+
     /// The objects of spans `v` (values of a field of `kind`), as a list
     /// of objects.
     pub fn span_objects(&self, py: Python<'_>, kind: Kind, v: &[(u32, u32)]) -> PyResult<Items> {
@@ -230,6 +276,7 @@ impl Message {
                 _ => true,
             },
             Slot::Spans(v) => !v.is_empty(),
+            Slot::Pairs(p) => !p.entries.is_empty(),
         }
     }
 
@@ -316,6 +363,12 @@ pub fn materialize(m: &Bound<'_, Message>, pos: usize) -> PyResult<()> {
     };
     let kind = b.info().fields[pos].kind;
     let made = match std::mem::replace(b.slot_mut(pos), Slot::Unset) {
+        Slot::Pairs(p) => {
+            let d = b.pairs_data(py, &b.info().fields[pos], &p)?;
+            let mut c = MapField::new(s.clone(), ty, pos as u32, d);
+            c.owner = owner;
+            Slot::Map(Py::new(py, c)?)
+        }
         Slot::Span(off, len) => Slot::Val(b.span_object(py, kind, (off, len))?),
         Slot::Spans(v) => Slot::List(container(b.span_objects(py, kind, &v)?)?),
         Slot::Sub(sub) => Slot::Val(instantiate(py, *sub)?.into_any().unbind()),
@@ -435,6 +488,7 @@ pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
             Slot::Entries(d) => Slot::Entries(Box::new(copy_map(py, &m.s, f, d)?)),
             Slot::Span(off, len) => Slot::Span(*off, *len),
             Slot::Spans(v) => Slot::Spans(v.clone()),
+            Slot::Pairs(p) => Slot::Pairs(p.clone()),
         });
     }
     Ok(out)
@@ -531,6 +585,8 @@ pub fn merge_owned(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyRes
                 merge_entries(py, dst, pos, data)?;
             }
             Slot::Entries(data) => merge_entries(py, dst, pos, *data)?,
+            Slot::Pairs(p) if shared => merge_pairs(py, dst, pos, *p)?,
+            Slot::Pairs(p) => merge_entries(py, dst, pos, src.pairs_data(py, f, &p)?)?,
         }
     }
     dst.unknown.extend_from_slice(&src.unknown);
@@ -628,10 +684,43 @@ fn append_messages(
     Ok(())
 }
 
+/// Put entries of `dst`'s own input into map field `pos` of `dst` (equal
+/// keys replaced).
+fn merge_pairs(py: Python<'_>, dst: &mut Message, pos: usize, p: Pairs) -> PyResult<()> {
+    if p.entries.is_empty() {
+        return Ok(());
+    }
+    let input = dst.input.clone();
+    let bytes = input.as_ref().map_or(&[][..], |i| i.data(py));
+    match dst.slot_mut(pos) {
+        Slot::Pairs(d) => {
+            for (k, v) in p.entries {
+                d.insert(bytes, k, v);
+            }
+            Ok(())
+        }
+        Slot::Unset => {
+            *dst.slot_mut(pos) = Slot::Pairs(Box::new(p));
+            Ok(())
+        }
+        _ => {
+            let data = dst.pairs_data(py, &dst.info().fields[pos], &p)?;
+            merge_entries(py, dst, pos, data)
+        }
+    }
+}
+
 /// Put map entries into map field `pos` of `dst` (equal keys replaced).
 fn merge_entries(py: Python<'_>, dst: &mut Message, pos: usize, data: MapData) -> PyResult<()> {
     if data.entries.is_empty() {
         return Ok(());
+    }
+    if let Slot::Pairs(_) = dst.slot(pos) {
+        let Slot::Pairs(have) = std::mem::replace(dst.slot_mut(pos), Slot::Unset) else {
+            unreachable!("a pair list just above")
+        };
+        let objs = dst.pairs_data(py, &dst.info().fields[pos], &have)?;
+        *dst.slot_mut(pos) = Slot::Entries(Box::new(objs));
     }
     match dst.slot_mut(pos) {
         Slot::Map(d) => {
@@ -964,7 +1053,12 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
             &Slot::Span(off, len) => {
                 return b.span_object(py, b.info().fields[pos].kind, (off, len));
             }
-            Slot::Sub(_) | Slot::Subs(_) | Slot::Items(_) | Slot::Entries(_) | Slot::Spans(_) => {
+            Slot::Sub(_)
+            | Slot::Subs(_)
+            | Slot::Items(_)
+            | Slot::Entries(_)
+            | Slot::Spans(_)
+            | Slot::Pairs(_) => {
                 drop(b);
                 materialize(m, pos)?;
                 return get_field(py, m, pos);

@@ -1,15 +1,17 @@
 //! Wire bytes into messages: the core's decoder drives a builder that
 //! fills Rust [`Message`]s. Sub-messages and containers stay native
 //! ([`Slot::Sub`], [`Slot::Subs`], [`Slot::Items`], [`Slot::Entries`])
-//! until a read makes their Python objects, and so do strings and bytes
-//! of a wire parse ([`Slot::Span`], [`Slot::Spans`]: places in the input,
-//! which the messages keep), so a parse makes Python objects only for map
-//! entries; a singular sub-message seen twice on the wire merges in place.
+//! until a read makes their Python objects, and so do strings, bytes and
+//! maps of scalar values from a wire parse ([`Slot::Span`],
+//! [`Slot::Spans`], [`Slot::Pairs`]: places in the input, which the
+//! messages keep, and bits), so a parse makes Python objects only for the
+//! entries of maps of messages; a singular sub-message seen twice on the
+//! wire merges in place.
 
 use std::sync::Arc;
 
 use amber_core::proto::runtime::{
-    decode, Cardinality, DecodeOptions, Failure, FieldInfo, MapValue, MessageBuilder, Scalar,
+    decode, Cardinality, DecodeOptions, Failure, FieldInfo, Kind, MapValue, MessageBuilder, Scalar,
 };
 use amber_core::proto::text::{parse_text, ParseOptions, TextFailure};
 use pyo3::prelude::*;
@@ -17,7 +19,7 @@ use pyo3::types::PyBytes;
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
-use crate::proto::containers::{Items, MapData};
+use crate::proto::containers::{Items, MapData, Pairs, Part};
 use crate::proto::message::{instantiate, merge_owned, release, Input, Message, Slot};
 use crate::proto::schema::Schema;
 use crate::proto::values;
@@ -53,6 +55,63 @@ impl<'py> Builder<'py> {
 }
 
 impl Builder<'_> {
+    /// A map entry's key or scalar value of kind `kind` kept without an
+    /// object: its place in the input, or its bits (`None` without an
+    /// input).
+    #[inline]
+    fn part(&self, v: Scalar<'_>, kind: Kind) -> Option<Part> {
+        self.input.as_ref()?;
+        match self.span_of(v) {
+            Some((off, len)) => Some(Part::Span(off, len)),
+            None => v.bits(kind).map(Part::Bits),
+        }
+    }
+
+    /// Put a map entry of spans and bits into map field `f` of `m`.
+    fn pair(&mut self, m: &mut Message, f: &FieldInfo, k: Part, v: Part) -> Result<(), Stashed> {
+        let py = self.py;
+        let input = self.input.as_ref().map(|i| i.0.clone());
+        let bytes = input.as_ref().map_or(&[][..], |i| i.data(py));
+        let slot = self.slot(m, f);
+        if matches!(slot, Slot::Unset) {
+            // Room for a small map's entries from the first.
+            *slot = Slot::Pairs(Box::new(Pairs::with_capacity(8)));
+        }
+        if let Slot::Pairs(p) = slot {
+            p.insert(bytes, k, v);
+            return Ok(());
+        }
+        // The map's entries are objects already: this one joins them.
+        let (kk, vk) = m.entry_kinds(f);
+        let r = m
+            .part_object(py, kk, k)
+            .and_then(|ko| Ok((ko, m.part_object(py, vk, v)?)))
+            .and_then(|(ko, vo)| self.entries(m, f)?.insert(py, ko, vo));
+        r.map_err(|e| self.stash(e))
+    }
+
+    /// Map field `f`'s entries as objects (those kept as spans and bits
+    /// so far made objects).
+    fn entries<'d>(&self, m: &'d mut Message, f: &FieldInfo) -> PyResult<&'d mut MapData> {
+        let made = match self.slot(m, f) {
+            Slot::Entries(_) => None,
+            Slot::Pairs(p) => {
+                let p = std::mem::take(&mut **p);
+                Some(m.pairs_data(self.py, f, &p)?)
+            }
+            // Room for a small map's entries from the first.
+            _ => Some(MapData::with_capacity(8)),
+        };
+        let slot = self.slot(m, f);
+        if let Some(d) = made {
+            *slot = Slot::Entries(Box::new(d));
+        }
+        match slot {
+            Slot::Entries(d) => Ok(d),
+            _ => unreachable!("made a map just above"),
+        }
+    }
+
     /// Where a string or bytes value lies in the input, if it comes from
     /// it.
     #[inline(always)]
@@ -61,6 +120,11 @@ impl Builder<'_> {
             return None;
         };
         let (_, at, len) = self.input.as_ref()?;
+        if b.is_empty() {
+            // Also a default the decoder gives (a map entry without its
+            // key or value).
+            return Some((0, 0));
+        }
         let p = (b.as_ptr() as usize).wrapping_sub(*at);
         (p <= *len && b.len() <= *len - p).then_some((p as u32, b.len() as u32))
     }
@@ -215,21 +279,19 @@ impl MessageBuilder for Builder<'_> {
         value: MapValue<'_, Message>,
     ) -> Result<(), Stashed> {
         let py = self.py;
+        if let MapValue::Scalar(v) = &value {
+            let (kk, vk) = m.entry_kinds(f);
+            if let (Some(k), Some(v)) = (self.part(key, kk), self.part(*v, vk)) {
+                return self.pair(m, f, k, v);
+            }
+        }
         let k = values::to_py(py, key).map_err(|e| self.stash(e))?;
         let v = match value {
             MapValue::Scalar(s) => values::to_py(py, s),
             MapValue::Message(d) => instantiate(py, d).map(|o| o.into_any().unbind()),
         }
         .map_err(|e| self.stash(e))?;
-        let slot = self.slot(m, f);
-        if !matches!(slot, Slot::Entries(_)) {
-            // Room for a small map's entries from the first.
-            *slot = Slot::Entries(Box::new(MapData::with_capacity(8)));
-        }
-        let r = match slot {
-            Slot::Entries(data) => data.insert(py, k, v),
-            _ => Ok(()),
-        };
+        let r = self.entries(m, f).and_then(|d| d.insert(py, k, v));
         r.map_err(|e| self.stash(e))
     }
 

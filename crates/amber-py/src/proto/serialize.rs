@@ -253,6 +253,7 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
             Slot::Entries(d) => d.entries.len(),
             Slot::Span(..) => 1,
             Slot::Spans(v) => v.len(),
+            Slot::Pairs(p) => p.entries.len(),
         })
     }
 
@@ -410,6 +411,23 @@ impl<'py> Source<'py> {
         let data = match m.slot(pos(m, f)) {
             Slot::Map(l) => &self.map(l)?.data,
             Slot::Entries(d) => &**d,
+            Slot::Pairs(p) => {
+                let &(k, v) = p
+                    .entries
+                    .get(i)
+                    .ok_or_else(|| fail("a map field changed".into()))?;
+                let (kk, vk) = m.entry_kinds(f);
+                let (Some(k), Some(v)) =
+                    (m.part_scalar(self.py, kk, k), m.part_scalar(self.py, vk, v))
+                else {
+                    return Err(fail(format!(
+                        "map field {} holds a number of another kind",
+                        f.name
+                    )));
+                };
+                self.no_object();
+                return Ok((k, SrcValue::Scalar(v)));
+            }
             _ => return Err(fail(format!("field {} is not a map", f.name))),
         };
         let (k, v) = data
