@@ -570,15 +570,54 @@ impl<'a> KeyView<'a> {
     }
 }
 
-/// A map's entries in insertion order, with an index by key: each entry's
-/// position and its key's hash (a per-process random seed: keys come from
-/// untrusted input). The keys themselves are read from the entries, so
-/// inserting copies no key.
+/// An index of a map's entries by key: each entry's position and its
+/// key's hash (a per-process random seed: keys come from untrusted input).
+/// The keys stay in the entries, so the index copies none.
+#[derive(Clone, Default)]
+struct KeyIndex {
+    table: hashbrown::HashTable<(u64, usize)>,
+    seed: foldhash::fast::RandomState,
+}
+
+impl KeyIndex {
+    fn with_capacity(n: usize) -> KeyIndex {
+        KeyIndex {
+            table: hashbrown::HashTable::with_capacity(n),
+            seed: Default::default(),
+        }
+    }
+
+    fn hash(&self, key: &impl std::hash::Hash) -> u64 {
+        self.seed.hash_one(key)
+    }
+
+    /// The position of the entry whose key hashes to `h` and for which
+    /// `same` (given a position) holds.
+    fn find(&self, h: u64, same: impl Fn(usize) -> bool) -> Option<usize> {
+        self.table
+            .find(h, |&(eh, i)| eh == h && same(i))
+            .map(|&(_, i)| i)
+    }
+
+    /// Replace the value at `found`, or append the entry (its key hashed
+    /// `h`).
+    fn put<K, V>(&mut self, entries: &mut Vec<(K, V)>, h: u64, found: Option<usize>, k: K, v: V) {
+        match found {
+            Some(i) => entries[i].1 = v,
+            None => {
+                self.table
+                    .insert_unique(h, (h, entries.len()), |&(eh, _)| eh);
+                entries.push((k, v));
+            }
+        }
+    }
+}
+
+/// A map's entries in insertion order, with an index by key.
 #[derive(Default)]
 pub struct MapData {
     pub entries: Vec<(Py<PyAny>, Py<PyAny>)>,
-    index: hashbrown::HashTable<(u64, usize)>,
-    seed: foldhash::fast::RandomState,
+    index: KeyIndex,
 }
 
 impl MapData {
@@ -586,41 +625,31 @@ impl MapData {
     pub fn with_capacity(n: usize) -> MapData {
         MapData {
             entries: Vec::with_capacity(n),
-            index: hashbrown::HashTable::with_capacity(n),
-            seed: Default::default(),
+            index: KeyIndex::with_capacity(n),
         }
     }
 
     /// The position of the entry of `key` (hashed `h`), if there is one.
     fn position(&self, py: Python<'_>, h: u64, key: &KeyView<'_>) -> Option<usize> {
         let entries = &self.entries;
-        self.index
-            .find(h, |&(eh, i)| {
-                eh == h && KeyView::of(entries[i].0.bind(py)).is_ok_and(|k| k == *key)
-            })
-            .map(|&(_, i)| i)
+        self.index.find(h, |i| {
+            KeyView::of(entries[i].0.bind(py)).is_ok_and(|k| k == *key)
+        })
     }
 
     /// Insert or replace (checked key and value).
     pub fn insert(&mut self, py: Python<'_>, k: Py<PyAny>, v: Py<PyAny>) -> PyResult<()> {
         let (h, found) = {
             let key = KeyView::of(k.bind(py))?;
-            let h = self.seed.hash_one(&key);
+            let h = self.index.hash(&key);
             (h, self.position(py, h, &key))
         };
-        match found {
-            Some(i) => self.entries[i].1 = v,
-            None => {
-                let at = self.entries.len();
-                self.index.insert_unique(h, (h, at), |&(eh, _)| eh);
-                self.entries.push((k, v));
-            }
-        }
+        self.index.put(&mut self.entries, h, found, k, v);
         Ok(())
     }
 
     pub fn find(&self, py: Python<'_>, key: &MapKey) -> Option<usize> {
-        self.position(py, self.seed.hash_one(key), key)
+        self.position(py, self.index.hash(key), key)
     }
 
     /// Remove `key`'s entry: the last entry takes its place.
@@ -629,18 +658,19 @@ impl MapData {
         py: Python<'_>,
         key: &MapKey,
     ) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
-        let h = self.seed.hash_one(key);
+        let h = self.index.hash(key);
         let Some(i) = self.position(py, h, key) else {
             return Ok(None);
         };
-        if let Ok(e) = self.index.find_entry(h, |&(_, j)| j == i) {
+        let table = &mut self.index.table;
+        if let Ok(e) = table.find_entry(h, |&(_, j)| j == i) {
             e.remove();
         }
         let e = self.entries.swap_remove(i);
         let last = self.entries.len();
         if i < last {
-            let moved = self.seed.hash_one(KeyView::of(self.entries[i].0.bind(py))?);
-            if let Some(slot) = self.index.find_mut(moved, |&(_, j)| j == last) {
+            let moved = self.index.hash(&KeyView::of(self.entries[i].0.bind(py))?);
+            if let Some(slot) = self.index.table.find_mut(moved, |&(_, j)| j == last) {
                 slot.1 = i;
             }
         }
@@ -649,7 +679,7 @@ impl MapData {
 
     pub fn clear(&mut self) {
         self.entries.clear();
-        self.index.clear();
+        self.index.table.clear();
     }
 }
 
@@ -686,8 +716,7 @@ impl Part {
 #[derive(Clone, Default)]
 pub struct Pairs {
     pub entries: Vec<(Part, Part)>,
-    index: hashbrown::HashTable<(u64, usize)>,
-    seed: foldhash::fast::RandomState,
+    index: KeyIndex,
 }
 
 impl Pairs {
@@ -695,28 +724,17 @@ impl Pairs {
     pub fn with_capacity(n: usize) -> Pairs {
         Pairs {
             entries: Vec::with_capacity(n),
-            index: hashbrown::HashTable::with_capacity(n),
-            seed: Default::default(),
+            index: KeyIndex::with_capacity(n),
         }
     }
 
     /// Insert or replace; `input` holds the bytes spans point into.
     pub fn insert(&mut self, input: &[u8], k: Part, v: Part) {
         let key = k.key(input);
-        let h = self.seed.hash_one(&key);
+        let h = self.index.hash(&key);
         let entries = &self.entries;
-        let found = self
-            .index
-            .find(h, |&(eh, i)| eh == h && entries[i].0.key(input) == key)
-            .map(|&(_, i)| i);
-        match found {
-            Some(i) => self.entries[i].1 = v,
-            None => {
-                let at = self.entries.len();
-                self.index.insert_unique(h, (h, at), |&(eh, _)| eh);
-                self.entries.push((k, v));
-            }
-        }
+        let found = self.index.find(h, |i| entries[i].0.key(input) == key);
+        self.index.put(&mut self.entries, h, found, k, v);
     }
 }
 
