@@ -113,6 +113,14 @@ impl<'a> WireReader<'a> {
     #[inline(never)]
     fn varint_long(&mut self) -> Result<u64, WireError> {
         let at = self.pos;
+        // Two bytes (tags of fields 16 to 2047, numbers below 16384): the
+        // next most common case.
+        if let [b, c, ..] = self.data[at..self.end] {
+            if c < 0x80 {
+                self.pos += 2;
+                return Ok((b & 0x7F) as u64 | (c as u64) << 7);
+            }
+        }
         match varint::read_lenient(&self.data[self.pos..self.end]) {
             Ok((v, n)) => {
                 self.pos += n;
