@@ -181,7 +181,7 @@ impl MessageBuilder for Builder<'_> {
         Ok(m)
     }
 
-    #[inline]
+    #[inline(always)]
     fn set(&mut self, m: &mut Message, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
         let v = match (v.bits(f.kind), self.span_of(v)) {
             (Some(n), _) => Slot::Num(n),
@@ -197,7 +197,7 @@ impl MessageBuilder for Builder<'_> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, m: &mut Message, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
         if let Some(sp) = self.span_of(v) {
             let slot = self.slot(m, f);
