@@ -484,8 +484,8 @@ pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
             )),
             Slot::List(l) => copied_items(py, f, &l.borrow(py).items)?,
             Slot::Items(items) => copied_items(py, f, items)?,
-            Slot::Map(mp) => Slot::Entries(Box::new(copy_map(py, &m.s, f, &mp.borrow(py).data)?)),
-            Slot::Entries(d) => Slot::Entries(Box::new(copy_map(py, &m.s, f, d)?)),
+            Slot::Map(mp) => Slot::Entries(Box::new(copy_map(py, m, f, &mp.borrow(py).data)?)),
+            Slot::Entries(d) => Slot::Entries(Box::new(copy_map(py, m, f, d)?)),
             Slot::Span(off, len) => Slot::Span(*off, *len),
             Slot::Spans(v) => Slot::Spans(v.clone()),
             Slot::Pairs(p) => Slot::Pairs(p.clone()),
@@ -512,12 +512,9 @@ fn copied_items(py: Python<'_>, f: &FieldInfo, items: &Items) -> PyResult<Slot> 
     })
 }
 
-/// A copy of map field `f`'s entries (message values copied).
-fn copy_map(py: Python<'_>, s: &Schema, f: &FieldInfo, d: &MapData) -> PyResult<MapData> {
-    let vkind = match f.kind {
-        Kind::Message(e) => s.tables.messages[e as usize].fields[1].kind,
-        k => k,
-    };
+/// A copy of map field `f`'s entries (of `m`; message values copied).
+fn copy_map(py: Python<'_>, m: &Message, f: &FieldInfo, d: &MapData) -> PyResult<MapData> {
+    let (_, vkind) = m.entry_kinds(f);
     let mut data = MapData::with_capacity(d.entries.len());
     for (k, v) in &d.entries {
         let v = match vkind {

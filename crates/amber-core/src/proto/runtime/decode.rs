@@ -389,12 +389,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 if !f.closed_enum {
                     return self.packed_run(&mut r.sub(s, e), f, m);
                 }
-                let run = r.slice(s, e);
-                let count = match kind.wire_type() {
-                    FIXED32 => run.len() / 4,
-                    FIXED64 => run.len() / 8,
-                    _ => run.iter().filter(|&&b| b < 0x80).count(),
-                };
+                let count = run_len(kind, r.slice(s, e));
                 self.b.reserve(m, f, count).map_err(Failure::Build)?;
                 let mut pr = r.sub(s, e);
                 let mut n = 0;
@@ -792,20 +787,23 @@ fn put_scalar(out: &mut Vec<u8>, kind: Kind, s: Scalar<'_>) {
     }
 }
 
+/// How many values of `kind` a packed run's bytes hold: the varints' last
+/// bytes, or the length over the width (never more than the input holds,
+/// even when the run turns out to be malformed).
+fn run_len(kind: Kind, run: &[u8]) -> usize {
+    match kind.wire_type() {
+        FIXED32 => run.len() / 4,
+        FIXED64 => run.len() / 8,
+        _ => run.iter().filter(|&&b| b < 0x80).count(),
+    }
+}
+
 /// Read a packed run of `kind` (packable) into `out`, each value as
 /// [`Scalar::bits`] gives it; one loop per wire type, the conversion
 /// chosen once.
 fn read_run(pr: &mut WireReader<'_>, kind: Kind, out: &mut Vec<u64>) -> Result<(), WireError> {
-    // Room for the values the bytes hold: varints' last bytes, or the
-    // length over the width (never more than the input holds).
-    let left = pr.rest();
-    let n = match kind.wire_type() {
-        FIXED32 => left.len() / 4,
-        FIXED64 => left.len() / 8,
-        _ => left.iter().filter(|&&b| b < 0x80).count(),
-    };
     // The buffer serves every run of a parse: its first size is not small.
-    out.reserve(n.max(32));
+    out.reserve(run_len(kind, pr.rest()).max(32));
     fn varints(
         pr: &mut WireReader<'_>,
         out: &mut Vec<u64>,
