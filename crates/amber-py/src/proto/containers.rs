@@ -59,6 +59,15 @@ impl Items {
         }
     }
 
+    /// Every value as a Python object, in a new list made at its length
+    /// (no intermediate vector).
+    pub fn to_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        match self {
+            Items::Objs(v) => PyList::new(py, v.iter().map(|o| o.bind(py))),
+            Items::Nums(k, v) => PyList::new(py, v.iter().map(|&b| KeptNumber(*k, b))),
+        }
+    }
+
     /// Value `i` as the encoder's scalar, when kept as a number.
     #[inline]
     pub fn scalar(&self, i: usize) -> Option<Scalar<'static>> {
@@ -203,6 +212,20 @@ impl Items {
 }
 
 /// One checked value of a repeated field, as [`Items`] keeps it.
+/// A kept number with its kind, made a Python object when a list is filled.
+struct KeptNumber(Kind, u64);
+
+impl<'py> IntoPyObject<'py> for KeptNumber {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    #[inline]
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        values::number(py, self.0, self.1).map(|o| o.into_bound(py))
+    }
+}
+
 pub enum Kept {
     Obj(Py<PyAny>),
     Num(u64),
@@ -524,7 +547,7 @@ impl Repeated {
 /// The container's values as a new list (iteration sees a snapshot).
 fn snapshot<'py>(slf: &Bound<'py, Repeated>) -> PyResult<Bound<'py, PyList>> {
     let b = slf.try_borrow()?;
-    PyList::new(slf.py(), b.items.to_vec(slf.py())?)
+    b.items.to_list(slf.py())
 }
 
 /// A map key, hashable in Rust: [`KeyView`] owning its text.
