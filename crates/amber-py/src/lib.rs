@@ -27,6 +27,13 @@ mod values;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+/// The Rust side's allocator: parsed messages, their containers and the
+/// encoders' buffers make many small allocations, and mimalloc's take and
+/// give back about a third of the system allocator's instructions. Python
+/// objects still come from CPython's own allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Called once by `amber._registry`: the classifier and the name table.
 #[pyfunction]
 fn _install(py: Python<'_>, classify: Py<PyAny>, by_name: Py<PyDict>) -> PyResult<()> {
