@@ -152,6 +152,17 @@ impl Builder<'_> {
         }
     }
 
+    /// Store singular field `f`'s value `v`.
+    #[inline(always)]
+    fn put(&self, m: &mut Message, f: &FieldInfo, v: Slot) {
+        self.clear_oneof(m, f);
+        let old = std::mem::replace(self.slot(m, f), v);
+        if matches!(old, Slot::Unset) {
+            // Nothing to drop (the common case: skip the drop call).
+            std::mem::forget(old);
+        }
+    }
+
     /// Setting a oneof member clears the others.
     fn clear_oneof(&self, m: &mut Message, f: &FieldInfo) {
         if let Some(o) = f.oneof {
@@ -188,12 +199,13 @@ impl MessageBuilder for Builder<'_> {
             (None, Some((off, len))) => Slot::Span(off, len),
             (None, None) => Slot::Val(values::to_py(self.py, v).map_err(|e| self.stash(e))?),
         };
-        self.clear_oneof(m, f);
-        let old = std::mem::replace(self.slot(m, f), v);
-        if matches!(old, Slot::Unset) {
-            // Nothing to drop (the common case: skip the drop call).
-            std::mem::forget(old);
-        }
+        self.put(m, f, v);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn set_bits(&mut self, m: &mut Message, f: &FieldInfo, bits: u64) -> Result<(), Stashed> {
+        self.put(m, f, Slot::Num(bits));
         Ok(())
     }
 

@@ -139,6 +139,17 @@ pub trait MessageBuilder {
         }
         Ok(())
     }
+    /// Set singular field `f` (of a [packable](Kind::packable) kind whose
+    /// every value is kept: not a closed enum) to the value whose
+    /// [`Scalar::bits`] are `bits`. The default goes through
+    /// [`set`](MessageBuilder::set); a builder that keeps numbers natively
+    /// may store the bits.
+    fn set_bits(&mut self, m: &mut Self::Msg, f: &FieldInfo, bits: u64) -> Result<(), Self::Err> {
+        match Scalar::from_bits(f.kind, bits) {
+            Some(v) => self.set(m, f, v),
+            None => Ok(()),
+        }
+    }
     /// Begin a message field's value: for a singular field, the message
     /// already there (taken out of `m`) or a new one, so a second occurrence
     /// merges; for a repeated field, a new message.
@@ -406,6 +417,16 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 }
                 Ok(())
             }
+            (card, kind) if kind.packable() && !f.closed_enum => {
+                // A number kept whatever its value: read straight to its
+                // bits, with no `Scalar` between.
+                let bits = self.wire(value_bits(r, kind))?;
+                match card {
+                    Cardinality::Singular { .. } => self.b.set_bits(m, f, bits),
+                    _ => self.b.push_bits(m, f, &[bits]),
+                }
+                .map_err(Failure::Build)
+            }
             _ => {
                 let (v, raw) = self.scalar_raw(r, f)?;
                 self.deliver(f, v, raw, Some(r.slice(start, r.pos())), m)
@@ -524,12 +545,12 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             Kind::Sint64 => Scalar::I64(varint::unzigzag(self.wire(r.varint())?)),
             Kind::Bool => Scalar::Bool(self.wire(r.varint())? != 0),
             Kind::Enum(_) => Scalar::Enum(self.wire(r.varint())? as i32),
-            Kind::Fixed32 => Scalar::U32(u32::from_le_bytes(self.four(r)?)),
-            Kind::Sfixed32 => Scalar::I32(i32::from_le_bytes(self.four(r)?)),
-            Kind::Float => Scalar::F32(f32::from_le_bytes(self.four(r)?)),
-            Kind::Fixed64 => Scalar::U64(u64::from_le_bytes(self.eight(r)?)),
-            Kind::Sfixed64 => Scalar::I64(i64::from_le_bytes(self.eight(r)?)),
-            Kind::Double => Scalar::F64(f64::from_le_bytes(self.eight(r)?)),
+            Kind::Fixed32 => Scalar::U32(self.wire(r.fixed32())?),
+            Kind::Sfixed32 => Scalar::I32(self.wire(r.fixed32())? as i32),
+            Kind::Float => Scalar::F32(f32::from_bits(self.wire(r.fixed32())?)),
+            Kind::Fixed64 => Scalar::U64(self.wire(r.fixed64())?),
+            Kind::Sfixed64 => Scalar::I64(self.wire(r.fixed64())? as i64),
+            Kind::Double => Scalar::F64(f64::from_bits(self.wire(r.fixed64())?)),
             Kind::Bytes => {
                 let (s, e) = self.wire(r.len_prefixed())?;
                 Scalar::Bytes(r.slice(s, e))
@@ -546,20 +567,6 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             }
             Kind::Message(_) => return self.err(r.pos(), "message where a scalar was expected"),
         })
-    }
-
-    #[inline]
-    fn four(&self, r: &mut WireReader<'_>) -> Res<[u8; 4], B::Err> {
-        let b = self.wire(r.take(4))?;
-        Ok([b[0], b[1], b[2], b[3]])
-    }
-
-    #[inline]
-    fn eight(&self, r: &mut WireReader<'_>) -> Res<[u8; 8], B::Err> {
-        let b = self.wire(r.take(8))?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(a)
     }
 
     fn unknown_field(
@@ -815,38 +822,62 @@ fn read_run(pr: &mut WireReader<'_>, kind: Kind, out: &mut Vec<u64>) -> Result<(
         }
         Ok(())
     }
+    // One loop per kind, each converting with `varint_bits` or
+    // `fixed32_bits` for that kind (the match inside folds away).
     match kind {
-        Kind::Int32 | Kind::Enum(_) => varints(pr, out, |v| v as i32 as i64 as u64),
-        Kind::Uint32 => varints(pr, out, |v| v as u32 as u64),
-        Kind::Sint32 => varints(pr, out, |v| {
-            varint::unzigzag(v & 0xFFFF_FFFF) as i32 as i64 as u64
-        }),
-        Kind::Sint64 => varints(pr, out, |v| varint::unzigzag(v) as u64),
-        Kind::Bool => varints(pr, out, |v| (v != 0) as u64),
+        Kind::Int32 | Kind::Enum(_) => varints(pr, out, |v| varint_bits(Kind::Int32, v)),
+        Kind::Uint32 => varints(pr, out, |v| varint_bits(Kind::Uint32, v)),
+        Kind::Sint32 => varints(pr, out, |v| varint_bits(Kind::Sint32, v)),
+        Kind::Sint64 => varints(pr, out, |v| varint_bits(Kind::Sint64, v)),
+        Kind::Bool => varints(pr, out, |v| varint_bits(Kind::Bool, v)),
         Kind::Int64 | Kind::Uint64 => varints(pr, out, |v| v),
         Kind::Fixed32 | Kind::Float | Kind::Sfixed32 => {
-            let signed = kind == Kind::Sfixed32;
             while !pr.at_end() {
-                let b = pr.take(4)?;
-                let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                out.push(if signed {
-                    v as i32 as i64 as u64
-                } else {
-                    v.into()
-                });
+                out.push(fixed32_bits(kind, pr.fixed32()?));
             }
             Ok(())
         }
         Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => {
             while !pr.at_end() {
-                let b = pr.take(8)?;
-                let mut a = [0u8; 8];
-                a.copy_from_slice(b);
-                out.push(u64::from_le_bytes(a));
+                out.push(pr.fixed64()?);
             }
             Ok(())
         }
         // The decoder asks for packable kinds only.
         Kind::String | Kind::Bytes | Kind::Message(_) => Ok(()),
+    }
+}
+
+/// One value of packable `kind` read to its [`Scalar::bits`].
+#[inline(always)]
+fn value_bits(r: &mut WireReader<'_>, kind: Kind) -> Result<u64, WireError> {
+    match kind.wire_type() {
+        wire::FIXED32 => Ok(fixed32_bits(kind, r.fixed32()?)),
+        wire::FIXED64 => r.fixed64(),
+        _ => Ok(varint_bits(kind, r.varint()?)),
+    }
+}
+
+/// The [`Scalar::bits`] of a varint `v` read for a field of `kind`.
+#[inline(always)]
+fn varint_bits(kind: Kind, v: u64) -> u64 {
+    match kind {
+        Kind::Int32 | Kind::Enum(_) => v as i32 as i64 as u64,
+        Kind::Uint32 => v as u32 as u64,
+        Kind::Sint32 => varint::unzigzag(v & 0xFFFF_FFFF) as i32 as i64 as u64,
+        Kind::Sint64 => varint::unzigzag(v) as u64,
+        Kind::Bool => (v != 0) as u64,
+        _ => v,
+    }
+}
+
+/// The [`Scalar::bits`] of a four-byte value `v` read for a field of
+/// `kind`.
+#[inline(always)]
+fn fixed32_bits(kind: Kind, v: u32) -> u64 {
+    if kind == Kind::Sfixed32 {
+        v as i32 as i64 as u64
+    } else {
+        v.into()
     }
 }
