@@ -152,15 +152,16 @@ impl Builder<'_> {
         }
     }
 
-    /// Store singular field `f`'s value `v`.
+    /// Singular field `f`'s slot, emptied (`Unset`) for a new value, the
+    /// other members of its oneof cleared.
     #[inline(always)]
-    fn put(&self, m: &mut Message, f: &FieldInfo, v: Slot) {
+    fn emptied<'d>(&self, m: &'d mut Message, f: &FieldInfo) -> &'d mut Slot {
         self.clear_oneof(m, f);
-        let old = std::mem::replace(self.slot(m, f), v);
-        if matches!(old, Slot::Unset) {
-            // Nothing to drop (the common case: skip the drop call).
-            std::mem::forget(old);
+        let slot = self.slot(m, f);
+        if !matches!(slot, Slot::Unset) {
+            *slot = Slot::Unset;
         }
+        slot
     }
 
     /// Setting a oneof member clears the others.
@@ -182,6 +183,17 @@ impl Builder<'_> {
     }
 }
 
+/// Put `v` in `slot`, which holds `Unset` ([`Builder::emptied`]).
+#[inline(always)]
+fn fill(slot: &mut Slot, v: Slot) {
+    debug_assert!(matches!(slot, Slot::Unset));
+    // SAFETY: `slot` holds `Unset`, which owns nothing, so writing over it
+    // without a drop leaks nothing. (An assignment is equivalent, but its
+    // copy of the value through the stack stalled on store forwarding: this
+    // writes the two words in place.)
+    unsafe { std::ptr::write(slot, v) };
+}
+
 impl MessageBuilder for Builder<'_> {
     type Msg = Message;
     type Err = Stashed;
@@ -194,18 +206,21 @@ impl MessageBuilder for Builder<'_> {
 
     #[inline(always)]
     fn set(&mut self, m: &mut Message, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Stashed> {
-        let v = match (v.bits(f.kind), self.span_of(v)) {
-            (Some(n), _) => Slot::Num(n),
-            (None, Some((off, len))) => Slot::Span(off, len),
-            (None, None) => Slot::Val(values::to_py(self.py, v).map_err(|e| self.stash(e))?),
-        };
-        self.put(m, f, v);
+        if let Some(n) = v.bits(f.kind) {
+            return self.set_bits(m, f, n);
+        }
+        if let Some((off, len)) = self.span_of(v) {
+            fill(self.emptied(m, f), Slot::Span(off, len));
+            return Ok(());
+        }
+        let o = values::to_py(self.py, v).map_err(|e| self.stash(e))?;
+        fill(self.emptied(m, f), Slot::Val(o));
         Ok(())
     }
 
     #[inline(always)]
     fn set_bits(&mut self, m: &mut Message, f: &FieldInfo, bits: u64) -> Result<(), Stashed> {
-        self.put(m, f, Slot::Num(bits));
+        fill(self.emptied(m, f), Slot::Num(bits));
         Ok(())
     }
 
