@@ -65,23 +65,6 @@ pub enum Slot {
     Pairs(Box<Pairs>),
 }
 
-/// The bytes a message was parsed from, which its [`Slot::Span`]s and
-/// [`Slot::Spans`] point into: the `bytes` object itself (immutable, so
-/// nothing is copied), or a copy of any other buffer.
-pub enum Input {
-    Bytes(Py<PyBytes>),
-    Owned(Box<[u8]>),
-}
-
-impl Input {
-    pub fn data<'a>(&'a self, py: Python<'_>) -> &'a [u8] {
-        match self {
-            Input::Bytes(b) => b.as_bytes(py),
-            Input::Owned(v) => v,
-        }
-    }
-}
-
 impl Slot {
     /// Whether the slot holds a value kept in Rust that becomes a Python
     /// object when first read (see [`materialize`]).
@@ -138,8 +121,12 @@ pub struct Message {
     pub unknown: Vec<u8>,
     /// While a default sub-message: the parent and the field's position.
     pub parent: Option<(Py<PyWeakrefReference>, u32)>,
-    /// The bytes the message was parsed from, while spans point into them.
-    pub input: Option<Arc<Input>>,
+    /// The bytes the message was parsed from, while spans point into them:
+    /// the `bytes` object parsed (immutable), or a copy of any other buffer
+    /// (which may change after the parse). A Python object rather than an
+    /// `Arc`: every sub-message of a parse keeps it, and the GIL makes its
+    /// count a plain increment, where an `Arc`'s is an atomic one.
+    pub input: Option<Py<PyBytes>>,
 }
 
 impl Message {
@@ -158,7 +145,7 @@ impl Message {
     pub fn span<'a>(&'a self, py: Python<'_>, (off, len): (u32, u32)) -> &'a [u8] {
         let at = off as usize..off as usize + len as usize;
         match &self.input {
-            Some(i) => i.data(py).get(at).unwrap_or_default(),
+            Some(i) => i.as_bytes(py).get(at).unwrap_or_default(),
             None => &[],
         }
     }
@@ -465,7 +452,7 @@ fn owner_link(m: &Bound<'_, Message>) -> PyResult<Option<Py<PyWeakrefReference>>
 pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
     let mut out = Message::empty(m.s.clone(), m.ty);
     out.unknown = m.unknown.clone();
-    out.input = m.input.clone();
+    out.input = m.input.as_ref().map(|i| i.clone_ref(py));
     out.vals.reserve(m.vals.len());
     for (pos, slot) in m.vals.iter().enumerate() {
         let f = &m.info().fields[pos];
@@ -544,10 +531,10 @@ pub fn merge_owned(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyRes
     let shared = match (&dst.input, &src.input) {
         (_, None) => true,
         (None, Some(i)) => {
-            dst.input = Some(i.clone());
+            dst.input = Some(i.clone_ref(py));
             true
         }
-        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        (Some(a), Some(b)) => a.is(b),
     };
     let vals = std::mem::take(&mut src.vals);
     for (pos, slot) in vals.into_iter().enumerate() {
@@ -687,8 +674,8 @@ fn merge_pairs(py: Python<'_>, dst: &mut Message, pos: usize, p: Pairs) -> PyRes
     if p.entries.is_empty() {
         return Ok(());
     }
-    let input = dst.input.clone();
-    let bytes = input.as_ref().map_or(&[][..], |i| i.data(py));
+    let input = dst.input.as_ref().map(|i| i.clone_ref(py));
+    let bytes = input.as_ref().map_or(&[][..], |i| i.as_bytes(py));
     match dst.slot_mut(pos) {
         Slot::Pairs(d) => {
             for (k, v) in p.entries {

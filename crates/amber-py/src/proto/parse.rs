@@ -20,7 +20,7 @@ use pyo3::types::PyBytes;
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
 use crate::proto::containers::{Items, MapData, Pairs, Part};
-use crate::proto::message::{instantiate, merge_owned, release, Input, Message, Slot};
+use crate::proto::message::{instantiate, merge_owned, release, Message, Slot};
 use crate::proto::schema::Schema;
 use crate::proto::values;
 
@@ -31,7 +31,7 @@ pub(crate) struct Builder<'py> {
     err: Option<PyErr>,
     /// The input of a wire parse, and where its bytes are: strings and
     /// bytes are kept as spans of it.
-    input: Option<(Arc<Input>, usize, usize)>,
+    input: Option<(Py<PyBytes>, usize, usize)>,
 }
 
 /// The builder failed; the error is in `Builder::err`.
@@ -70,8 +70,8 @@ impl Builder<'_> {
     /// Put a map entry of spans and bits into map field `f` of `m`.
     fn pair(&mut self, m: &mut Message, f: &FieldInfo, k: Part, v: Part) -> Result<(), Stashed> {
         let py = self.py;
-        let input = self.input.as_ref().map(|i| i.0.clone());
-        let bytes = input.as_ref().map_or(&[][..], |i| i.data(py));
+        let input = self.input.as_ref().map(|i| i.0.clone_ref(py));
+        let bytes = input.as_ref().map_or(&[][..], |i| i.as_bytes(py));
         let slot = self.slot(m, f);
         if matches!(slot, Slot::Unset) {
             // Room for a small map's entries from the first.
@@ -200,7 +200,7 @@ impl MessageBuilder for Builder<'_> {
 
     fn start(&mut self, ty: u32) -> Result<Message, Stashed> {
         let mut m = Message::empty(self.s.clone(), ty);
-        m.input = self.input.as_ref().map(|i| i.0.clone());
+        m.input = self.input.as_ref().map(|i| i.0.clone_ref(self.py));
         Ok(m)
     }
 
@@ -405,21 +405,20 @@ fn decode_bytes(
     data: &Bound<'_, PyAny>,
 ) -> PyResult<(Message, usize)> {
     let input = match data.cast_exact::<PyBytes>() {
-        Ok(b) => Input::Bytes(b.clone().unbind()),
+        Ok(b) => b.clone(),
         Err(_) => {
             let buf = InputBuffer::get(data)?;
             if u32::try_from(buf.bytes().len()).is_err() {
                 // Too long for spans: values become objects as they come.
                 return decode_in(Builder::new(py, s.clone()), s, ty, buf.bytes(), data);
             }
-            Input::Owned(buf.bytes().into())
+            PyBytes::new(py, buf.bytes())
         }
     };
-    let input = Arc::new(input);
-    let bytes = input.data(py);
+    let bytes = input.as_bytes();
     let mut builder = Builder::new(py, s.clone());
     if u32::try_from(bytes.len()).is_ok() {
-        builder.input = Some((input.clone(), bytes.as_ptr() as usize, bytes.len()));
+        builder.input = Some((input.clone().unbind(), bytes.as_ptr() as usize, bytes.len()));
     }
     decode_in(builder, s, ty, bytes, data)
 }
