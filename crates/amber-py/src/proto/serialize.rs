@@ -267,7 +267,7 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
         self.get_value(m, f, i).map_err(|e| self.stash(e))
     }
 
-    #[inline]
+    #[inline(always)]
     fn singular(
         &self,
         m: &'m Message,
@@ -282,6 +282,7 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
         }
     }
 
+    #[inline(always)]
     fn entry(
         &self,
         m: &'m Message,
@@ -308,6 +309,17 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
                 Ok(Some(v))
             }
             Items::Objs(_) => Ok(None),
+        }
+    }
+
+    #[inline(always)]
+    fn number(&self, m: &'m Message, f: &FieldInfo) -> Result<Option<u64>, Stashed> {
+        match m.slot(pos(m, f)) {
+            Slot::Num(n) => {
+                self.no_object();
+                Ok(Some(*n))
+            }
+            _ => Ok(None),
         }
     }
 }

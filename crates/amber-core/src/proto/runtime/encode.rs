@@ -79,6 +79,13 @@ pub trait MessageSource<'m> {
     fn numbers(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<&'m [u64]>, Self::Err> {
         Ok(None)
     }
+    /// The value of singular field `f` (of a packable kind) when the source
+    /// keeps it as a Rust number, as [`Scalar::bits`] gives it: the
+    /// encoder then writes it from the bits. `None` (the default, and for
+    /// an unset field): read it with [`singular`](MessageSource::singular).
+    fn number(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<u64>, Self::Err> {
+        Ok(None)
+    }
 }
 
 /// Encoder settings.
@@ -285,6 +292,17 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         self.put(unknown);
         for f in t.messages[ty as usize].fields.iter().rev() {
             if let Cardinality::Singular { presence } = f.card {
+                if f.kind.packable() {
+                    if let Some(b) = self.src.number(m, f).map_err(EncodeFailure::Source)? {
+                        // Every packable kind's zero has the bits 0 (and
+                        // -0.0 is not zero, as `is_zero` says).
+                        if presence || b != 0 {
+                            self.number(f.kind, b);
+                            self.put_tag(f.number, f.kind.wire_type());
+                        }
+                        continue;
+                    }
+                }
                 let Some(v) = self.src.singular(m, f).map_err(EncodeFailure::Source)? else {
                     continue;
                 };
