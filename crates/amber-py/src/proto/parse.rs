@@ -129,12 +129,15 @@ impl Builder<'_> {
         (p <= *len && b.len() <= *len - p).then_some((p as u32, b.len() as u32))
     }
 
+    /// Field `f`'s slot in `m`. The decoder and the text and JSON parsers
+    /// hand over fields of `m`'s own type, whose `pos` says where they are.
     #[inline(always)]
     fn slot<'d>(&self, m: &'d mut Message, f: &FieldInfo) -> &'d mut Slot {
-        let info = &self.s.tables.messages[m.ty as usize];
-        let pos = info.position(f);
+        let pos = f.pos as usize;
+        debug_assert_eq!(m.info().position(f), pos);
         if m.vals.len() <= pos {
-            m.vals.resize_with(info.fields.len(), || Slot::Unset);
+            let n = self.s.tables.messages[m.ty as usize].fields.len();
+            m.vals.resize_with(n.max(pos + 1), || Slot::Unset);
         }
         &mut m.vals[pos]
     }

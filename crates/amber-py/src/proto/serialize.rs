@@ -231,9 +231,14 @@ fn keep<T>(v: &mut Vec<T>, guard: T) {
     v.push(guard);
 }
 
-#[inline]
+/// The position of field `f` among `m`'s values. `f` is one of the
+/// fields of `m`'s own type (the walkers go through a message's own
+/// fields), so its `pos` says where it is; a field from elsewhere would
+/// read another slot (or none), never out of bounds.
+#[inline(always)]
 fn pos(m: &Message, f: &FieldInfo) -> usize {
-    m.info().position(f)
+    debug_assert_eq!(m.info().position(f), f.pos as usize);
+    f.pos as usize
 }
 
 impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
