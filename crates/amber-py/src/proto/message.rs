@@ -331,17 +331,23 @@ pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, Message>> {
 /// Make the Python object of field `pos`'s native value (see
 /// [`Slot::native`]) and keep it in the slot, so that every read hands out
 /// the same object: a sub-message's object, or a repeated or map field's
-/// container (a repeated message field's messages made objects too). The
-/// message stays borrowed while the objects are made: a finalizer that a
-/// garbage collection runs meanwhile and that touches this message gets
-/// an "already borrowed" error, and nothing is lost.
-pub fn materialize(m: &Bound<'_, Message>, pos: usize) -> PyResult<()> {
+/// container (a repeated message field's messages made objects too), and
+/// return it (`None`: the slot held no native value). The message stays
+/// borrowed while the objects are made: a finalizer that a garbage
+/// collection runs meanwhile and that touches this message gets an
+/// "already borrowed" error, and nothing is lost.
+pub fn materialize(m: &Bound<'_, Message>, pos: usize) -> PyResult<Option<Py<PyAny>>> {
     let py = m.py();
-    if !m.try_borrow()?.slot(pos).native() {
-        return Ok(());
-    }
-    let owner = owner_link(m)?;
+    // One borrow for the whole step: each of pyo3's borrows is an atomic
+    // update of the object's flag.
     let mut b = m.try_borrow_mut()?;
+    if !b.slot(pos).native() {
+        return Ok(None);
+    }
+    let owner = match b.parent {
+        Some(_) => Some(PyWeakrefReference::new(m)?.unbind()),
+        None => None,
+    };
     let (s, ty) = (b.s.clone(), b.ty);
     let container = |items: Items| {
         let mut c = Repeated::new(s.clone(), ty, pos as u32, items);
@@ -368,8 +374,14 @@ pub fn materialize(m: &Bound<'_, Message>, pos: usize) -> PyResult<()> {
         }
         other => other,
     };
+    let obj = match &made {
+        Slot::Val(v) => v.clone_ref(py),
+        Slot::List(l) => l.clone_ref(py).into_any(),
+        Slot::Map(l) => l.clone_ref(py).into_any(),
+        _ => py.None(),
+    };
     *b.slot_mut(pos) = made;
-    Ok(())
+    Ok(Some(obj))
 }
 
 /// Every native slot of `m` made its Python object (see [`materialize`]),
@@ -1044,7 +1056,9 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
             | Slot::Spans(_)
             | Slot::Pairs(_) => {
                 drop(b);
-                materialize(m, pos)?;
+                if let Some(o) = materialize(m, pos)? {
+                    return Ok(o);
+                }
                 return get_field(py, m, pos);
             }
             Slot::Unset => {
