@@ -716,6 +716,60 @@ def test_map_entries_parse_as_google(conf: P.Namespace, google: dict[str, Any]) 
     assert twice.map_string_string == dict(g.map_string_string)
 
 
+def test_parsed_maps_find_every_key_kind(conf: P.Namespace, google: dict[str, Any]) -> None:
+    """A map a parse kept without objects finds, replaces and deletes each of its keys, of every
+    key kind, as the dict of the same entries does: the index the parse built serves the map's
+    objects."""
+    name = "protobuf_test_messages.proto3.TestAllTypesProto3"
+    A, G = conf.types[name], google[name]
+    rng = random.Random(7)
+    edges = {
+        "int32": [0, 1, -1, 2**31 - 1, -(2**31)],
+        "int64": [0, -1, 2**63 - 1, -(2**63)],
+        "uint32": [0, 1, 2**32 - 1],
+        "uint64": [0, 1, 2**63, 2**64 - 1],
+        "bool": [True, False],
+        "string": ["", "a", "é", "ключ", "a" * 40],
+    }
+    fields = {
+        "map_int32_int32": "int32",
+        "map_int64_int64": "int64",
+        "map_uint32_uint32": "uint32",
+        "map_uint64_uint64": "uint64",
+        "map_sint32_sint32": "int32",
+        "map_sint64_sint64": "int64",
+        "map_fixed32_fixed32": "uint32",
+        "map_fixed64_fixed64": "uint64",
+        "map_sfixed32_sfixed32": "int32",
+        "map_sfixed64_sfixed64": "int64",
+        "map_bool_bool": "bool",
+        "map_string_string": "string",
+    }
+    for field, kind in fields.items():
+        keys = list(edges[kind])
+        if kind not in ("bool", "string"):
+            lo, hi = min(keys), max(keys)
+            keys += [rng.randint(lo, hi) for _ in range(20)]
+        value = (lambda k: str(k)) if kind == "string" else (lambda k: k)
+        expected = {k: value(k) for k in keys}
+        # Each key twice on the wire: the later value wins, in the first place.
+        first = G(**{field: {k: (value(True) if kind == "bool" else value(k)) for k in keys}})
+        data = first.SerializeToString() + G(**{field: expected}).SerializeToString()
+        m = A.FromString(data)
+        got = getattr(m, field)
+        assert dict(got.items()) == expected, field
+        assert len(got) == len(expected)
+        for k in keys:
+            assert k in got and got[k] == expected[k], (field, k)
+        k0 = keys[-1]
+        got[k0] = value(keys[0])
+        assert len(got) == len(expected) and got[k0] == value(keys[0])
+        del got[k0]
+        assert k0 not in got and len(got) == len(expected) - 1
+        expected.pop(k0)
+        assert A.FromString(m.SerializeToString()) == A(**{field: expected}), field
+
+
 def test_unknown_fields_survive(shop: Any) -> None:
     item_bytes = shop.Item(sku="s").SerializeToString() + bytes([0xF8, 0x01, 0x2A])  # field 31 = 42
     item = shop.Item.FromString(item_bytes)

@@ -714,21 +714,26 @@ pub enum Part {
     Span(u32, u32),
 }
 
-/// A key as [`Pairs`] hashes and compares it.
-#[derive(Hash, PartialEq, Eq)]
-enum PartKey<'a> {
-    Bits(u64),
-    Bytes(&'a [u8]),
-}
-
 impl Part {
-    fn key(self, input: &[u8]) -> PartKey<'_> {
+    /// The key as [`MapData`] hashes and compares it (a key of `kind`,
+    /// with spans into `input`): the same key made an object reads as the
+    /// same [`KeyView`], so a [`Pairs`]' index serves the [`MapData`] made
+    /// from it.
+    fn key(self, input: &[u8], kind: Kind) -> KeyView<'_> {
         match self {
-            Part::Bits(b) => PartKey::Bits(b),
             Part::Span(off, len) => {
                 let at = off as usize..off as usize + len as usize;
-                PartKey::Bytes(input.get(at).unwrap_or_default())
+                KeyView::Str(Cow::Borrowed(input.get(at).unwrap_or_default()))
             }
+            Part::Bits(b) => match Scalar::from_bits(kind, b) {
+                Some(Scalar::Bool(v)) => KeyView::Bool(v),
+                Some(Scalar::I32(v) | Scalar::Enum(v)) => KeyView::Int(v.into()),
+                Some(Scalar::I64(v)) => KeyView::Int(v.into()),
+                Some(Scalar::U32(v)) => KeyView::Int(v.into()),
+                Some(Scalar::U64(v)) => KeyView::Int(v.into()),
+                // Floats are not map keys.
+                _ => KeyView::Int(b.into()),
+            },
         }
     }
 }
@@ -751,13 +756,32 @@ impl Pairs {
         }
     }
 
-    /// Insert or replace; `input` holds the bytes spans point into.
-    pub fn insert(&mut self, input: &[u8], k: Part, v: Part) {
-        let key = k.key(input);
+    /// Insert or replace a key of `kind`; `input` holds the bytes spans
+    /// point into.
+    pub fn insert(&mut self, input: &[u8], kind: Kind, k: Part, v: Part) {
+        let key = k.key(input, kind);
         let h = self.index.hash(&key);
         let entries = &self.entries;
-        let found = self.index.find(h, |i| entries[i].0.key(input) == key);
+        let found = self.index.find(h, |i| entries[i].0.key(input, kind) == key);
         self.index.put(&mut self.entries, h, found, k, v);
+    }
+
+    /// The map of objects with these entries, in their order: `object`
+    /// makes each key and value. The index moves over as it is, since
+    /// [`MapData`] hashes and compares keys as [`Part::key`] does.
+    pub fn into_data(
+        self,
+        mut object: impl FnMut(Part, Part) -> PyResult<(Py<PyAny>, Py<PyAny>)>,
+    ) -> PyResult<MapData> {
+        let entries = self
+            .entries
+            .into_iter()
+            .map(|(k, v)| object(k, v))
+            .collect::<PyResult<_>>()?;
+        Ok(MapData {
+            entries,
+            index: self.index,
+        })
     }
 }
 

@@ -185,17 +185,9 @@ impl Message {
 
     /// The entries of `p` (a map field `f`'s, spans of this message's
     /// input) as objects.
-    pub fn pairs_data(&self, py: Python<'_>, f: &FieldInfo, p: &Pairs) -> PyResult<MapData> {
+    pub fn pairs_data(&self, py: Python<'_>, f: &FieldInfo, p: Pairs) -> PyResult<MapData> {
         let (kk, vk) = self.entry_kinds(f);
-        let mut data = MapData::with_capacity(p.entries.len());
-        for &(k, v) in &p.entries {
-            data.insert(
-                py,
-                self.part_object(py, kk, k)?,
-                self.part_object(py, vk, v)?,
-            )?;
-        }
-        Ok(data)
+        p.into_data(|k, v| Ok((self.part_object(py, kk, k)?, self.part_object(py, vk, v)?)))
     }
 
     /// The objects of spans `v` (values of a field of `kind`), as a list
@@ -357,7 +349,7 @@ pub fn materialize(m: &Bound<'_, Message>, pos: usize) -> PyResult<Option<Py<PyA
     let kind = b.info().fields[pos].kind;
     let made = match std::mem::replace(b.slot_mut(pos), Slot::Unset) {
         Slot::Pairs(p) => {
-            let d = b.pairs_data(py, &b.info().fields[pos], &p)?;
+            let d = b.pairs_data(py, &b.info().fields[pos], *p)?;
             let mut c = MapField::new(s.clone(), ty, pos as u32, d);
             c.owner = owner;
             Slot::Map(Py::new(py, c)?)
@@ -582,7 +574,7 @@ pub fn merge_owned(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyRes
             }
             Slot::Entries(data) => merge_entries(py, dst, pos, *data)?,
             Slot::Pairs(p) if shared => merge_pairs(py, dst, pos, *p)?,
-            Slot::Pairs(p) => merge_entries(py, dst, pos, src.pairs_data(py, f, &p)?)?,
+            Slot::Pairs(p) => merge_entries(py, dst, pos, src.pairs_data(py, f, *p)?)?,
         }
     }
     dst.unknown.extend_from_slice(&src.unknown);
@@ -688,10 +680,11 @@ fn merge_pairs(py: Python<'_>, dst: &mut Message, pos: usize, p: Pairs) -> PyRes
     }
     let input = dst.input.as_ref().map(|i| i.clone_ref(py));
     let bytes = input.as_ref().map_or(&[][..], |i| i.as_bytes(py));
+    let (kk, _) = dst.entry_kinds(&dst.info().fields[pos]);
     match dst.slot_mut(pos) {
         Slot::Pairs(d) => {
             for (k, v) in p.entries {
-                d.insert(bytes, k, v);
+                d.insert(bytes, kk, k, v);
             }
             Ok(())
         }
@@ -700,7 +693,7 @@ fn merge_pairs(py: Python<'_>, dst: &mut Message, pos: usize, p: Pairs) -> PyRes
             Ok(())
         }
         _ => {
-            let data = dst.pairs_data(py, &dst.info().fields[pos], &p)?;
+            let data = dst.pairs_data(py, &dst.info().fields[pos], p)?;
             merge_entries(py, dst, pos, data)
         }
     }
@@ -715,7 +708,7 @@ fn merge_entries(py: Python<'_>, dst: &mut Message, pos: usize, data: MapData) -
         let Slot::Pairs(have) = std::mem::replace(dst.slot_mut(pos), Slot::Unset) else {
             unreachable!("a pair list just above")
         };
-        let objs = dst.pairs_data(py, &dst.info().fields[pos], &have)?;
+        let objs = dst.pairs_data(py, &dst.info().fields[pos], *have)?;
         *dst.slot_mut(pos) = Slot::Entries(Box::new(objs));
     }
     match dst.slot_mut(pos) {

@@ -68,7 +68,14 @@ impl Builder<'_> {
     }
 
     /// Put a map entry of spans and bits into map field `f` of `m`.
-    fn pair(&mut self, m: &mut Message, f: &FieldInfo, k: Part, v: Part) -> Result<(), Stashed> {
+    fn pair(
+        &mut self,
+        m: &mut Message,
+        f: &FieldInfo,
+        (kk, vk): (Kind, Kind),
+        k: Part,
+        v: Part,
+    ) -> Result<(), Stashed> {
         let py = self.py;
         let input = self.input.as_ref().map(|i| i.0.clone_ref(py));
         let bytes = input.as_ref().map_or(&[][..], |i| i.as_bytes(py));
@@ -78,11 +85,10 @@ impl Builder<'_> {
             *slot = Slot::Pairs(Box::new(Pairs::with_capacity(8)));
         }
         if let Slot::Pairs(p) = slot {
-            p.insert(bytes, k, v);
+            p.insert(bytes, kk, k, v);
             return Ok(());
         }
         // The map's entries are objects already: this one joins them.
-        let (kk, vk) = m.entry_kinds(f);
         let r = m
             .part_object(py, kk, k)
             .and_then(|ko| Ok((ko, m.part_object(py, vk, v)?)))
@@ -97,7 +103,7 @@ impl Builder<'_> {
             Slot::Entries(_) => None,
             Slot::Pairs(p) => {
                 let p = std::mem::take(&mut **p);
-                Some(m.pairs_data(self.py, f, &p)?)
+                Some(m.pairs_data(self.py, f, p)?)
             }
             // Room for a small map's entries from the first.
             _ => Some(MapData::with_capacity(8)),
@@ -312,7 +318,7 @@ impl MessageBuilder for Builder<'_> {
         if let MapValue::Scalar(v) = &value {
             let (kk, vk) = m.entry_kinds(f);
             if let (Some(k), Some(v)) = (self.part(key, kk), self.part(*v, vk)) {
-                return self.pair(m, f, k, v);
+                return self.pair(m, f, (kk, vk), k, v);
             }
         }
         let k = values::to_py(py, key).map_err(|e| self.stash(e))?;
