@@ -11,7 +11,7 @@ use amber_core::proto::runtime::{
     SrcValue,
 };
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyString};
 
 use amber_core::proto::text::{print_text, PrintFailure, TextOptions};
 
@@ -315,6 +315,28 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
             }
             Items::Objs(_) => Ok(None),
         }
+    }
+
+    #[inline(always)]
+    fn text(&self, m: &'m Message, f: &FieldInfo) -> Result<Option<&'m [u8]>, Stashed> {
+        if self.record {
+            // A recording source hands on the object behind each value
+            // (see `Given`): `singular` does that.
+            return Ok(None);
+        }
+        Ok(match m.slot(pos(m, f)) {
+            &Slot::Span(off, len) => Some(m.span(self.py, (off, len))),
+            // What the setters store; anything else goes the long way,
+            // which reports it, and so does a string holding lone
+            // surrogates (written with `surrogateescape`).
+            Slot::Val(v) => match f.kind {
+                Kind::String => (v.bind(self.py).cast_exact::<PyString>().ok())
+                    .and_then(|s| s.to_str().ok())
+                    .map(str::as_bytes),
+                _ => (v.bind(self.py).cast_exact::<PyBytes>().ok()).map(|b| b.as_bytes()),
+            },
+            _ => None,
+        })
     }
 
     #[inline(always)]

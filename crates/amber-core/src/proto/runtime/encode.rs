@@ -86,6 +86,13 @@ pub trait MessageSource<'m> {
     fn number(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<u64>, Self::Err> {
         Ok(None)
     }
+    /// The bytes of singular string or bytes field `f` (a string's UTF-8)
+    /// when the source has them at hand: the encoder then copies them.
+    /// `None` (the default, and for an unset field): read the value with
+    /// [`singular`](MessageSource::singular).
+    fn text(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<&'m [u8]>, Self::Err> {
+        Ok(None)
+    }
 }
 
 /// Encoder settings.
@@ -299,6 +306,16 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                         if presence || b != 0 {
                             self.number(f.kind, b);
                             self.put_tag(f.number, f.kind.wire_type());
+                        }
+                        continue;
+                    }
+                }
+                if matches!(f.kind, Kind::String | Kind::Bytes) {
+                    if let Some(b) = self.src.text(m, f).map_err(EncodeFailure::Source)? {
+                        if presence || !b.is_empty() {
+                            self.put(b);
+                            self.put_varint(b.len() as u64);
+                            self.put_tag(f.number, LEN);
                         }
                         continue;
                     }
