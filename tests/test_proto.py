@@ -654,6 +654,9 @@ def test_strings_read_from_any_buffer_stay_as_read(shop: Any) -> None:
     assert (
         t.SerializeToString() == raw and ns.T.FromString(bytearray(raw)).SerializeToString() == raw
     )
+    # The same strings given by Python code (lone surrogates) are written back as those bytes.
+    t.s = t.s
+    assert t.SerializeToString() == raw == ns.T(s="\udcc3(", r=["\udcff"]).SerializeToString()
 
 
 def test_map_entries_parse_as_google(conf: P.Namespace, google: dict[str, Any]) -> None:

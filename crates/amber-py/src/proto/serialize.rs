@@ -220,6 +220,20 @@ impl<'py> Source<'py> {
     }
 }
 
+/// The bytes of a string or bytes object stored for a field of `kind`:
+/// what the setters store; anything else goes the long way (`None`), which
+/// reports it, and so does a string holding lone surrogates (written with
+/// `surrogateescape`).
+#[inline(always)]
+fn text_of<'m>(o: &'m Bound<'_, PyAny>, kind: Kind) -> Option<&'m [u8]> {
+    match kind {
+        Kind::String => (o.cast_exact::<PyString>().ok())
+            .and_then(|s| s.to_str().ok())
+            .map(str::as_bytes),
+        _ => (o.cast_exact::<PyBytes>().ok()).map(|b| b.as_bytes()),
+    }
+}
+
 /// Keep a borrow guard for the rest of the encode: the first takes room
 /// for 16, so that a message of a dozen sub-messages or containers does
 /// not grow the list guard by guard (and one without any allocates none).
@@ -318,25 +332,26 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
     }
 
     #[inline(always)]
-    fn text(&self, m: &'m Message, f: &FieldInfo) -> Result<Option<&'m [u8]>, Stashed> {
+    fn text(&self, m: &'m Message, f: &FieldInfo, i: usize) -> Result<Option<&'m [u8]>, Stashed> {
         if self.record {
             // A recording source hands on the object behind each value
-            // (see `Given`): `singular` does that.
+            // (see `Given`): `singular` and `get` do that.
             return Ok(None);
         }
-        Ok(match m.slot(pos(m, f)) {
-            &Slot::Span(off, len) => Some(m.span(self.py, (off, len))),
-            // What the setters store; anything else goes the long way,
-            // which reports it, and so does a string holding lone
-            // surrogates (written with `surrogateescape`).
-            Slot::Val(v) => match f.kind {
-                Kind::String => (v.bind(self.py).cast_exact::<PyString>().ok())
-                    .and_then(|s| s.to_str().ok())
-                    .map(str::as_bytes),
-                _ => (v.bind(self.py).cast_exact::<PyBytes>().ok()).map(|b| b.as_bytes()),
-            },
-            _ => None,
-        })
+        let items = match m.slot(pos(m, f)) {
+            &Slot::Span(off, len) if i == 0 => return Ok(Some(m.span(self.py, (off, len)))),
+            Slot::Spans(v) => return Ok(v.get(i).map(|&sp| m.span(self.py, sp))),
+            Slot::Val(o) if i == 0 => return Ok(text_of(o.bind(self.py), f.kind)),
+            Slot::List(l) => &self.list(l).map_err(|e| self.stash(e))?.items,
+            Slot::Items(items) => &**items,
+            _ => return Ok(None),
+        };
+        // (`get` reports a value that is not there.)
+        let Items::Objs(v) = items else {
+            return Ok(None);
+        };
+        let Some(o) = v.get(i) else { return Ok(None) };
+        Ok(text_of(o.bind(self.py), f.kind))
     }
 
     #[inline(always)]

@@ -86,11 +86,17 @@ pub trait MessageSource<'m> {
     fn number(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<u64>, Self::Err> {
         Ok(None)
     }
-    /// The bytes of singular string or bytes field `f` (a string's UTF-8)
-    /// when the source has them at hand: the encoder then copies them.
-    /// `None` (the default, and for an unset field): read the value with
-    /// [`singular`](MessageSource::singular).
-    fn text(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<&'m [u8]>, Self::Err> {
+    /// The bytes of value `i` of string or bytes field `f` (`i` = 0 for
+    /// a singular field; a string's UTF-8) when the source has them at
+    /// hand: the encoder then copies them. `None` (the default, and for an
+    /// unset field): read the value with [`singular`](MessageSource::singular)
+    /// or [`get`](MessageSource::get).
+    fn text(
+        &self,
+        _m: Self::Msg,
+        _f: &FieldInfo,
+        _i: usize,
+    ) -> Result<Option<&'m [u8]>, Self::Err> {
         Ok(None)
     }
 }
@@ -311,11 +317,9 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                     }
                 }
                 if matches!(f.kind, Kind::String | Kind::Bytes) {
-                    if let Some(b) = self.src.text(m, f).map_err(EncodeFailure::Source)? {
+                    if let Some(b) = self.src.text(m, f, 0).map_err(EncodeFailure::Source)? {
                         if presence || !b.is_empty() {
-                            self.put(b);
-                            self.put_varint(b.len() as u64);
-                            self.put_tag(f.number, LEN);
+                            self.put_text(f.number, b);
                         }
                         continue;
                     }
@@ -357,7 +361,16 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                     self.put_tag(f.number, LEN);
                 }
                 Cardinality::Repeated { packed: false } => {
+                    let text = matches!(f.kind, Kind::String | Kind::Bytes);
                     for i in (0..n).rev() {
+                        if text {
+                            if let Some(b) =
+                                self.src.text(m, f, i).map_err(EncodeFailure::Source)?
+                            {
+                                self.put_text(f.number, b);
+                                continue;
+                            }
+                        }
                         let v = self.src.get(m, f, i).map_err(EncodeFailure::Source)?;
                         if let Err(e) = self.value(f, f.number, v, depth) {
                             return Err(locate(e, f, Some(i)));
@@ -368,6 +381,14 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             }
         }
         Ok(())
+    }
+
+    /// A string or bytes value with its length and tag.
+    #[inline(always)]
+    fn put_text(&mut self, num: u32, b: &[u8]) {
+        self.put(b);
+        self.put_varint(b.len() as u64);
+        self.put_tag(num, LEN);
     }
 
     /// One value with its tag, as field `num` of kind `f.kind`. A scalar
