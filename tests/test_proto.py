@@ -657,6 +657,19 @@ def test_strings_read_from_any_buffer_stay_as_read(shop: Any) -> None:
     # The same strings given by Python code (lone surrogates) are written back as those bytes.
     t.s = t.s
     assert t.SerializeToString() == raw == ns.T(s="\udcc3(", r=["\udcff"]).SerializeToString()
+    # And as map keys, before and after the map is read, beside a map of messages.
+    ns = P.load_text(
+        'syntax = "proto2"; message T { map<string, int32> m = 1; map<string, T> sub = 2; }',
+        name="t3.proto",
+    )
+    body = bytes([10, 2, 0xC3, 0x28, 16, 5])
+    raw = bytes([10, len(body)]) + body
+    t = ns.T.FromString(raw)
+    assert t.SerializeToString() == raw
+    assert list(t.m.items()) == [("\udcc3(", 5)]
+    assert t.SerializeToString() == raw == t.SerializeToString(deterministic=True)
+    t.sub["x"].m["y"] = 3
+    assert ns.T.FromString(t.SerializeToString()) == t
 
 
 def test_map_entries_parse_as_google(conf: P.Namespace, google: dict[str, Any]) -> None:

@@ -16,7 +16,7 @@ use pyo3::types::{PyBytes, PyString};
 use amber_core::proto::text::{print_text, PrintFailure, TextOptions};
 
 use crate::errors::{self, EncodeKind};
-use crate::proto::containers::{Items, MapData, MapField, Repeated};
+use crate::proto::containers::{Items, MapData, MapField, Part, Repeated};
 use crate::proto::message::{text_scalar, Message, Slot};
 use crate::proto::values;
 
@@ -220,6 +220,13 @@ impl<'py> Source<'py> {
     }
 }
 
+/// A map entry's key or value as kept: spans and bits from a wire parse,
+/// or an object.
+enum Entry<'m> {
+    Part(Part),
+    Obj(&'m Py<PyAny>),
+}
+
 /// The bytes of a string or bytes object stored for a field of `kind`:
 /// what the setters store; anything else goes the long way (`None`), which
 /// reports it, and so does a string holding lone surrogates (written with
@@ -355,6 +362,36 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
     }
 
     #[inline(always)]
+    fn entry_number(
+        &self,
+        m: &'m Message,
+        f: &FieldInfo,
+        i: usize,
+        part: u32,
+    ) -> Result<Option<u64>, Stashed> {
+        Ok(match self.entry_part(m, f, i, part)? {
+            Some((Entry::Part(Part::Bits(b)), _)) => Some(b),
+            Some((Entry::Obj(o), kind)) => values::bits(o.bind(self.py), kind).ok(),
+            _ => None,
+        })
+    }
+
+    #[inline(always)]
+    fn entry_text(
+        &self,
+        m: &'m Message,
+        f: &FieldInfo,
+        i: usize,
+        part: u32,
+    ) -> Result<Option<&'m [u8]>, Stashed> {
+        Ok(match self.entry_part(m, f, i, part)? {
+            Some((Entry::Part(Part::Span(off, len)), _)) => Some(m.span(self.py, (off, len))),
+            Some((Entry::Obj(o), kind)) => text_of(o.bind(self.py), kind),
+            _ => None,
+        })
+    }
+
+    #[inline(always)]
     fn number(&self, m: &'m Message, f: &FieldInfo) -> Result<Option<u64>, Stashed> {
         match m.slot(pos(m, f)) {
             Slot::Num(n) => {
@@ -410,6 +447,40 @@ impl<'py> Source<'py> {
                 Ok(SrcValue::Scalar(s))
             }
         }
+    }
+
+    /// The key (`part` 1) or value (`part` 2) of entry `i` of map field
+    /// `f` as kept, with its kind; `None` for a recording source (which
+    /// hands on objects through `entry`) or an entry that is not there
+    /// (which `entry` reports).
+    #[inline(always)]
+    fn entry_part<'m>(
+        &self,
+        m: &'m Message,
+        f: &FieldInfo,
+        i: usize,
+        part: u32,
+    ) -> Result<Option<(Entry<'m>, Kind)>, Stashed>
+    where
+        'py: 'm,
+    {
+        if self.record {
+            return Ok(None);
+        }
+        let (kk, vk) = m.entry_kinds(f);
+        let kind = if part == 1 { kk } else { vk };
+        let data = match m.slot(pos(m, f)) {
+            Slot::Pairs(p) => {
+                return Ok((p.entries.get(i)).map(|&(k, v)| {
+                    self.no_object();
+                    (Entry::Part(if part == 1 { k } else { v }), kind)
+                }))
+            }
+            Slot::Map(l) => &self.map(l).map_err(|e| self.stash(e))?.data,
+            Slot::Entries(d) => &**d,
+            _ => return Ok(None),
+        };
+        Ok((data.entries.get(i)).map(|(k, v)| (Entry::Obj(if part == 1 { k } else { v }), kind)))
     }
 
     /// The next scalars come from numbers kept natively: no object stands

@@ -99,6 +99,33 @@ pub trait MessageSource<'m> {
     ) -> Result<Option<&'m [u8]>, Self::Err> {
         Ok(None)
     }
+    /// The key (`part` 1) or value (`part` 2) of entry `i` of map field
+    /// `f`, of a packable kind, as [`Scalar::bits`] gives it, when the
+    /// source has it at hand (as [`number`](MessageSource::number)).
+    /// `None` (the default): read the entry with
+    /// [`entry`](MessageSource::entry).
+    fn entry_number(
+        &self,
+        _m: Self::Msg,
+        _f: &FieldInfo,
+        _i: usize,
+        _part: u32,
+    ) -> Result<Option<u64>, Self::Err> {
+        Ok(None)
+    }
+    /// The key or value of entry `i` of map field `f`, a string or bytes,
+    /// as its bytes, when the source has them at hand (as
+    /// [`text`](MessageSource::text)). `None` (the default): read the
+    /// entry with [`entry`](MessageSource::entry).
+    fn entry_text(
+        &self,
+        _m: Self::Msg,
+        _f: &FieldInfo,
+        _i: usize,
+        _part: u32,
+    ) -> Result<Option<&'m [u8]>, Self::Err> {
+        Ok(None)
+    }
 }
 
 /// Encoder settings.
@@ -213,6 +240,12 @@ impl RevBuf {
     #[inline]
     fn len(&self) -> usize {
         self.buf.len() - self.head
+    }
+
+    /// Drop what was written after the output was `len` bytes long.
+    #[inline]
+    fn cut(&mut self, len: usize) {
+        self.head = self.buf.len() - len;
     }
 
     /// Put `b` in front of what is written.
@@ -383,6 +416,38 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         Ok(())
     }
 
+    /// Write the part of map entry `i` that field `ef` of the entry type
+    /// is (the key, 1, or the value, 2) when the source has it as bits or
+    /// bytes; false when it does not (nothing written).
+    #[inline(always)]
+    fn plain_part(
+        &mut self,
+        m: S::Msg,
+        f: &FieldInfo,
+        i: usize,
+        ef: &FieldInfo,
+    ) -> Res<bool, S::Err> {
+        let (num, kind) = (ef.number, ef.kind);
+        if kind.packable() {
+            let got = self.src.entry_number(m, f, i, num);
+            let Some(b) = got.map_err(EncodeFailure::Source)? else {
+                return Ok(false);
+            };
+            self.number(kind, b);
+            self.put_tag(num, kind.wire_type());
+            return Ok(true);
+        }
+        if matches!(kind, Kind::String | Kind::Bytes) {
+            let got = self.src.entry_text(m, f, i, num);
+            let Some(b) = got.map_err(EncodeFailure::Source)? else {
+                return Ok(false);
+            };
+            self.put_text(num, b);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
     /// A string or bytes value with its length and tag.
     #[inline(always)]
     fn put_text(&mut self, num: u32, b: &[u8]) {
@@ -470,8 +535,15 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             order.sort_by(|&a, &b| cmp_keys(keys[a], keys[b]));
         }
         for &i in order.iter().rev() {
-            let (k, v) = self.src.entry(m, f, i).map_err(EncodeFailure::Source)?;
             let mark = self.out.len();
+            if self.plain_part(m, f, i, vf)? && self.plain_part(m, f, i, kf)? {
+                self.put_varint((self.out.len() - mark) as u64);
+                self.put_tag(f.number, LEN);
+                continue;
+            }
+            // Not both at hand: drop what was written, and take the entry.
+            self.out.cut(mark);
+            let (k, v) = self.src.entry(m, f, i).map_err(EncodeFailure::Source)?;
             let r = match self.value(vf, 2, v, depth) {
                 Ok(()) => self.value(kf, 1, SrcValue::Scalar(k), depth),
                 Err(e) => Err(e),
