@@ -265,20 +265,30 @@ impl RevBuf {
         if self.head < varint::MAX_LEN {
             self.grow(varint::MAX_LEN);
         }
+        let head = self.head;
         if v < 0x80 {
-            self.head -= 1;
-            self.buf[self.head] = v as u8;
+            self.buf[head - 1] = v as u8;
+            self.head = head - 1;
             return;
         }
+        if v < 0x4000 {
+            // Two bytes (most tags, lengths and small numbers), stored at once.
+            let two = ((v as u16) & 0x7F | 0x80) | (((v >> 7) as u16) << 8);
+            self.buf[head - 2..head].copy_from_slice(&two.to_le_bytes());
+            self.head = head - 2;
+            return;
+        }
+        // Made in a local array, then copied in one go.
         let n = varint::len(v);
-        let start = self.head - n;
+        let mut tmp = [0u8; varint::MAX_LEN];
         let mut x = v;
-        for b in &mut self.buf[start..start + n - 1] {
+        for b in &mut tmp[..n - 1] {
             *b = (x as u8) | 0x80;
             x >>= 7;
         }
-        self.buf[start + n - 1] = x as u8;
-        self.head = start;
+        tmp[n - 1] = x as u8;
+        self.buf[head - n..head].copy_from_slice(&tmp[..n]);
+        self.head = head - n;
     }
 
     /// Make room for `n` more bytes in front (at least doubling).
@@ -735,5 +745,35 @@ pub fn cmp_keys(a: Scalar<'_>, b: Scalar<'_>) -> Ordering {
         }
         (Scalar::Bool(x), Scalar::Bool(y)) => y.cmp(&x),
         _ => uint(b).cmp(&uint(a)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RevBuf;
+    use crate::bytes::varint;
+
+    /// Varints written backwards read as the forward writer's, at every
+    /// length and on each side of every length's bounds.
+    #[test]
+    fn varints_written_backwards_match() {
+        let mut values = vec![0, 1, u64::MAX];
+        for bits in (7..64).step_by(7) {
+            let edge = 1u64 << bits;
+            values.extend([edge - 1, edge, edge + 1]);
+        }
+        for &v in &values {
+            let mut out = RevBuf {
+                buf: Vec::new(),
+                head: 0,
+            };
+            out.put(b"after");
+            out.put_varint(v);
+            out.put(b"before");
+            let mut want = b"before".to_vec();
+            varint::write(&mut want, v);
+            want.extend_from_slice(b"after");
+            assert_eq!(&out.buf[out.head..], &want[..], "{v}");
+        }
     }
 }
