@@ -211,7 +211,6 @@ impl Items {
     }
 }
 
-/// One checked value of a repeated field, as [`Items`] keeps it.
 /// A kept number with its kind, made a Python object when a list is filled.
 struct KeptNumber(Kind, u64);
 
@@ -226,6 +225,7 @@ impl<'py> IntoPyObject<'py> for KeptNumber {
     }
 }
 
+/// One checked value of a repeated field, as [`Items`] keeps it.
 pub enum Kept {
     Obj(Py<PyAny>),
     Num(u64),
