@@ -943,7 +943,7 @@ impl Field {
     fn target<'a, 'py>(&self, obj: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, Message>> {
         let exact = self.s.classes[self.ty as usize]
             .get()
-            .is_some_and(|c| obj.get_type().is(c));
+            .is_some_and(|c| std::ptr::eq(obj.get_type_ptr(), c.as_ptr().cast()));
         if exact {
             // SAFETY: `obj` is an instance of the class bound to this
             // field's type, which `Schema::bind` checked derives from
