@@ -190,6 +190,17 @@ impl Message {
         p.into_data(|k, v| Ok((self.part_object(py, kk, k)?, self.part_object(py, vk, v)?)))
     }
 
+    /// Make map field `pos`'s entries objects when a wire parse kept them
+    /// as spans and bits ([`Slot::Pairs`] becomes [`Slot::Entries`]).
+    pub fn pairs_to_entries(&mut self, py: Python<'_>, pos: usize) -> PyResult<()> {
+        if let Slot::Pairs(p) = self.slot_mut(pos) {
+            let p = std::mem::take(&mut **p);
+            let d = self.pairs_data(py, &self.info().fields[pos], p)?;
+            *self.slot_mut(pos) = Slot::Entries(Box::new(d));
+        }
+        Ok(())
+    }
+
     /// The objects of spans `v` (values of a field of `kind`), as a list
     /// of objects.
     pub fn span_objects(&self, py: Python<'_>, kind: Kind, v: &[(u32, u32)]) -> PyResult<Items> {
@@ -704,13 +715,7 @@ fn merge_entries(py: Python<'_>, dst: &mut Message, pos: usize, data: MapData) -
     if data.entries.is_empty() {
         return Ok(());
     }
-    if let Slot::Pairs(_) = dst.slot(pos) {
-        let Slot::Pairs(have) = std::mem::replace(dst.slot_mut(pos), Slot::Unset) else {
-            unreachable!("a pair list just above")
-        };
-        let objs = dst.pairs_data(py, &dst.info().fields[pos], *have)?;
-        *dst.slot_mut(pos) = Slot::Entries(Box::new(objs));
-    }
+    dst.pairs_to_entries(py, pos)?;
     match dst.slot_mut(pos) {
         Slot::Map(d) => {
             let mut d = d.bind(py).try_borrow_mut()?;

@@ -77,8 +77,7 @@ impl Builder<'_> {
         v: Part,
     ) -> Result<(), Stashed> {
         let py = self.py;
-        let input = self.input.as_ref().map(|i| i.0.clone_ref(py));
-        let bytes = input.as_ref().map_or(&[][..], |i| i.as_bytes(py));
+        let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes(py));
         let slot = self.slot(m, f);
         if matches!(slot, Slot::Unset) {
             // Room for a small map's entries from the first.
@@ -99,18 +98,11 @@ impl Builder<'_> {
     /// Map field `f`'s entries as objects (those kept as spans and bits
     /// so far made objects).
     fn entries<'d>(&self, m: &'d mut Message, f: &FieldInfo) -> PyResult<&'d mut MapData> {
-        let made = match self.slot(m, f) {
-            Slot::Entries(_) => None,
-            Slot::Pairs(p) => {
-                let p = std::mem::take(&mut **p);
-                Some(m.pairs_data(self.py, f, p)?)
-            }
-            // Room for a small map's entries from the first.
-            _ => Some(MapData::with_capacity(8)),
-        };
+        m.pairs_to_entries(self.py, f.pos as usize)?;
         let slot = self.slot(m, f);
-        if let Some(d) = made {
-            *slot = Slot::Entries(Box::new(d));
+        if !matches!(slot, Slot::Entries(_)) {
+            // Room for a small map's entries from the first.
+            *slot = Slot::Entries(Box::new(MapData::with_capacity(8)));
         }
         match slot {
             Slot::Entries(d) => Ok(d),
