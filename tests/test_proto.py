@@ -613,6 +613,81 @@ def test_sub_messages_and_containers_behave_alike_before_and_after_their_first_r
     assert parsed().HasField("voucher") and parsed().WhichOneof("pay") == "voucher"
 
 
+def test_code_run_while_a_message_is_borrowed_gets_an_error(shop: Any) -> None:
+    """A message's first read makes objects while the message is borrowed; a garbage collection
+    that runs then may run a finalizer that touches the same message. The finalizer gets an
+    error (reported as unraisable, as any error in `__del__`), the read completes, and the
+    message is intact."""
+    import gc
+    import sys
+
+    data = shop.Order(
+        id=7, items=[{"sku": f"s{i}", "tags": [i]} for i in range(50)]
+    ).SerializeToString()
+    seen: list[BaseException] = []
+
+    class Toucher:
+        def __init__(self, m: Any) -> None:
+            self.m, self.cycle = m, self
+
+        def __del__(self) -> None:
+            self.m.note = "from a finalizer"
+
+    old_hook, old_threshold = sys.unraisablehook, gc.get_threshold()
+    sys.unraisablehook = lambda u: seen.append(u.exc_value)  # type: ignore[assignment]
+    try:
+        for _ in range(20):
+            m = shop.Order.FromString(data)
+            Toucher(m)  # garbage in a cycle: freed by the next collection
+            gc.set_threshold(1)
+            items = m.items  # makes 50 message objects while `m` is borrowed
+            gc.set_threshold(*old_threshold)
+            assert [it.sku for it in items] == [f"s{i}" for i in range(50)]
+            assert m.id == 7 and m.note in ("", "from a finalizer")
+            gc.collect()
+    finally:
+        sys.unraisablehook = old_hook
+        gc.set_threshold(*old_threshold)
+    assert seen, "no finalizer ran during a read"
+    assert all(isinstance(e, RuntimeError) and "borrowed" in str(e) for e in seen), seen
+
+
+def test_threads_reading_and_changing_one_message(shop: Any) -> None:
+    """Threads that read and change the same message, switching as often as the interpreter
+    allows, see whole values: no crash, no torn state."""
+    import sys
+    import threading
+
+    m = shop.Order(id=1, items=[{"sku": "a"}], counts={"x": 1})
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            for i in range(3000):
+                m.id = k * 100000 + i
+                assert m.id // 100000 in (0, 1, 2, 3)
+                m.items.add(sku=str(i))
+                m.counts[str(k)] = i
+                if i % 100 == 0:
+                    del m.items[:]
+                m.SerializeToString()
+        except RuntimeError as e:  # a conflicting borrow across a thread switch
+            errors.append(e)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors[:3]
+    assert shop.Order.FromString(m.SerializeToString()) == m
+
+
 def test_strings_read_from_any_buffer_stay_as_read(shop: Any) -> None:
     """Strings and bytes a parse reads are kept as places in its input until read: a `bytes`
     input is kept, any other buffer copied, so changing the buffer afterwards changes nothing;

@@ -17,7 +17,8 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
-use crate::proto::message::Message;
+use crate::proto::cell::Borrow;
+use crate::proto::message::PyMessage;
 use crate::proto::parse::{builder_for, install, Stashed as BuildStashed};
 use crate::proto::schema::FieldKeys;
 use crate::proto::serialize::{write_error, Given, Source, Stashed as SourceStashed};
@@ -38,7 +39,7 @@ use crate::proto::serialize::{write_error, Given, Source, Stashed as SourceStash
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn proto_to_json(
-    m: &Bound<'_, Message>,
+    m: &Bound<'_, PyMessage>,
     preserving_proto_field_name: bool,
     use_integers_for_enums: bool,
     always_print_fields_with_no_presence: bool,
@@ -56,7 +57,7 @@ pub fn proto_to_json(
         ensure_ascii,
         ..PrintOptions::default()
     };
-    let root = m.try_borrow()?;
+    let root = m.state()?;
     let src = Source::new(py);
     let out = json::print(&root.s.tables, root.ty, &*root, &src, &opts);
     let out = match out {
@@ -228,7 +229,7 @@ impl Sink for PySink<'_, '_> {
 /// `m` as the Python values `json.loads(proto_to_json(m, ...))` gives
 /// (`json_format.MessageToDict`), made directly (`Message.to_dict`).
 pub fn to_dict<'py>(
-    m: &Bound<'py, Message>,
+    m: &Bound<'py, PyMessage>,
     preserving_proto_field_name: bool,
     use_integers_for_enums: bool,
     always_print_fields_with_no_presence: bool,
@@ -240,7 +241,7 @@ pub fn to_dict<'py>(
         always_print_fields_with_no_presence,
         ..PrintOptions::default()
     };
-    let root = m.try_borrow()?;
+    let root = m.state()?;
     let src = Source::recording(py);
     let mut sink = PySink {
         py,
@@ -266,7 +267,7 @@ pub fn to_dict<'py>(
 /// Parse ProtoJSON from `input` as a message of `m`'s type and merge it
 /// into `m` (after clearing it when `replace`).
 fn merge_input<'a, I: Input<'a>>(
-    m: &Bound<'_, Message>,
+    m: &Bound<'_, PyMessage>,
     input: I,
     ignore_unknown_fields: bool,
     replace: bool,
@@ -298,7 +299,7 @@ fn merge_input<'a, I: Input<'a>>(
 #[pyfunction]
 #[pyo3(signature = (m, text, *, ignore_unknown_fields = false, replace = true))]
 pub fn proto_merge_json(
-    m: &Bound<'_, Message>,
+    m: &Bound<'_, PyMessage>,
     text: &Bound<'_, PyAny>,
     ignore_unknown_fields: bool,
     replace: bool,
@@ -337,7 +338,7 @@ pub fn proto_merge_json(
 #[pyfunction]
 #[pyo3(signature = (m, d, *, ignore_unknown_fields = false, replace = true))]
 pub fn proto_merge_dict(
-    m: &Bound<'_, Message>,
+    m: &Bound<'_, PyMessage>,
     d: &Bound<'_, PyAny>,
     ignore_unknown_fields: bool,
     replace: bool,

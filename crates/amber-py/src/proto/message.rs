@@ -24,6 +24,7 @@ use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType, PyWeakrefReference};
 
+use crate::proto::cell::{Borrow, GilCell, InCell};
 use crate::proto::containers::{Items, Kept, MapData, MapField, Pairs, Part, Repeated};
 use crate::proto::schema::Schema;
 use crate::proto::{parse, serialize, values};
@@ -38,7 +39,7 @@ pub enum Slot {
     /// [`Scalar::bits`] gives; its Python object is made when read.
     Num(u64),
     /// A default sub-message handed out by a read; not present.
-    Lazy(Py<Message>),
+    Lazy(Py<PyMessage>),
     /// A repeated field's container.
     List(Py<Repeated>),
     /// A map field's container.
@@ -110,8 +111,27 @@ impl MessageType {
     }
 }
 
-/// The base class of every message class.
-#[pyclass(subclass, weakref, module = "amber.proto", name = "Message")]
+/// The base class of every message class: a [`Message`] in a
+/// [`GilCell`] (see `cell.rs` for why not pyo3's own borrow flag).
+#[pyclass(frozen, subclass, weakref, module = "amber.proto", name = "Message")]
+pub struct PyMessage(GilCell<Message>);
+
+impl InCell for PyMessage {
+    type Value = Message;
+    #[inline]
+    fn cell(&self) -> &GilCell<Message> {
+        &self.0
+    }
+}
+
+impl From<Message> for PyMessage {
+    fn from(m: Message) -> PyMessage {
+        PyMessage(GilCell::new(m))
+    }
+}
+
+/// A message's state: the contents of a message object, or a message kept
+/// natively in a slot until read.
 pub struct Message {
     pub s: Arc<Schema>,
     pub ty: u32,
@@ -306,7 +326,7 @@ impl IntoIterator for Replaced {
 pub fn release(py: Python<'_>, old: impl IntoIterator<Item = Slot>) {
     for s in old {
         if let Slot::Lazy(c) = s {
-            if let Ok(mut c) = c.bind(py).try_borrow_mut() {
+            if let Ok(mut c) = c.bind(py).state_mut() {
                 c.parent = None;
             }
         }
@@ -317,10 +337,10 @@ pub fn release(py: Python<'_>, old: impl IntoIterator<Item = Slot>) {
 /// without calling the class: no `__new__` or `__init__` runs (the class
 /// is the one `load` made, which defines neither), so a sub-message costs
 /// one allocation instead of a call through the class's slots.
-pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, Message>> {
+pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, PyMessage>> {
     use pyo3::impl_::pyclass_init::PyObjectInit;
     let cls = m.s.class(py, m.ty)?.clone();
-    let init = pyo3::PyClassInitializer::from(m);
+    let init = pyo3::PyClassInitializer::from(PyMessage::from(m));
     // SAFETY: `cls` is the class bound to this type by `Schema::bind`,
     // which checks that it is a subclass of `Message`: allocating an
     // object of that type and writing a `Message` into it is what pyo3
@@ -328,7 +348,7 @@ pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, Message>> {
     let obj = unsafe { init.into_new_object(py, cls.as_type_ptr())? };
     // SAFETY: `obj` is a new, owned reference to an object of type `cls`,
     // a subclass of `Message`.
-    Ok(unsafe { Bound::from_owned_ptr(py, obj).cast_into_unchecked::<Message>() })
+    Ok(unsafe { Bound::from_owned_ptr(py, obj).cast_into_unchecked::<PyMessage>() })
 }
 
 /// Make the Python object of field `pos`'s native value (see
@@ -339,11 +359,11 @@ pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, Message>> {
 /// borrowed while the objects are made: a finalizer that a garbage
 /// collection runs meanwhile and that touches this message gets an
 /// "already borrowed" error, and nothing is lost.
-pub fn materialize(m: &Bound<'_, Message>, pos: usize) -> PyResult<Option<Py<PyAny>>> {
+pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<PyAny>>> {
     let py = m.py();
     // One borrow for the whole step: each of pyo3's borrows is an atomic
     // update of the object's flag.
-    let mut b = m.try_borrow_mut()?;
+    let mut b = m.state_mut()?;
     if !b.slot(pos).native() {
         return Ok(None);
     }
@@ -389,8 +409,8 @@ pub fn materialize(m: &Bound<'_, Message>, pos: usize) -> PyResult<Option<Py<PyA
 
 /// Every native slot of `m` made its Python object (see [`materialize`]),
 /// for the walks that go from object to object.
-pub fn materialize_all(m: &Bound<'_, Message>) -> PyResult<()> {
-    let n = m.try_borrow()?.vals.len();
+pub fn materialize_all(m: &Bound<'_, PyMessage>) -> PyResult<()> {
+    let n = m.state()?.vals.len();
     for pos in 0..n {
         materialize(m, pos)?;
     }
@@ -415,19 +435,19 @@ pub fn objects(py: Python<'_>, msgs: Vec<Message>) -> PyResult<Vec<Py<PyAny>>> {
 
 /// Make a default sub-message present in its parent (and the parent in
 /// its own, up the chain): called by every change to a message.
-pub fn attach(slf: &Bound<'_, Message>) -> PyResult<()> {
+pub fn attach(slf: &Bound<'_, PyMessage>) -> PyResult<()> {
     let mut cur = slf.clone();
     loop {
-        let link = cur.try_borrow_mut()?.parent.take();
+        let link = cur.state_mut()?.parent.take();
         let Some((weak, pos)) = link else {
             return Ok(());
         };
         let Some(parent) = weak.bind(cur.py()).upgrade() else {
             return Ok(());
         };
-        let parent = parent.cast_into::<Message>()?;
+        let parent = parent.cast_into::<PyMessage>()?;
         let old = {
-            let mut p = parent.try_borrow_mut()?;
+            let mut p = parent.state_mut()?;
             let stays = matches!(p.slot(pos as usize), Slot::Lazy(c) if c.is(&cur));
             if !stays {
                 // The parent was cleared or set since: this one is on its own.
@@ -445,7 +465,7 @@ pub fn attach(slf: &Bound<'_, Message>) -> PyResult<()> {
 pub fn attach_owner(py: Python<'_>, owner: Option<Py<PyWeakrefReference>>) -> PyResult<()> {
     if let Some(w) = owner {
         if let Some(o) = w.bind(py).upgrade() {
-            attach(&o.cast_into::<Message>()?)?;
+            attach(&o.cast_into::<PyMessage>()?)?;
         }
     }
     Ok(())
@@ -453,8 +473,8 @@ pub fn attach_owner(py: Python<'_>, owner: Option<Py<PyWeakrefReference>>) -> Py
 
 /// A weak link to `m` if it is a default sub-message (its containers must
 /// attach it when changed), else `None`.
-fn owner_link(m: &Bound<'_, Message>) -> PyResult<Option<Py<PyWeakrefReference>>> {
-    if m.try_borrow()?.parent.is_some() {
+fn owner_link(m: &Bound<'_, PyMessage>) -> PyResult<Option<Py<PyWeakrefReference>>> {
+    if m.state()?.parent.is_some() {
         Ok(Some(PyWeakrefReference::new(m)?.unbind()))
     } else {
         Ok(None)
@@ -498,7 +518,7 @@ pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
 
 /// A copy of the message object `v`'s contents.
 fn copy_of(v: &Bound<'_, PyAny>) -> PyResult<Message> {
-    deep_copy(v.py(), &*v.cast::<Message>()?.try_borrow()?)
+    deep_copy(v.py(), &*v.cast::<PyMessage>()?.state()?)
 }
 
 /// A native slot holding copies of a repeated field's items (messages
@@ -529,9 +549,9 @@ fn copy_map(py: Python<'_>, m: &Message, f: &FieldInfo, d: &MapData) -> PyResult
 }
 
 /// A new message object equal to `v` (a message).
-pub fn copy_obj<'py>(py: Python<'py>, v: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Message>> {
-    let m = v.cast::<Message>()?;
-    let c = deep_copy(py, &*m.try_borrow()?)?;
+pub fn copy_obj<'py>(py: Python<'py>, v: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyMessage>> {
+    let m = v.cast::<PyMessage>()?;
+    let c = deep_copy(py, &*m.state()?)?;
     instantiate(py, c)
 }
 
@@ -597,15 +617,15 @@ pub fn merge_owned(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyRes
 fn merge_sub(py: Python<'_>, dst: &mut Message, pos: usize, sub: Slot) -> PyResult<()> {
     let into = |d: &mut Message, sub: Slot| match sub {
         Slot::Sub(b) => merge_owned(py, d, *b),
-        Slot::Val(v) => merge_owned(py, d, take(v.bind(py).cast::<Message>()?)?),
+        Slot::Val(v) => merge_owned(py, d, take(v.bind(py).cast::<PyMessage>()?)?),
         _ => Ok(()),
     };
     if let Slot::Sub(d) = dst.slot_mut(pos) {
         return into(d, sub);
     }
     if let Slot::Val(d) = dst.slot(pos) {
-        let d = d.bind(py).cast::<Message>()?.clone();
-        return into(&mut *d.try_borrow_mut()?, sub);
+        let d = d.bind(py).cast::<PyMessage>()?.clone();
+        return into(&mut *d.state_mut()?, sub);
     }
     release(py, dst.put(pos, sub));
     Ok(())
@@ -628,7 +648,7 @@ fn append_items(py: Python<'_>, dst: &mut Message, pos: usize, items: Items) -> 
         Slot::Items(d) => d.append(py, items),
         Slot::Subs(d) => {
             for o in items.to_vec(py)? {
-                d.push(take(o.bind(py).cast::<Message>()?)?);
+                d.push(take(o.bind(py).cast::<PyMessage>()?)?);
             }
             Ok(())
         }
@@ -734,8 +754,8 @@ fn merge_entries(py: Python<'_>, dst: &mut Message, pos: usize, data: MapData) -
 }
 
 /// Move a message's contents out, leaving it empty.
-pub fn take(m: &Bound<'_, Message>) -> PyResult<Message> {
-    let mut b = m.try_borrow_mut()?;
+pub fn take(m: &Bound<'_, PyMessage>) -> PyResult<Message> {
+    let mut b = m.state_mut()?;
     let empty = Message::empty(b.s.clone(), b.ty);
     Ok(std::mem::replace(&mut *b, empty))
 }
@@ -871,7 +891,7 @@ pub fn message_value<'py>(
     sub: u32,
     f: &FieldInfo,
     v: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, Message>> {
+) -> PyResult<Bound<'py, PyMessage>> {
     match built(py, s, sub, f, v)? {
         Built::Native(m) => instantiate(py, m),
         Built::Object(o) => Ok(o),
@@ -881,7 +901,7 @@ pub fn message_value<'py>(
 /// A message a value makes: kept natively, or an object.
 enum Built<'py> {
     Native(Message),
-    Object(Bound<'py, Message>),
+    Object(Bound<'py, PyMessage>),
 }
 
 /// A message of type `sub` from a value: a copy of a message of that type,
@@ -894,8 +914,8 @@ fn built<'py>(
     f: &FieldInfo,
     v: &Bound<'py, PyAny>,
 ) -> PyResult<Built<'py>> {
-    if let Ok(m) = v.cast::<Message>() {
-        let b = m.try_borrow()?;
+    if let Ok(m) = v.cast::<PyMessage>() {
+        let b = m.state()?;
         if b.ty == sub && Arc::ptr_eq(&b.s, s) {
             return Ok(Built::Native(deep_copy(py, &b)?));
         }
@@ -921,7 +941,7 @@ fn built<'py>(
         // TypeError or ValueError for what it does not take).
         let m = s.class(py, sub)?.call0()?;
         m.call_method1(pyo3::intern!(py, "_internal_assign"), (v,))?;
-        return Ok(Built::Object(m.cast_into::<Message>()?));
+        return Ok(Built::Object(m.cast_into::<PyMessage>()?));
     }
     Err(PyTypeError::new_err(format!(
         "field {} takes a {} message or a dict, not {}",
@@ -945,7 +965,7 @@ impl Field {
         &self.s.tables.messages[self.ty as usize].fields[self.pos as usize]
     }
 
-    fn target<'a, 'py>(&self, obj: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, Message>> {
+    fn target<'a, 'py>(&self, obj: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, PyMessage>> {
         let exact = self.s.classes[self.ty as usize]
             .get()
             .is_some_and(|c| std::ptr::eq(obj.get_type_ptr(), c.as_ptr().cast()));
@@ -953,10 +973,10 @@ impl Field {
             // SAFETY: `obj` is an instance of the class bound to this
             // field's type, which `Schema::bind` checked derives from
             // `Message`; no other class is bound to the type.
-            return Ok(unsafe { obj.cast_unchecked::<Message>() });
+            return Ok(unsafe { obj.cast_unchecked::<PyMessage>() });
         }
-        let m = obj.cast::<Message>()?;
-        let b = m.try_borrow()?;
+        let m = obj.cast::<PyMessage>()?;
+        let b = m.state()?;
         if b.ty != self.ty || !Arc::ptr_eq(&b.s, &self.s) {
             return Err(PyTypeError::new_err(format!(
                 "field {} belongs to {}, not {}",
@@ -1033,9 +1053,9 @@ impl Field {
 
 /// Read field `pos`: the value, the default, or a new container or
 /// default sub-message (kept, so that reads give the same object).
-pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult<Py<PyAny>> {
+pub fn get_field(py: Python<'_>, m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Py<PyAny>> {
     {
-        let b = m.try_borrow()?;
+        let b = m.state()?;
         match b.slot(pos) {
             Slot::Val(v) => return Ok(v.clone_ref(py)),
             Slot::Num(n) => return values::number(py, b.info().fields[pos].kind, *n),
@@ -1070,7 +1090,7 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
     }
     // Unset message, repeated or map field: make its object.
     let (s, ty, card, kind) = {
-        let b = m.try_borrow()?;
+        let b = m.state()?;
         let f = &b.info().fields[pos];
         (b.s.clone(), b.ty, f.card, f.kind)
     };
@@ -1091,7 +1111,7 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
             Slot::List(Py::new(py, c)?)
         }
     };
-    let mut b = m.try_borrow_mut()?;
+    let mut b = m.state_mut()?;
     // Making the object ran Python code: keep what may have been set since.
     if matches!(b.slot(pos), Slot::Unset) {
         *b.slot_mut(pos) = slot;
@@ -1112,14 +1132,14 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, Message>, pos: usize) -> PyResult
 }
 
 /// Assign field `pos` (checked first), then attach the message.
-pub fn set_field(m: &Bound<'_, Message>, pos: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
+pub fn set_field(m: &Bound<'_, PyMessage>, pos: usize, value: &Bound<'_, PyAny>) -> PyResult<()> {
     let py = m.py();
     let (s, ty) = {
-        let b = m.try_borrow()?;
+        let b = m.state()?;
         (b.s.clone(), b.ty)
     };
     let slot = slot_from(py, &s, ty, pos, value)?;
-    let old = m.try_borrow_mut()?.put(pos, slot);
+    let old = m.state_mut()?.put(pos, slot);
     release(py, old);
     attach(m)
 }
@@ -1151,7 +1171,7 @@ fn kwargs_into(py: Python<'_>, m: &mut Message, kwargs: &Bound<'_, PyDict>) -> P
 }
 
 #[pymethods]
-impl Message {
+impl PyMessage {
     #[new]
     #[classmethod]
     #[pyo3(signature = (*args, **kwargs))]
@@ -1159,7 +1179,7 @@ impl Message {
         cls: &Bound<'_, PyType>,
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<Message> {
+    ) -> PyResult<PyMessage> {
         let py = cls.py();
         let t = cls.getattr(pyo3::intern!(py, "__amber__")).map_err(|_| {
             PyTypeError::new_err("amber.proto.Message is abstract; use a loaded message class")
@@ -1174,7 +1194,7 @@ impl Message {
         if let Some(kw) = kwargs {
             kwargs_into(py, &mut m, kw)?;
         }
-        Ok(m)
+        Ok(m.into())
     }
 
     /// The message as JSON-ready Python values, equal to
@@ -1252,7 +1272,7 @@ impl Message {
             }
         }
         let m = cls.call0()?;
-        parse::merge_from_bytes(m.cast::<Message>()?, data, true)?;
+        parse::merge_from_bytes(m.cast::<PyMessage>()?, data, true)?;
         Ok(m)
     }
 
@@ -1260,8 +1280,8 @@ impl Message {
     fn MergeFrom(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
         let py = slf.py();
         let src = same_type(slf, other)?;
-        let copy = deep_copy(py, &*src.try_borrow()?)?;
-        merge_owned(py, &mut *slf.try_borrow_mut()?, copy)?;
+        let copy = deep_copy(py, &*src.state()?)?;
+        merge_owned(py, &mut *slf.state_mut()?, copy)?;
         attach(slf)
     }
 
@@ -1272,9 +1292,9 @@ impl Message {
         if src.is(slf) {
             return Ok(());
         }
-        let copy = deep_copy(py, &*src.try_borrow()?)?;
+        let copy = deep_copy(py, &*src.state()?)?;
         let old = {
-            let mut b = slf.try_borrow_mut()?;
+            let mut b = slf.state_mut()?;
             b.unknown = copy.unknown;
             b.input = copy.input;
             std::mem::replace(&mut b.vals, copy.vals)
@@ -1286,7 +1306,7 @@ impl Message {
     /// Clear every field and the unknown fields.
     fn Clear(slf: &Bound<'_, Self>) -> PyResult<()> {
         let old = {
-            let mut b = slf.try_borrow_mut()?;
+            let mut b = slf.state_mut()?;
             b.unknown.clear();
             b.input = None;
             std::mem::take(&mut b.vals)
@@ -1298,7 +1318,7 @@ impl Message {
     /// Clear one field (or the set member of a oneof, by the oneof's name).
     fn ClearField(slf: &Bound<'_, Self>, field_name: &str) -> PyResult<()> {
         let old = {
-            let mut b = slf.try_borrow_mut()?;
+            let mut b = slf.state_mut()?;
             let positions: Vec<usize> = match b.s.names[b.ty as usize].get(field_name) {
                 Some(&p) if p >= 0 => vec![p as usize],
                 Some(&o) => {
@@ -1331,36 +1351,15 @@ impl Message {
     }
 
     /// Whether a field with presence (or a oneof) is set.
-    fn HasField(&self, py: Python<'_>, field_name: &str) -> PyResult<bool> {
-        match self.s.names[self.ty as usize].get(field_name) {
-            Some(&p) if p >= 0 => {
-                let f = &self.info().fields[p as usize];
-                match f.card {
-                    Cardinality::Singular { presence: true } => Ok(self.present(py, p as usize)),
-                    _ => Err(PyValueError::new_err(format!(
-                        "Field {}.{field_name} does not have presence.",
-                        self.info().full_name
-                    ))),
-                }
-            }
-            Some(&o) => Ok(self.which(py, !o as u32).is_some()),
-            None => Err(PyValueError::new_err(format!(
-                "Protocol message {} has no \"{field_name}\" field.",
-                self.short_name()
-            ))),
-        }
+    fn HasField(slf: &Bound<'_, Self>, field_name: &str) -> PyResult<bool> {
+        let (py, this) = (slf.py(), slf.state()?);
+        this.has_field(py, field_name)
     }
 
     /// The name of the oneof's set member, or `None`.
-    fn WhichOneof(&self, py: Python<'_>, oneof_group: &str) -> PyResult<Option<String>> {
-        match self.s.names[self.ty as usize].get(oneof_group) {
-            Some(&o) if o < 0 => Ok(self
-                .which(py, !o as u32)
-                .map(|p| self.info().fields[p].name.clone())),
-            _ => Err(PyValueError::new_err(format!(
-                "Protocol message has no oneof \"{oneof_group}\" field."
-            ))),
-        }
+    fn WhichOneof(slf: &Bound<'_, Self>, oneof_group: &str) -> PyResult<Option<String>> {
+        let (py, this) = (slf.py(), slf.state()?);
+        this.which_oneof(py, oneof_group)
     }
 
     /// Whether every required field (proto2), here and below, is set.
@@ -1382,7 +1381,7 @@ impl Message {
     fn DiscardUnknownFields(slf: &Bound<'_, Self>) -> PyResult<()> {
         let py = slf.py();
         materialize_all(slf)?;
-        let mut b = slf.try_borrow_mut()?;
+        let mut b = slf.state_mut()?;
         b.unknown.clear();
         let s = b.s.clone();
         let fields = &s.tables.messages[b.ty as usize].fields;
@@ -1403,8 +1402,8 @@ impl Message {
                 _ => continue,
             };
             for v in subs {
-                if let Ok(m) = v.bind(py).cast::<Message>() {
-                    Message::DiscardUnknownFields(m)?;
+                if let Ok(m) = v.bind(py).cast::<PyMessage>() {
+                    PyMessage::DiscardUnknownFields(m)?;
                 }
             }
         }
@@ -1439,7 +1438,7 @@ impl Message {
     ) -> PyResult<Bound<'py, PyAny>> {
         let m = cls.call0()?;
         parse::from_text(
-            m.cast::<Message>()?,
+            m.cast::<PyMessage>()?,
             text,
             amber_core::proto::text::ParseOptions {
                 allow_unknown_field,
@@ -1454,15 +1453,15 @@ impl Message {
     }
 
     /// The unknown fields as they were on the wire (tags included).
-    fn _unknown_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.unknown)
+    fn _unknown_bytes<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyBytes>> {
+        Ok(PyBytes::new(slf.py(), &slf.state()?.unknown))
     }
 
     /// `[(position, value)]` of the present fields, by field number.
     fn _present<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyList>> {
         let py = slf.py();
         materialize_all(slf)?;
-        let this = slf.try_borrow()?;
+        let this = slf.state()?;
         let out = PyList::empty(py);
         for pos in 0..this.vals.len() {
             if this.present(py, pos) {
@@ -1488,11 +1487,11 @@ impl Message {
         use pyo3::basic::CompareOp::*;
         let eq = match op {
             Eq | Ne => {
-                let Ok(o) = other.cast::<Message>() else {
+                let Ok(o) = other.cast::<PyMessage>() else {
                     return Ok(py.NotImplemented());
                 };
                 let same = {
-                    let (a, b) = (slf.try_borrow()?, o.try_borrow()?);
+                    let (a, b) = (slf.state()?, o.state()?);
                     a.ty == b.ty && Arc::ptr_eq(&a.s, &b.s)
                 };
                 same && (slf.is(o)
@@ -1509,12 +1508,45 @@ impl Message {
         )
     }
 
-    fn __hash__(&self) -> PyResult<isize> {
+    fn __hash__(_slf: &Bound<'_, Self>) -> PyResult<isize> {
         Err(PyTypeError::new_err("unhashable object"))
     }
 }
 
 impl Message {
+    /// `HasField`.
+    fn has_field(&self, py: Python<'_>, field_name: &str) -> PyResult<bool> {
+        match self.s.names[self.ty as usize].get(field_name) {
+            Some(&p) if p >= 0 => {
+                let f = &self.info().fields[p as usize];
+                match f.card {
+                    Cardinality::Singular { presence: true } => Ok(self.present(py, p as usize)),
+                    _ => Err(PyValueError::new_err(format!(
+                        "Field {}.{field_name} does not have presence.",
+                        self.info().full_name
+                    ))),
+                }
+            }
+            Some(&o) => Ok(self.which(py, !o as u32).is_some()),
+            None => Err(PyValueError::new_err(format!(
+                "Protocol message {} has no \"{field_name}\" field.",
+                self.short_name()
+            ))),
+        }
+    }
+
+    /// `WhichOneof`.
+    fn which_oneof(&self, py: Python<'_>, oneof_group: &str) -> PyResult<Option<String>> {
+        match self.s.names[self.ty as usize].get(oneof_group) {
+            Some(&o) if o < 0 => Ok(self
+                .which(py, !o as u32)
+                .map(|p| self.info().fields[p].name.clone())),
+            _ => Err(PyValueError::new_err(format!(
+                "Protocol message has no oneof \"{oneof_group}\" field."
+            ))),
+        }
+    }
+
     /// The position of oneof `o`'s present member.
     fn which(&self, py: Python<'_>, o: u32) -> Option<usize> {
         let fields = &self.info().fields;
@@ -1523,10 +1555,10 @@ impl Message {
 }
 
 fn same_type<'py>(
-    slf: &Bound<'py, Message>,
+    slf: &Bound<'py, PyMessage>,
     other: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, Message>> {
-    let o = other.cast::<Message>().map_err(|_| {
+) -> PyResult<Bound<'py, PyMessage>> {
+    let o = other.cast::<PyMessage>().map_err(|_| {
         PyTypeError::new_err(format!(
             "Parameter to MergeFrom() must be instance of same class: expected {} got {}.",
             slf.get_type()
@@ -1540,7 +1572,7 @@ fn same_type<'py>(
                 .unwrap_or_default()
         ))
     })?;
-    let (a, b) = (slf.try_borrow()?, o.try_borrow()?);
+    let (a, b) = (slf.state()?, o.state()?);
     if a.ty != b.ty || !Arc::ptr_eq(&a.s, &b.s) {
         return Err(PyTypeError::new_err(format!(
             "Parameter to MergeFrom() must be instance of same class: expected {} got {}.",

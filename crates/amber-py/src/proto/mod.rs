@@ -5,6 +5,7 @@
 //!
 //! - `schema.rs`: `ProtoSchema` (compile `.proto` files or load a
 //!   descriptor set; what `amber.proto` builds its classes from);
+//! - `cell.rs`: the GIL-guarded borrow flag of messages and containers;
 //! - `message.rs`: `Message`, its slots, presence and Google's semantics
 //!   for default sub-messages;
 //! - `containers.rs`: repeated and map fields;
@@ -15,6 +16,7 @@
 //!   source.
 
 // Method names are Google's (`SerializeToString`, `MergeFrom`, ...).
+mod cell;
 #[allow(non_snake_case)]
 mod containers;
 mod json;
@@ -29,7 +31,7 @@ use pyo3::prelude::*;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<schema::PySchema>()?;
-    m.add_class::<message::Message>()?;
+    m.add_class::<message::PyMessage>()?;
     m.add_class::<message::MessageType>()?;
     m.add_class::<message::Field>()?;
     m.add_class::<containers::Repeated>()?;

@@ -19,8 +19,9 @@ use pyo3::types::PyBytes;
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
+use crate::proto::cell::Borrow;
 use crate::proto::containers::{Items, MapData, Pairs, Part};
-use crate::proto::message::{instantiate, merge_owned, release, Message, Slot};
+use crate::proto::message::{instantiate, merge_owned, release, Message, PyMessage, Slot};
 use crate::proto::schema::Schema;
 use crate::proto::values;
 
@@ -332,19 +333,19 @@ impl MessageBuilder for Builder<'_> {
 /// A builder for messages of `m`'s type, and that type (wire, text and
 /// JSON parses).
 pub(crate) fn builder_for<'py>(
-    m: &Bound<'py, Message>,
+    m: &Bound<'py, PyMessage>,
 ) -> PyResult<(Builder<'py>, Arc<Schema>, u32)> {
-    let b = m.try_borrow()?;
+    let b = m.state()?;
     Ok((Builder::new(m.py(), b.s.clone()), b.s.clone(), b.ty))
 }
 
 /// Put a parsed message `new` into `m`: in place of its contents
 /// (`replace`), or merged in.
-pub(crate) fn install(m: &Bound<'_, Message>, new: Message, replace: bool) -> PyResult<()> {
+pub(crate) fn install(m: &Bound<'_, PyMessage>, new: Message, replace: bool) -> PyResult<()> {
     let py = m.py();
     if replace {
         let old = {
-            let mut b = m.try_borrow_mut()?;
+            let mut b = m.state_mut()?;
             b.unknown = new.unknown;
             b.input = new.input;
             std::mem::replace(&mut b.vals, new.vals)
@@ -352,12 +353,12 @@ pub(crate) fn install(m: &Bound<'_, Message>, new: Message, replace: bool) -> Py
         release(py, old);
         Ok(())
     } else {
-        merge_owned(py, &mut *m.try_borrow_mut()?, new)
+        merge_owned(py, &mut *m.state_mut()?, new)
     }
 }
 
 /// Parse the text format into `m` (replacing its contents).
-pub fn from_text(m: &Bound<'_, Message>, text: &str, opts: ParseOptions) -> PyResult<()> {
+pub fn from_text(m: &Bound<'_, PyMessage>, text: &str, opts: ParseOptions) -> PyResult<()> {
     let (mut builder, s, ty) = builder_for(m)?;
     let draft = match parse_text(&s.tables, ty, text, &mut builder, opts) {
         Ok(d) => d,
@@ -373,12 +374,12 @@ pub fn from_text(m: &Bound<'_, Message>, text: &str, opts: ParseOptions) -> PyRe
 /// Decode `data` (any bytes-like object) as a message of `m`'s type and
 /// merge it in (after clearing `m` when `replace`). Returns the length.
 pub fn merge_from_bytes(
-    m: &Bound<'_, Message>,
+    m: &Bound<'_, PyMessage>,
     data: &Bound<'_, PyAny>,
     replace: bool,
 ) -> PyResult<usize> {
     let (s, ty) = {
-        let b = m.try_borrow()?;
+        let b = m.state()?;
         (b.s.clone(), b.ty)
     };
     let (new, n) = decode_bytes(m.py(), &s, ty, data)?;

@@ -16,13 +16,14 @@ use pyo3::types::{PyBytes, PyString};
 use amber_core::proto::text::{print_text, PrintFailure, TextOptions};
 
 use crate::errors::{self, EncodeKind};
+use crate::proto::cell::{Borrow, Ref};
 use crate::proto::containers::{Items, MapData, MapField, Part, Repeated};
-use crate::proto::message::{text_scalar, Message, Slot};
+use crate::proto::message::{text_scalar, Message, PyMessage, Slot};
 use crate::proto::values;
 
 pub(crate) struct Source<'py> {
     py: Python<'py>,
-    msgs: RefCell<Vec<PyRef<'py, Message>>>,
+    msgs: RefCell<Vec<Ref<'py, PyMessage>>>,
     lists: RefCell<Vec<PyRef<'py, Repeated>>>,
     maps: RefCell<Vec<PyRef<'py, MapField>>>,
     escaped: RefCell<Vec<Bound<'py, PyBytes>>>,
@@ -113,7 +114,7 @@ impl<'py> Source<'py> {
 
     /// Borrow a sub-message for the rest of the encode.
     fn message<'m>(&self, o: &Py<PyAny>, ty: u32) -> PyResult<&'m Message> {
-        let m = o.bind(self.py).cast::<Message>()?.try_borrow()?;
+        let m = o.bind(self.py).cast::<PyMessage>()?.state()?;
         if m.ty != ty {
             return Err(fail(format!(
                 "a field of type {} holds a {}",
@@ -581,11 +582,11 @@ const KEEP_MAX: usize = 1 << 20;
 
 /// The wire form of `m`.
 pub fn to_bytes<'py>(
-    m: &Bound<'py, Message>,
+    m: &Bound<'py, PyMessage>,
     deterministic: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let py = m.py();
-    let root = m.try_borrow()?;
+    let root = m.state()?;
     let src = Source::new(py);
     let opts = EncodeOptions {
         deterministic,
@@ -611,9 +612,9 @@ pub fn to_bytes<'py>(
 }
 
 /// The text format of `m` (Google's `text_format.MessageToString`).
-pub fn to_text(m: &Bound<'_, Message>, opts: TextOptions) -> PyResult<String> {
+pub fn to_text(m: &Bound<'_, PyMessage>, opts: TextOptions) -> PyResult<String> {
     let py = m.py();
-    let root = m.try_borrow()?;
+    let root = m.state()?;
     let src = Source::new(py);
     match print_text(&root.s.tables, root.ty, &*root, &src, opts) {
         Ok(s) => Ok(s),
@@ -644,9 +645,9 @@ pub(crate) fn write_error(py: Python<'_>, e: &EncodeError) -> PyErr {
 }
 
 /// The paths of required fields not set in `m` and below (`a.b[2].c`).
-pub fn missing_required(m: &Bound<'_, Message>) -> PyResult<Vec<String>> {
+pub fn missing_required(m: &Bound<'_, PyMessage>) -> PyResult<Vec<String>> {
     let mut out = Vec::new();
-    walk_required(m.py(), &*m.try_borrow()?, "", &mut out, 0)?;
+    walk_required(m.py(), &*m.state()?, "", &mut out, 0)?;
     Ok(out)
 }
 
@@ -663,7 +664,7 @@ fn walk_required(
         return Ok(());
     }
     let object = |o: &Py<PyAny>, at: &str, out: &mut Vec<String>| -> PyResult<()> {
-        let sub = o.bind(py).cast::<Message>()?.try_borrow()?;
+        let sub = o.bind(py).cast::<PyMessage>()?.state()?;
         walk_required(py, &sub, at, out, depth + 1)
     };
     let objects = |items: &Items, name: &str, out: &mut Vec<String>| -> PyResult<()> {
@@ -711,9 +712,9 @@ fn entries(
     depth: usize,
 ) -> PyResult<()> {
     for (k, v) in &d.entries {
-        if let Ok(vm) = v.bind(py).cast::<Message>() {
+        if let Ok(vm) = v.bind(py).cast::<PyMessage>() {
             let at = format!("{prefix}{name}[{}].", k.bind(py).repr()?);
-            walk_required(py, &*vm.try_borrow()?, &at, out, depth + 1)?;
+            walk_required(py, &*vm.state()?, &at, out, depth + 1)?;
         }
     }
     Ok(())
@@ -721,13 +722,13 @@ fn entries(
 
 /// Raise `amber.EncodeError` (kind `required`) when `m` misses required
 /// fields, as Google's `SerializeToString` does.
-pub fn check_initialized(m: &Bound<'_, Message>) -> PyResult<()> {
+pub fn check_initialized(m: &Bound<'_, PyMessage>) -> PyResult<()> {
     let missing = missing_required(m)?;
     if missing.is_empty() {
         return Ok(());
     }
     let py = m.py();
-    let name = m.try_borrow()?.info().full_name.clone();
+    let name = m.state()?.info().full_name.clone();
     Err(errors::make(
         py,
         errors::encode_error(py),
