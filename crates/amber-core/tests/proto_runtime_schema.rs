@@ -304,3 +304,46 @@ fn extensions_join_the_fields_of_the_type_they_extend() {
         "{err}"
     );
 }
+
+#[test]
+fn message_set_members_travel_as_items() {
+    let src = "syntax = \"proto2\"; package s;
+        message Set { option message_set_wire_format = true; extensions 4 to max; }
+        message M { extend Set { optional M m = 1000; } optional int32 i = 1; }";
+    let mut files = |_: &str| Some(src.as_bytes().to_vec());
+    let set = compile(&["s.proto"], &mut files, true).unwrap();
+    let t = Tables::from_set(&set).unwrap();
+    let ty = t.message_index("s.Set").unwrap();
+    let info = t.message(ty);
+    assert!(info.message_set && info.fields[0].set_item);
+    let canonical = [0x0b, 0x10, 0xe8, 0x07, 0x1a, 0x02, 0x08, 0x05, 0x0c];
+    let m = decode_dyn(&t, ty, &canonical).unwrap();
+    assert!(m.unknown.is_empty());
+    assert_eq!(encode_dyn(&t, &m, true).unwrap(), canonical);
+    // The bytes before the id, another field in between: written back canonically.
+    let swapped = [
+        0x0b, 0x1a, 0x02, 0x08, 0x05, 0x28, 0x01, 0x10, 0xe8, 0x07, 0x0c,
+    ];
+    let m = decode_dyn(&t, ty, &swapped).unwrap();
+    assert_eq!(encode_dyn(&t, &m, true).unwrap(), canonical);
+    // An id no member has stays unknown, as an item; a half item is dropped.
+    let other = [
+        0x0b, 0x1a, 0x01, 0x00, 0x10, 0x07, 0x0c, 0x0b, 0x10, 0x07, 0x0c,
+    ];
+    let m = decode_dyn(&t, ty, &other).unwrap();
+    assert_eq!(m.unknown, [0x0b, 0x10, 0x07, 0x1a, 0x01, 0x00, 0x0c]);
+    assert_eq!(encode_dyn(&t, &m, true).unwrap(), m.unknown);
+    let err = decode_dyn(&t, ty, &[0x0b, 0x10, 0x07]).unwrap_err();
+    assert_eq!(err.to_string(), "group without its end tag at byte 3 ($)");
+    // Group 1 is an item even where a member has number 1.
+    let src = src
+        .replace("4 to max", "1 to max")
+        .replace("m = 1000", "m = 1");
+    let mut files = |_: &str| Some(src.as_bytes().to_vec());
+    let t = Tables::from_set(&compile(&["s.proto"], &mut files, true).unwrap()).unwrap();
+    let ty = t.message_index("s.Set").unwrap();
+    let item = [0x0b, 0x10, 0x01, 0x1a, 0x02, 0x08, 0x05, 0x0c];
+    let m = decode_dyn(&t, ty, &item).unwrap();
+    assert!(m.unknown.is_empty());
+    assert_eq!(encode_dyn(&t, &m, true).unwrap(), item);
+}

@@ -1,7 +1,8 @@
 //! Protobuf wire decoding on arbitrary bytes, for a message type with every
 //! kind of field (scalars, strings, bytes, open and closed enums, nested and
 //! recursive messages, groups, packed and unpacked repeated fields, maps,
-//! oneofs, extensions), as `amber.proto` parses bytes from the network.
+//! oneofs, extensions, a `MessageSet`), as `amber.proto` parses bytes from
+//! the network.
 //!
 //! Checks: nothing panics or hangs; bytes that decode re-encode, and the
 //! re-encoded bytes decode to the same tree and encode to the same bytes.
@@ -29,12 +30,15 @@ message M {
   map<string, int32> ms = 23; map<int64, M> mm = 24; map<bool, Closed> me = 25;
   optional group G = 26 { optional int32 gi = 27; }
   oneof o { int32 oi = 28; string os = 29; M om = 30; }
+  optional Set set = 31;
   extensions 100 to 199;
 }
+message Set { option message_set_wire_format = true; extensions 1 to max; }
 extend M {
   optional int32 ext_i = 100; repeated string ext_s = 101; optional M ext_m = 102;
   optional group ExtG = 103 { optional int32 x = 1; }
 }
+extend Set { optional M in_set = 1; optional Set set_in_set = 1000; }
 "#;
 
 fn tables() -> &'static (Tables, u32) {

@@ -18,7 +18,7 @@
 use crate::bytes::varint;
 use crate::proto::error::WireError;
 use crate::proto::runtime::error::DecodeError;
-use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
+use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, MessageInfo, Tables};
 use crate::proto::wire::{self, WireReader, EGROUP, FIXED32, FIXED64, LEN, SGROUP, VARINT};
 
 /// One decoded scalar value. Strings borrow from the input.
@@ -348,6 +348,10 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                     None => self.err(start, "unexpected end-group tag"),
                 };
             }
+            if wt == SGROUP && num == 1 && info.message_set {
+                self.set_item(r, info, m, depth)?;
+                continue;
+            }
             let Some(fi) = info.find(num) else {
                 self.unknown_field(r, start, num, wt, m, depth)?;
                 continue;
@@ -357,6 +361,73 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 return Err(self.locate(e, f, r.slice(msg_start, start)));
             }
         }
+    }
+
+    /// One item of a `MessageSet` (see [`MessageInfo::message_set`]; a
+    /// member's own tag is read as any field's), its start tag read: the
+    /// type id (field 2) and the message's bytes (field 3), in either
+    /// order, the first of each kept and other fields skipped, as upb
+    /// reads them. The bytes are decoded as the member of that number;
+    /// for a number no member has, the item goes to the unknown fields
+    /// written as upb writes it (start tag, id, bytes, end tag). An item
+    /// missing its id or its bytes is dropped, as upb drops it.
+    #[cold]
+    #[inline(never)]
+    fn set_item(
+        &mut self,
+        r: &mut WireReader<'_>,
+        info: &MessageInfo,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let (mut id, mut bytes) = (None, None);
+        loop {
+            if r.at_end() {
+                return self.err(r.pos(), "group without its end tag");
+            }
+            let at = r.pos();
+            let (num, wt) = self.wire(r.tag())?;
+            match (num, wt) {
+                (1, EGROUP) => break,
+                (_, EGROUP) => return self.err(at, "mismatched group end tag"),
+                // upb keeps the low 32 bits of the id.
+                (2, VARINT) => _ = *id.get_or_insert(self.wire(r.varint())? as u32),
+                (3, LEN) => _ = *bytes.get_or_insert(self.wire(r.len_prefixed())?),
+                _ => self.skip(r, num, wt, depth)?,
+            }
+        }
+        let (Some(id), Some((s, e))) = (id, bytes) else {
+            return Ok(());
+        };
+        let ext = info.find(id).map(|i| &info.fields[i]);
+        let Some((f, Kind::Message(sub_ty))) = ext.filter(|f| f.set_item).map(|f| (f, f.kind))
+        else {
+            let payload = r.slice(s, e);
+            let mut item = Vec::with_capacity(payload.len() + 16);
+            wire::put_tag(&mut item, 1, SGROUP);
+            wire::put_varint(&mut item, 2, id as u64);
+            wire::put_len(&mut item, 3, payload);
+            wire::put_tag(&mut item, 1, EGROUP);
+            return self.b.unknown(m, &item).map_err(Failure::Build);
+        };
+        if depth + 1 > self.opts.max_depth {
+            return self.err(
+                s,
+                format!("messages nested deeper than {}", self.opts.max_depth),
+            );
+        }
+        // Each item replaces the member (upb makes a new message for it).
+        let mut sub = self.b.start(sub_ty).map_err(Failure::Build)?;
+        let mut sr = r.sub(s, e);
+        let done = crate::bytes::stack::descend(
+            depth + 1,
+            || self.fields(&mut sr, sub_ty, &mut sub, None, depth + 1),
+            || Failure::Wire(Box::new(DecodeError::new(s, "out of stack", String::new()))),
+        );
+        if let Err(e) = done {
+            return Err(self.locate(e, f, &[]));
+        }
+        self.b.end(m, f, sub).map_err(Failure::Build)
     }
 
     /// One occurrence of a known field.

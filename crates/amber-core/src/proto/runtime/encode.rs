@@ -18,7 +18,7 @@ use crate::bytes::varint;
 use crate::proto::runtime::decode::Scalar;
 use crate::proto::runtime::error::EncodeError;
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
-use crate::proto::wire::{self, EGROUP, LEN, SGROUP};
+use crate::proto::wire::{self, EGROUP, LEN, SGROUP, VARINT};
 
 /// A value the source gives for a field.
 pub enum SrcValue<'m, M> {
@@ -370,10 +370,15 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                 let Some(v) = self.src.singular(m, f).map_err(EncodeFailure::Source)? else {
                     continue;
                 };
-                if presence || !matches!(v, SrcValue::Scalar(s) if is_zero(s)) {
-                    if let Err(e) = self.value(f, f.number, v, depth) {
-                        return Err(locate(e, f, None));
+                let r = match v {
+                    SrcValue::Message(sub) if f.set_item => self.set_item(f, sub, depth),
+                    _ if presence || !matches!(v, SrcValue::Scalar(s) if is_zero(s)) => {
+                        self.value(f, f.number, v, depth)
                     }
+                    _ => Ok(()),
+                };
+                if let Err(e) = r {
+                    return Err(locate(e, f, None));
                 }
                 continue;
             }
@@ -511,6 +516,26 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             self.put_varint((self.out.len() - mark) as u64);
             self.put_tag(num, LEN);
         }
+        Ok(())
+    }
+
+    /// Extension `f`'s message in a `MessageSet` (see
+    /// [`MessageInfo::message_set`](super::MessageInfo::message_set)): an
+    /// item of group 1 holding the extension's number (field 2) and the
+    /// message's bytes (field 3), in the order upb writes them.
+    #[cold]
+    fn set_item(&mut self, f: &FieldInfo, sub: S::Msg, depth: usize) -> Res<(), S::Err> {
+        let Kind::Message(ty) = f.kind else {
+            return self.err("a message where a scalar was expected");
+        };
+        self.put_tag(1, EGROUP);
+        let mark = self.out.len();
+        self.nested(ty, sub, depth + 1)?;
+        self.put_varint((self.out.len() - mark) as u64);
+        self.put_tag(3, LEN);
+        self.put_varint(f.number as u64);
+        self.put_tag(2, VARINT);
+        self.put_tag(1, SGROUP);
         Ok(())
     }
 

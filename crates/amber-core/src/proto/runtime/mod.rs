@@ -19,10 +19,10 @@
 //! upb's corners are followed: a map entry holding unknown fields (other
 //! numbers, wrong wire types, a closed enum's undeclared value) goes,
 //! re-encoded, to the parent's unknown fields instead of the map; a closed
-//! enum's undeclared value is kept with all 64 bits of its varint. Not
-//! done: proto2 `required` fields are not checked;
-//! extensions are not decoded (their fields stay unknown); `MessageSet`
-//! wire format is not supported.
+//! enum's undeclared value is kept with all 64 bits of its varint.
+//! Extensions are fields of the type they extend; a `MessageSet`'s
+//! members travel as its items, read and written as upb does. Not done
+//! here: proto2 `required` fields are not checked (the Python edge does).
 //!
 //! ```
 //! use amber_core::proto::{compile, runtime::{decode_dyn, encode_dyn, Tables}};

@@ -180,6 +180,10 @@ pub struct FieldInfo {
     /// its `name` and `json_name` are its full name in brackets
     /// (`[pkg.ext]`), as the text format and ProtoJSON write it.
     pub extension: bool,
+    /// An extension of a `MessageSet` (see [`MessageInfo::message_set`]),
+    /// a singular message: written as an item of group 1, and named in the
+    /// text format by its message type's full name.
+    pub set_item: bool,
     /// Its position in its message type's `fields` (see
     /// [`MessageInfo::position`]).
     pub pos: u32,
@@ -196,6 +200,11 @@ pub struct MessageInfo {
     pub oneofs: Vec<String>,
     /// For a map entry type: true (fields 1 and 2 are key and value).
     pub map_entry: bool,
+    /// `option message_set_wire_format = true`: the type's fields are
+    /// message extensions, each written as an item of a group numbered 1
+    /// (its number as field 2, its bytes as field 3), as protobuf's
+    /// legacy `MessageSet` is.
+    pub message_set: bool,
     /// Indexes into `fields` in declaration order (the order of the
     /// `.proto` file: ProtoJSON prints unset fields in it).
     pub decl_order: Vec<u32>,
@@ -378,8 +387,12 @@ impl Tables {
             }
         }
         let mut extended: Vec<u32> = extensions.iter().map(|(ty, _)| *ty).collect();
-        for (ty, info) in extensions {
-            t.messages[ty as usize].fields.push(info);
+        for (ty, mut info) in extensions {
+            let target = &mut t.messages[ty as usize];
+            info.set_item = target.message_set
+                && matches!(info.kind, Kind::Message(_))
+                && matches!(info.card, Cardinality::Singular { .. });
+            target.fields.push(info);
         }
         extended.sort_unstable();
         extended.dedup();
@@ -479,6 +492,7 @@ impl Tables {
                 .map(|o| o.name.clone().unwrap_or_default())
                 .collect(),
             map_entry: m.options.as_ref().and_then(|o| o.map_entry) == Some(true),
+            message_set: m.options.as_ref().and_then(|o| o.message_set_wire_format) == Some(true),
             decl_order: Vec::new(),
             dense: Vec::new(),
         });
@@ -591,6 +605,7 @@ impl Tables {
             default,
             required: f.label == Some(label::REQUIRED) || fx.presence == LEGACY_REQUIRED,
             extension: false,
+            set_item: false,
             pos: 0,
         })
     }

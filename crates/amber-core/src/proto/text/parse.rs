@@ -250,7 +250,20 @@ impl<'a> Parser<'_, 'a> {
                     continue;
                 }
                 let name = self.extension_name()?;
-                let found = info.fields.iter().find(|f| f.extension && f.name == name);
+                // A `MessageSet` member may be named by its message type too
+                // (as Google's `text_format` prints it).
+                let found = info
+                    .fields
+                    .iter()
+                    .find(|f| f.extension && f.name == name)
+                    .or_else(|| {
+                        info.fields.iter().find(|f| match f.kind {
+                            Kind::Message(sub) if f.set_item => {
+                                name[1..name.len() - 1] == self.t.messages[sub as usize].full_name
+                            }
+                            _ => false,
+                        })
+                    });
                 if found.is_none() && !self.opts.allow_unknown_field {
                     return self.fail(
                         name_tok,

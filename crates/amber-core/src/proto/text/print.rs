@@ -123,7 +123,10 @@ impl Printer<'_> {
         }
         if self.opts.print_unknown_fields {
             let bytes = src.unknown(m).map_err(PrintFailure::Source)?;
-            if let Some(fields) = unknown_set(bytes, depth) {
+            if let Some(mut fields) = unknown_set(bytes, depth) {
+                if info.message_set {
+                    fields = set_items(fields);
+                }
                 self.unknown(&fields);
             }
         }
@@ -276,6 +279,11 @@ impl Printer<'_> {
                 let full = &self.t.messages[sub as usize].full_name;
                 self.out.push_str(full.rsplit('.').next().unwrap_or(full));
             }
+            // As Google's `text_format`: a `MessageSet` member by its type.
+            Kind::Message(sub) if f.set_item => {
+                let full = &self.t.messages[sub as usize].full_name;
+                let _ = write!(self.out, "[{full}]");
+            }
             _ => self.out.push_str(&f.name),
         }
         if !matches!(f.kind, Kind::Message(_)) {
@@ -411,6 +419,35 @@ fn unknown_set(bytes: &[u8], depth: usize) -> Option<Vec<Unknown<'_>>> {
     let mut r = WireReader::new(bytes);
     let out = unknown_fields(&mut r, None, depth)?;
     r.at_end().then_some(out)
+}
+
+/// A `MessageSet`'s unknown fields as Google's unknown field set gives
+/// them: only its items (group 1) that hold a type id and bytes, each as
+/// a length-delimited field numbered by the id (the first id and the
+/// first bytes of an item); anything else is left out.
+fn set_items(fields: Vec<Unknown<'_>>) -> Vec<Unknown<'_>> {
+    fn item<'a>(inner: &[Unknown<'a>]) -> Option<(u32, &'a [u8])> {
+        let id = inner.iter().find_map(|u| match u.value {
+            UnknownValue::Number(n) if u.number == 2 => Some(n as u32),
+            _ => None,
+        });
+        let bytes = inner.iter().find_map(|u| match u.value {
+            UnknownValue::Bytes(b) if u.number == 3 => Some(b),
+            _ => None,
+        });
+        Some((id.filter(|&n| n != 0)?, bytes?))
+    }
+    fields
+        .into_iter()
+        .filter_map(|u| match &u.value {
+            UnknownValue::Group(inner) if u.number == 1 => item(inner),
+            _ => None,
+        })
+        .map(|(number, b)| Unknown {
+            number,
+            value: UnknownValue::Bytes(b),
+        })
+        .collect()
 }
 
 fn unknown_fields<'a>(
