@@ -1082,6 +1082,20 @@ def test_message_sets_match_google() -> None:
     )
     assert not ns.ms.Set.FromString(first).Extensions[b_ext].v
 
+    # Merges replace a member (upb parses the source's bytes into a new one).
+    for merge in ("MergeFromString", "MergeFrom"):
+        gs, ms = g_set(), ns.ms.Set()
+        gs.Extensions[ga].s, ms.Extensions[a_ext].s = "x", "x"
+        gsrc, msrc = g_set(), ns.ms.Set()
+        gsrc.Extensions[ga].i, msrc.Extensions[a_ext].i = 5, 5
+        if merge == "MergeFrom":
+            gs.MergeFrom(gsrc)
+            ms.MergeFrom(msrc)
+        else:
+            gs.MergeFromString(gsrc.SerializeToString())
+            ms.MergeFromString(msrc.SerializeToString())
+        assert ms.SerializeToString() == gs.SerializeToString(), merge
+
     # Broken items are decode errors with the place, as any group.
     for bad, at in (
         (b"\x0b\x10\x4d", 3),  # no end tag

@@ -585,6 +585,9 @@ pub fn merge_owned(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyRes
             }
             Slot::Spans(v) if shared => append_spans(py, dst, pos, *v)?,
             Slot::Spans(v) => append_items(py, dst, pos, src.span_objects(py, f.kind, &v)?)?,
+            // A `MessageSet` member replaces, as upb's merges (which parse
+            // the source's bytes into a new member) do.
+            slot @ (Slot::Sub(_) | Slot::Val(_)) if f.set_item => release(py, dst.put(pos, slot)),
             Slot::Sub(sub) => merge_sub(py, dst, pos, Slot::Sub(sub))?,
             Slot::Val(v) if matches!(f.kind, Kind::Message(_)) => {
                 merge_sub(py, dst, pos, Slot::Val(v))?
