@@ -35,6 +35,17 @@ def conf() -> P.Namespace:
     return P.load(*FILES, include=[CONF])
 
 
+def _google_pool(ns: P.Namespace) -> Any:
+    """Google's descriptor pool holding the files amber compiled for `ns` (the oracle's classes
+    are made from it at run time, as `message_factory.GetMessageClass` makes them)."""
+    from google.protobuf import descriptor_pb2, descriptor_pool
+
+    pool = descriptor_pool.DescriptorPool()
+    for f in descriptor_pb2.FileDescriptorSet.FromString(ns.descriptor_set()).file:
+        pool.Add(f)
+    return pool
+
+
 SHOP = """
 syntax = "proto3";
 package shop;
@@ -105,12 +116,9 @@ def test_vectors_match_upb_byte_for_byte(conf: P.Namespace) -> None:
 @pytest.fixture(scope="module")
 def google(conf: P.Namespace) -> dict[str, Any]:
     pytest.importorskip("google.protobuf")
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from google.protobuf import message_factory
 
-    fds = descriptor_pb2.FileDescriptorSet.FromString(conf.descriptor_set())
-    pool = descriptor_pool.DescriptorPool()
-    for f in fds.file:
-        pool.Add(f)
+    pool = _google_pool(conf)
     return {
         name: message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
         for name in [
@@ -893,8 +901,6 @@ message Holder {
 def test_extensions_match_google() -> None:
     pytest.importorskip("google.protobuf")
     from google.protobuf import (
-        descriptor_pb2,
-        descriptor_pool,
         json_format,
         message_factory,
         text_format,
@@ -920,10 +926,7 @@ def test_extensions_match_google() -> None:
     assert [f.name for f in base.DESCRIPTOR.fields] == ["a"]
     assert ns.ext.Holder.DESCRIPTOR.extensions == [ns.ext.Holder.note]
 
-    fds = descriptor_pb2.FileDescriptorSet.FromString(ns.descriptor_set())
-    pool = descriptor_pool.DescriptorPool()
-    for f in fds.file:
-        pool.Add(f)
+    pool = _google_pool(ns)
     g_base = message_factory.GetMessageClass(pool.FindMessageTypeByName("ext.Base"))
     data = m.SerializeToString()
     g = g_base.FromString(data)
@@ -991,23 +994,12 @@ message Holder { optional Set set = 1; optional int32 z = 2; }
 """
 
 
-def _v(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b, n = n & 0x7F, n >> 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
 def test_message_sets_match_google() -> None:
     """`option message_set_wire_format`: extensions travel as items of group 1 (type id, then
     the message's bytes), read in either order; items of unknown ids stay unknown, written back
     as upb writes them; the text format names a member by its message type."""
     pytest.importorskip("google.protobuf")
     from google.protobuf import (
-        descriptor_pb2,
-        descriptor_pool,
         json_format,
         message_factory,
         text_format,
@@ -1015,10 +1007,7 @@ def test_message_sets_match_google() -> None:
     from google.protobuf import message as google_message
 
     ns = P.load_text(MESSAGE_SET, name="ms.proto")
-    fds = descriptor_pb2.FileDescriptorSet.FromString(ns.descriptor_set())
-    pool = descriptor_pool.DescriptorPool()
-    for f in fds.file:
-        pool.Add(f)
+    pool = _google_pool(ns)
 
     def gcls(name: str) -> Any:
         return message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
@@ -1057,14 +1046,19 @@ def test_message_sets_match_google() -> None:
     # Items as other writers may lay them out, parsed and written back as upb does.
     p5, p2 = g_a(i=5).SerializeToString(), g_a(i=2, s="t").SerializeToString()
     items = [
-        b"\x0b\x10" + _v(1000) + b"\x1a" + _v(len(p5)) + p5 + b"\x0c",  # id, then bytes
-        b"\x0b\x1a" + _v(len(p2)) + p2 + b"\x10" + _v(1000) + b"\x0c",  # bytes first: merged
+        b"\x0b\x10" + _varint(1000) + b"\x1a" + _varint(len(p5)) + p5 + b"\x0c",  # id, then bytes
+        b"\x0b\x1a"
+        + _varint(len(p2))
+        + p2
+        + b"\x10"
+        + _varint(1000)
+        + b"\x0c",  # bytes first: merged
         b"\x0b\x10\x4d\x1a\x02\x08\x01\x0c",  # an id no extension has: unknown
         b"\x0b\x1a\x02\x08\x01\x10\x4e\x28\x05\x10\x4f\x0c",  # bytes first, junk, second id
-        b"\x0b\x10" + _v(1000) + b"\x0c",  # no bytes: dropped
+        b"\x0b\x10" + _varint(1000) + b"\x0c",  # no bytes: dropped
         b"\x0b\x1a\x02\x08\x01\x0c",  # no id: dropped
         b"\x08\x05",  # a plain field: unknown
-        b"\xc2\x3e" + _v(len(p5)) + p5,  # the extension by its own tag
+        b"\xc2\x3e" + _varint(len(p5)) + p5,  # the extension by its own tag
     ]
     for rng_seed in range(4):
         order = items[:]
@@ -1076,7 +1070,7 @@ def test_message_sets_match_google() -> None:
             gs, print_unknown_fields=True
         )
         assert ms.Extensions[a_ext].i == gs.Extensions[ga].i
-    first = b"\x0b\x10" + _v(2000000) + b"\x1a\x00\x1a\x02\x08\x03\x0c"  # first bytes win
+    first = b"\x0b\x10" + _varint(2000000) + b"\x1a\x00\x1a\x02\x08\x03\x0c"  # first bytes win
     assert ns.ms.Set.FromString(first).SerializeToString() == (
         g_set.FromString(first).SerializeToString()
     )
@@ -1101,7 +1095,7 @@ def test_message_sets_match_google() -> None:
         (b"\x0b\x10\x4d", 3),  # no end tag
         (b"\x0b\x10\x4d\x14", 3),  # another group's end tag
         (b"\x0b\x1a\x05\x08", 2),  # bytes longer than the input
-        (b"\x0b\x10" + _v(1000) + b"\x1a\x02\x08\x80\x0c", 7),  # the member's own bytes
+        (b"\x0b\x10" + _varint(1000) + b"\x1a\x02\x08\x80\x0c", 7),  # the member's own bytes
     ):
         with pytest.raises(google_message.DecodeError):
             g_set.FromString(bad)
@@ -1109,7 +1103,7 @@ def test_message_sets_match_google() -> None:
             ns.ms.Set.FromString(bad)
         assert e.value.offset == at, (bad, str(e.value))
     with pytest.raises(P.DecodeError, match=r"\$\.\[ms\.A\.a_ext\]\.i"):
-        ns.ms.Set.FromString(b"\x0b\x10" + _v(1000) + b"\x1a\x02\x08\x80\x0c")
+        ns.ms.Set.FromString(b"\x0b\x10" + _varint(1000) + b"\x1a\x02\x08\x80\x0c")
 
 
 def test_required_fields() -> None:
@@ -1306,11 +1300,9 @@ def test_float_bits_and_overlong_enum_numbers_kept_as_google(
 
 def test_text_format_matches_google(conf: P.Namespace) -> None:
     pytest.importorskip("google.protobuf")
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
+    from google.protobuf import message_factory, text_format
 
-    pool = descriptor_pool.DescriptorPool()
-    for f in descriptor_pb2.FileDescriptorSet.FromString(conf.descriptor_set()).file:
-        pool.Add(f)
+    pool = _google_pool(conf)
     checked = 0
     for _kind, full, data, expected in _vectors():
         if expected == "ERR":
@@ -1334,11 +1326,9 @@ def test_text_format_matches_google(conf: P.Namespace) -> None:
 
 def test_text_format_parses_like_google(conf: P.Namespace) -> None:
     pytest.importorskip("google.protobuf")
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
+    from google.protobuf import message_factory, text_format
 
-    pool = descriptor_pool.DescriptorPool()
-    for f in descriptor_pb2.FileDescriptorSet.FromString(conf.descriptor_set()).file:
-        pool.Add(f)
+    pool = _google_pool(conf)
     checked = 0
     for _kind, full, data, expected in _vectors():
         if expected == "ERR":
@@ -1610,13 +1600,10 @@ def test_well_known_type_fields_take_python_values_as_google() -> None:
     import datetime as dt
 
     pytest.importorskip("google.protobuf")
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from google.protobuf import message_factory
 
     ns = P.load_text(WKT_FIELDS, name="w.proto")
-    fds = descriptor_pb2.FileDescriptorSet.FromString(ns.descriptor_set())
-    pool = descriptor_pool.DescriptorPool()
-    for f in fds.file:
-        pool.Add(f)
+    pool = _google_pool(ns)
     g_w = message_factory.GetMessageClass(pool.FindMessageTypeByName("W"))
     when = dt.datetime(2020, 1, 2, 3, 4, 5, 6)
     kwargs: dict[str, Any] = dict(
