@@ -418,6 +418,82 @@ def test_presence_and_default_sub_messages(shop: Any) -> None:
     assert not o.HasField("main")
 
 
+def test_handed_out_sub_messages_stay_live_as_google() -> None:
+    """A sub-message read before a merge, a copy, a parse or a clear stays the field's (or is
+    cut loose) exactly when Google's does, whether it was set or a default handed out; and a
+    default handed out keeps its tie through a change to its oneof."""
+    pytest.importorskip("google.protobuf")
+    from google.protobuf import message_factory
+
+    # Its own package: loading `shop` again would make pickles of `shop` find the new classes.
+    ns = P.load_text(SHOP.replace("package shop;", "package live;"), name="live.proto")
+    pool = _google_pool(ns)
+    google_order = message_factory.GetMessageClass(pool.FindMessageTypeByName("live.Order"))
+
+    def run(cls: Any, op: str, present: bool, nested: bool) -> tuple[Any, ...]:
+        m = cls()
+        if present:
+            m.main.qty = 1
+        h = m.main
+        src = cls(id=3)
+        src.main.sku = "src"
+        ops = {
+            "MergeFrom": lambda: m.MergeFrom(src),
+            "MergeFromString": lambda: m.MergeFromString(src.SerializeToString()),
+            "CopyFrom": lambda: m.CopyFrom(src),
+            "CopyFrom without it": lambda: m.CopyFrom(cls(id=3)),
+            "ParseFromString": lambda: m.ParseFromString(src.SerializeToString()),
+            "Clear": m.Clear,
+            "ClearField": lambda: m.ClearField("main"),
+            "set in its oneof": lambda: setattr(m, "card", "x"),
+        }
+        if nested:  # a default member of the oneof handed out, through the same operation
+            v = m.voucher
+            m.voucher.CopyFrom(src.main) if op == "CopyFrom" else ops[op]()
+            v.tags.append(9)
+            return (m.voucher is v, m.WhichOneof("pay"), m.SerializeToString())
+        ops[op]()
+        same = m.main is h
+        h.tags.append(9)
+        return (same, m.HasField("main"), m.SerializeToString())
+
+    ours = ns.live.Order
+    for op in (
+        "MergeFrom",
+        "MergeFromString",
+        "CopyFrom",
+        "CopyFrom without it",
+        "ParseFromString",
+        "Clear",
+        "ClearField",
+        "set in its oneof",
+    ):
+        for present in (False, True):
+            assert run(ours, op, present, False) == run(google_order, op, present, False), (
+                op,
+                present,
+            )
+        assert run(ours, op, False, True) == run(google_order, op, False, True), op
+    # Clearing a default sub-message is a change to it: it becomes set, as in Google's.
+    for clear in (
+        lambda m: m.main.Clear(),
+        lambda m: m.main.ClearField("qty"),
+        lambda m: m.main.DiscardUnknownFields(),
+    ):
+        a, g = ours(), google_order()
+        clear(a)
+        clear(g)
+        assert a.HasField("main") and g.HasField("main")
+        assert a.SerializeToString() == g.SerializeToString()
+    # A default member of a oneof, handed out before another member is set, switches it back.
+    for cls in (ours, google_order):
+        m = cls()
+        v = m.voucher
+        m.card = "c"
+        v.qty = 5
+        assert m.WhichOneof("pay") == "voucher" and m.voucher.qty == 5
+
+
 def test_oneof(shop: Any) -> None:
     o = shop.Order(card="v")
     assert o.WhichOneof("pay") == "card" and o.HasField("pay")
@@ -619,6 +695,51 @@ def test_sub_messages_and_containers_behave_alike_before_and_after_their_first_r
     c.items[0].sku = "changed"
     assert m.items[0].sku == "A"  # a deep copy shares nothing
     assert parsed().HasField("voucher") and parsed().WhichOneof("pay") == "voucher"
+
+
+def test_deep_messages_built_in_python_copy_merge_and_drop(tmp_path: Path) -> None:
+    """A message tree built in Python has no depth limit: copying, merging, cleaning and
+    dropping one 20,000 levels deep works on a thread with a 512 KiB stack (the walks grow the
+    stack; native sub-messages are dropped from a list, not one inside the other), and writing
+    it is refused past the depth Google's parsers accept."""
+    import subprocess
+    import sys
+
+    (tmp_path / "d.proto").write_text(
+        'syntax = "proto3"; package d; message N { int32 x = 1; N child = 2; }'
+    )
+    code = f"""
+import copy, threading, amber, amber.proto as P
+N = P.load({str(tmp_path / "d.proto")!r}, include=[{str(tmp_path)!r}]).d.N
+def depth(m):
+    n = 0
+    while m.HasField("child"):
+        m, n = m.child, n + 1
+    return n, m.x
+def work():
+    m = N(); c = m
+    for _ in range(20000):
+        c = c.child
+    c.x = 7
+    assert depth(m) == (20000, 7)
+    for made in (copy.copy(m), copy.deepcopy(m)):
+        assert depth(made) == (20000, 7)
+    for merge in ("CopyFrom", "MergeFrom"):
+        t = N(); getattr(t, merge)(m); assert depth(t) == (20000, 7)
+        u = N(); getattr(u, merge)(m); del u  # dropped while still native
+    m.DiscardUnknownFields()
+    try:
+        m.SerializeToString()
+    except amber.EncodeError as e:
+        assert "deeper than 100" in str(e)
+    else:
+        raise AssertionError("a message 20,000 deep was written")
+    print("ok")
+threading.stack_size(512 * 1024)
+t = threading.Thread(target=work); t.start(); t.join()
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", (out.returncode, out.stderr[-2000:])
 
 
 def test_code_run_while_a_message_is_borrowed_gets_an_error(shop: Any) -> None:

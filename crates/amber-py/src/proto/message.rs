@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind, MessageInfo, Scalar};
-use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyAttributeError, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType, PyWeakrefReference};
 
@@ -149,7 +149,43 @@ pub struct Message {
     pub input: Option<Py<PyBytes>>,
 }
 
+impl Drop for Message {
+    /// Dropping a chain of native sub-messages one inside the other would
+    /// recurse once per level, and a chain copied from a tree built in
+    /// Python has no depth limit: the native sub-messages are taken out and
+    /// dropped from a list instead, each with none left inside.
+    fn drop(&mut self) {
+        let mut pending = Vec::new();
+        take_subs(&mut self.vals, &mut pending);
+        while let Some(mut m) = pending.pop() {
+            take_subs(&mut m.vals, &mut pending);
+        }
+    }
+}
+
+/// Move the native sub-messages out of `vals` into `out`.
+#[inline]
+fn take_subs(vals: &mut [Slot], out: &mut Vec<Message>) {
+    for slot in vals {
+        if matches!(slot, Slot::Sub(_) | Slot::Subs(_)) {
+            match std::mem::replace(slot, Slot::Unset) {
+                Slot::Sub(m) => out.push(*m),
+                Slot::Subs(v) => out.extend(*v),
+                _ => {}
+            }
+        }
+    }
+}
+
 impl Message {
+    /// Take `new`'s fields, unknown fields and input in place of this
+    /// message's; returns the slots replaced, to be released.
+    pub fn take_contents(&mut self, mut new: Message) -> Vec<Slot> {
+        self.unknown = std::mem::take(&mut new.unknown);
+        self.input = new.input.take();
+        std::mem::replace(&mut self.vals, std::mem::take(&mut new.vals))
+    }
+
     pub fn empty(s: Arc<Schema>, ty: u32) -> Message {
         Message {
             s,
@@ -255,7 +291,12 @@ impl Message {
                 .filter(|&i| i != pos && self.info().fields[i].oneof == Some(o))
                 .collect();
             for i in members {
-                rest.push(std::mem::replace(&mut self.vals[i], Slot::Unset));
+                // A default sub-message handed out stays tied to the message
+                // (it is not set): a change to it later switches the oneof
+                // to it, as in Google's.
+                if !matches!(self.vals[i], Slot::Lazy(_)) {
+                    rest.push(std::mem::replace(&mut self.vals[i], Slot::Unset));
+                }
             }
         }
         Replaced { first, rest }
@@ -331,6 +372,16 @@ pub fn release(py: Python<'_>, old: impl IntoIterator<Item = Slot>) {
             }
         }
     }
+}
+
+/// Run `f`, one level of a walk down a message tree, with enough stack
+/// under it: a tree built in Python has no depth limit, so the walks that
+/// copy, merge or clean one grow the stack as the decoder does (see
+/// `amber_core::bytes::stack`).
+fn deeper<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    amber_core::bytes::stack::enter(f, || {
+        PyMemoryError::new_err("no memory for the stack of a walk down a deeply nested message")
+    })
 }
 
 /// A new instance of message type `m.ty`'s class holding `m`, made
@@ -485,6 +536,10 @@ fn owner_link(m: &Bound<'_, PyMessage>) -> PyResult<Option<Py<PyWeakrefReference
 /// kept natively: sub-messages and containers become Python objects when
 /// the copy's fields are read.
 pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
+    deeper(|| copy_level(py, m))
+}
+
+fn copy_level(py: Python<'_>, m: &Message) -> PyResult<Message> {
     let mut out = Message::empty(m.s.clone(), m.ty);
     out.unknown = m.unknown.clone();
     out.input = m.input.as_ref().map(|i| i.clone_ref(py));
@@ -558,7 +613,11 @@ pub fn copy_obj<'py>(py: Python<'py>, v: &Bound<'py, PyAny>) -> PyResult<Bound<'
 /// Merge `src` (owned: its objects move) into `dst`, Google's `MergeFrom`:
 /// set scalars overwrite, sub-messages merge, repeated fields append,
 /// map entries replace, unknown fields append.
-pub fn merge_owned(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyResult<()> {
+pub fn merge_owned(py: Python<'_>, dst: &mut Message, src: Message) -> PyResult<()> {
+    deeper(|| merge_level(py, dst, src))
+}
+
+fn merge_level(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyResult<()> {
     let s = src.s.clone();
     let fields = &s.tables.messages[src.ty as usize].fields;
     // Spans move as they are when both messages read the same input (or
@@ -629,6 +688,18 @@ fn merge_sub(py: Python<'_>, dst: &mut Message, pos: usize, sub: Slot) -> PyResu
     if let Slot::Val(d) = dst.slot(pos) {
         let d = d.bind(py).cast::<PyMessage>()?.clone();
         return into(&mut *d.state_mut()?, sub);
+    }
+    if let Slot::Lazy(d) = dst.slot(pos) {
+        // A default sub-message handed out takes the value and becomes the
+        // field's, so that the handle stays live (as in Google's).
+        let d = d.bind(py).clone();
+        {
+            let mut b = d.state_mut()?;
+            into(&mut b, sub)?;
+            b.parent = None;
+        }
+        release(py, dst.put(pos, Slot::Val(d.into_any().unbind())));
+        return Ok(());
     }
     release(py, dst.put(pos, sub));
     Ok(())
@@ -1296,13 +1367,29 @@ impl PyMessage {
             return Ok(());
         }
         let copy = deep_copy(py, &*src.state()?)?;
-        let old = {
-            let mut b = slf.state_mut()?;
-            b.unknown = copy.unknown;
-            b.input = copy.input;
-            std::mem::replace(&mut b.vals, copy.vals)
-        };
+        let old = slf.state_mut()?.take_contents(copy);
+        // Default sub-messages handed out stay tied to the message, as in
+        // Google's: each takes the copy's value of its field, if any.
+        let mut stubs = Vec::new();
+        let old: Vec<Slot> = old
+            .into_iter()
+            .enumerate()
+            .filter_map(|(pos, slot)| match slot {
+                Slot::Lazy(c) => {
+                    stubs.push((pos, c));
+                    None
+                }
+                other => Some(other),
+            })
+            .collect();
         release(py, old);
+        for (pos, c) in stubs {
+            let mut b = slf.state_mut()?;
+            match std::mem::replace(b.slot_mut(pos), Slot::Lazy(c)) {
+                Slot::Unset => {}
+                value => merge_sub(py, &mut b, pos, value)?,
+            }
+        }
         attach(slf)
     }
 
@@ -1315,7 +1402,8 @@ impl PyMessage {
             std::mem::take(&mut b.vals)
         };
         release(slf.py(), old);
-        Ok(())
+        // A change, as Google counts it: a default sub-message becomes set.
+        attach(slf)
     }
 
     /// Clear one field (or the set member of a oneof, by the oneof's name).
@@ -1350,7 +1438,7 @@ impl PyMessage {
             old
         };
         release(slf.py(), old);
-        Ok(())
+        attach(slf)
     }
 
     /// Whether a field with presence (or a oneof) is set.
@@ -1383,6 +1471,7 @@ impl PyMessage {
     /// Drop unknown fields, here and in every sub-message.
     fn DiscardUnknownFields(slf: &Bound<'_, Self>) -> PyResult<()> {
         let py = slf.py();
+        attach(slf)?;
         materialize_all(slf)?;
         let mut b = slf.state_mut()?;
         b.unknown.clear();
@@ -1406,7 +1495,7 @@ impl PyMessage {
             };
             for v in subs {
                 if let Ok(m) = v.bind(py).cast::<PyMessage>() {
-                    PyMessage::DiscardUnknownFields(m)?;
+                    deeper(|| PyMessage::DiscardUnknownFields(m))?;
                 }
             }
         }

@@ -344,12 +344,7 @@ pub(crate) fn builder_for<'py>(
 pub(crate) fn install(m: &Bound<'_, PyMessage>, new: Message, replace: bool) -> PyResult<()> {
     let py = m.py();
     if replace {
-        let old = {
-            let mut b = m.state_mut()?;
-            b.unknown = new.unknown;
-            b.input = new.input;
-            std::mem::replace(&mut b.vals, new.vals)
-        };
+        let old = m.state_mut()?.take_contents(new);
         release(py, old);
         Ok(())
     } else {
