@@ -363,6 +363,19 @@ def test_constructor_keys_and_dicts_changed_while_read(shop: Any) -> None:
 
 def test_type_checks(shop: Any) -> None:
     o = shop.Order()
+    # proto3 strings must be UTF-8: lone surrogates are refused where they are given, with the
+    # codec's error, as Google's are (amber used to write bytes no parser reads back).
+    for give in (
+        lambda: setattr(o, "note", "\udcff"),
+        lambda: setattr(o, "card", "a\ud800"),
+        lambda: o.items.add(sku="\udcff"),
+        lambda: o.counts.__setitem__("\udcff", 1),
+        lambda: shop.Order(note="\udcff"),
+        lambda: shop.Item(sku="x").MergeFrom(shop.Item(sku="\udcff")),
+    ):
+        with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):
+            give()
+    assert o.SerializeToString() == b""
     with pytest.raises(TypeError):
         o.id = "7"
     with pytest.raises(TypeError):
@@ -492,6 +505,34 @@ def test_handed_out_sub_messages_stay_live_as_google() -> None:
         m.card = "c"
         v.qty = 5
         assert m.WhichOneof("pay") == "voucher" and m.voucher.qty == 5
+
+
+def test_serialize_takes_deterministic_as_google(shop: Any) -> None:
+    """`deterministic` by position or keyword, any object by its truth, as Google's takes it."""
+    o = shop.Order(counts={"b": 1, "a": 2, "c": 3})
+    ordered = o.SerializeToString(deterministic=True)
+    assert ordered == o.SerializeToString(True) == o.SerializeToString(deterministic=1)
+    assert o.SerializePartialToString(True) == ordered
+    assert o.SerializeToString(None) == o.SerializeToString() == o.SerializeToString(False)
+
+
+def test_fields_named_like_amber_methods() -> None:
+    """A field named like one of amber's own methods hides it on its class (as a field named
+    like one of Google's methods does in Google's); the message still prints, and the method
+    is there through the base class."""
+    ns = P.load_text(
+        'syntax = "proto3"; package k; message K { int32 to_text = 1; string from_json = 2; '
+        "int32 to_dict = 3; }",
+        name="k.proto",
+    )
+    k = ns.k.K(to_text=3, from_json="j", to_dict=4)
+    assert (k.to_text, k.from_json, k.to_dict) == (3, "j", 4)
+    assert str(k) == repr(k) == 'to_text: 3\nfrom_json: "j"\nto_dict: 4\n'
+    assert k.SerializeToDict() == {"toText": 3, "fromJson": "j", "toDict": 4}
+    assert P.Message.to_text(k) == str(k)
+    back = ns.k.K()
+    P.Message.ParseFromJson(back, P.Message.to_json(k))
+    assert back == k
 
 
 def test_oneof(shop: Any) -> None:

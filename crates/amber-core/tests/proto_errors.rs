@@ -145,6 +145,7 @@ const CASES: &[(&str, ProtoErrorKind, &str)] = &[
     ("p3_enum_prefix2.proto", ProtoErrorKind::Duplicate, "p3_enum_prefix2.proto:2:30: Enum name X has the same name as FOO_BAR_X if you ignore case and strip out the enum name prefix (if any). (If you are using allow_alias, please assign the same number to each enum value name.)"),
     ("p3_enum_prefix3.proto", ProtoErrorKind::Duplicate, "p3_enum_prefix3.proto:2:31: Enum name FOO_BAR_BAZ_ has the same name as FOOBAR_BAZ if you ignore case and strip out the enum name prefix (if any). (If you are using allow_alias, please assign the same number to each enum value name.)"),
     ("p3_enum_prefix4.proto", ProtoErrorKind::Duplicate, "p3_enum_prefix4.proto:2:21: Enum name foo_ has the same name as FOO if you ignore case and strip out the enum name prefix (if any). (If you are using allow_alias, please assign the same number to each enum value name.)"),
+    ("p3_ext_range.proto", ProtoErrorKind::Invalid, "p3_ext_range.proto:3:14: Extension ranges are not allowed in proto3."),
     ("p3_map_entry_name.proto", ProtoErrorKind::Duplicate, "p3_map_entry_name.proto:2:62: \"FooEntry\" is already defined in \"M\"."),
     ("packed_string.proto", ProtoErrorKind::Invalid, "packed_string.proto:2:22: [packed = true] can only be specified for repeated primitive fields."),
     ("proto3_enum_zero.proto", ProtoErrorKind::Number, "proto3_enum_zero.proto:3:9: The first enum value must be zero for open enums."),

@@ -125,7 +125,7 @@ class Message(_NativeMessage):
 
     def SerializeToDict(self) -> Any:
         """`to_dict()`."""
-        return self.to_dict()
+        return _NativeMessage.to_dict(self)
 
     def ParseFromDict(self, d: Any) -> None:
         """Replace the contents with those of JSON-ready Python values."""
@@ -137,7 +137,8 @@ class Message(_NativeMessage):
         return [(fields[pos], value) for pos, value in self._present()]
 
     def __str__(self) -> str:
-        return self.to_text()
+        # Through the base class: a field named `to_text` hides the method on its class.
+        return _NativeMessage.to_text(self)
 
     __repr__ = __str__
 

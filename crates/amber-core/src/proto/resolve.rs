@@ -430,7 +430,15 @@ fn check_numbers(
             }
         }
     }
-    reserved_names_once(ctx, &m.reserved_name, "Field name", path)
+    reserved_names_once(ctx, &m.reserved_name, "Field name", path)?;
+    if ctx.pf.proto3 && !m.extension_range.is_empty() {
+        return Err(err(
+            ProtoErrorKind::Invalid,
+            "Extension ranges are not allowed in proto3.",
+            ctx.pos(&pp(path, &[5, 0])),
+        ));
+    }
+    Ok(())
 }
 
 /// A name may be reserved once (the error points at the message or enum).

@@ -1296,23 +1296,24 @@ impl PyMessage {
     }
 
     /// The wire form. Raises `amber.EncodeError` when a required field
-    /// (proto2) is missing; `deterministic=True` sorts map entries.
-    #[pyo3(signature = (*, deterministic = false))]
+    /// (proto2) is missing; a true `deterministic` sorts map entries (any
+    /// object, by its truth, as Google's takes it).
+    #[pyo3(signature = (deterministic = None))]
     fn SerializeToString<'py>(
         slf: &Bound<'py, Self>,
-        deterministic: bool,
+        deterministic: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         serialize::check_initialized(slf)?;
-        serialize::to_bytes(slf, deterministic)
+        serialize::to_bytes(slf, truth(deterministic)?)
     }
 
     /// The wire form, without the required-field check.
-    #[pyo3(signature = (*, deterministic = false))]
+    #[pyo3(signature = (deterministic = None))]
     fn SerializePartialToString<'py>(
         slf: &Bound<'py, Self>,
-        deterministic: bool,
+        deterministic: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        serialize::to_bytes(slf, deterministic)
+        serialize::to_bytes(slf, truth(deterministic)?)
     }
 
     /// Replace the contents with the message in `data`; returns its length.
@@ -1644,6 +1645,11 @@ impl Message {
         let fields = &self.info().fields;
         (0..self.vals.len()).find(|&p| fields[p].oneof == Some(o) && self.present(py, p))
     }
+}
+
+/// An optional argument's truth (`None`, or left out: false).
+fn truth(v: Option<&Bound<'_, PyAny>>) -> PyResult<bool> {
+    v.map_or(Ok(false), |v| v.is_truthy())
 }
 
 fn same_type<'py>(

@@ -143,7 +143,14 @@ pub fn check(t: &Tables, f: &FieldInfo, kind: Kind, v: &Bound<'_, PyAny>) -> PyR
             PyBool::new(py, b).to_owned().into_any().unbind()
         }
         Kind::String => {
-            if v.is_exact_instance_of::<PyString>() {
+            if let Ok(s) = v.cast_exact::<PyString>() {
+                if f.utf8_verify {
+                    // A string that must be UTF-8 (proto3, editions): one
+                    // holding lone surrogates is refused with the codec's
+                    // `UnicodeEncodeError`, as Google's is (proto2 keeps them,
+                    // written with `surrogateescape`).
+                    s.to_str()?;
+                }
                 return Ok(v.clone().unbind());
             }
             if let Ok(s) = v.cast::<PyString>() {
