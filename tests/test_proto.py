@@ -741,13 +741,13 @@ def test_sub_messages_and_containers_behave_alike_before_and_after_their_first_r
 def test_deep_messages_built_in_python_copy_merge_and_drop(tmp_path: Path) -> None:
     """A message tree built in Python has no depth limit: copying, merging, cleaning and
     dropping one 20,000 levels deep works on a thread with a 512 KiB stack (the walks grow the
-    stack; native sub-messages are dropped from a list, not one inside the other), and writing
-    it is refused past the depth Google's parsers accept."""
+    stack; sub-messages are freed from a list, not one inside the other), and writing it is
+    refused past the depth Google's parsers accept."""
     import subprocess
     import sys
 
     (tmp_path / "d.proto").write_text(
-        'syntax = "proto3"; package d; message N { int32 x = 1; N child = 2; }'
+        'syntax = "proto3"; package d; message N { int32 x = 1; N child = 2; repeated N kids = 3; }'
     )
     code = f"""
 import copy, threading, amber, amber.proto as P
@@ -769,6 +769,15 @@ def work():
         t = N(); getattr(t, merge)(m); assert depth(t) == (20000, 7)
         u = N(); getattr(u, merge)(m); del u  # dropped while still native
     m.DiscardUnknownFields()
+    # Chains through repeated fields, and of defaults only read, are dropped alike.
+    r = N(); c = r
+    for _ in range(20000):
+        c = c.kids.add()
+    del r, c
+    d = N(); c = d
+    for _ in range(20000):
+        c = c.child
+    del d, c
     try:
         m.SerializeToString()
     except amber.EncodeError as e:
@@ -818,7 +827,9 @@ def test_code_run_while_a_message_is_borrowed_gets_an_error(shop: Any) -> None:
     finally:
         sys.unraisablehook = old_hook
         gc.set_threshold(*old_threshold)
-    assert seen, "no finalizer ran during a read"
+    # From 3.12 CPython runs a collection at the next bytecode, not inside the allocation that
+    # triggers it: no finalizer runs during the read then.
+    assert seen or sys.version_info >= (3, 12), "no finalizer ran during a read"
     assert all(isinstance(e, RuntimeError) and "borrowed" in str(e) for e in seen), seen
 
 

@@ -20,10 +20,18 @@ pub const GROW_EVERY: usize = if cfg!(debug_assertions) { 1 } else { 8 };
 /// `no_stack` makes the error returned if a new segment cannot be had.
 #[inline]
 pub fn enter<T, E>(f: impl FnOnce() -> Result<T, E>, no_stack: impl FnOnce() -> E) -> Result<T, E> {
-    match stacker::remaining_stack() {
-        Some(left) if left >= STACK_RED_ZONE => f(),
-        _ => grow(f, no_stack),
+    if low() {
+        grow(f, no_stack)
+    } else {
+        f()
     }
+}
+
+/// Whether less than the red zone of stack is left (or how much is left is
+/// unknown): work that recurses should stop doing so.
+#[inline]
+pub fn low() -> bool {
+    !matches!(stacker::remaining_stack(), Some(left) if left >= STACK_RED_ZONE)
 }
 
 /// Run `f`, the work of nesting level `depth`, with enough stack under it.

@@ -150,30 +150,64 @@ pub struct Message {
 }
 
 impl Drop for Message {
-    /// Dropping a chain of native sub-messages one inside the other would
-    /// recurse once per level, and a chain copied from a tree built in
-    /// Python has no depth limit: the native sub-messages are taken out and
-    /// dropped from a list instead, each with none left inside.
+    /// Dropping a chain of sub-messages one inside the other recurses once
+    /// per level (a message object's last reference freed frees its
+    /// children in turn), and a tree built in Python has no depth limit.
+    /// When the stack runs low, the fields of the sub-messages only this
+    /// message holds (native ones, and objects no one else references, in
+    /// singular and repeated message fields) are taken out and dropped from
+    /// a list instead, each sub-message freed with none left inside.
     fn drop(&mut self) {
-        let mut pending = Vec::new();
-        take_subs(&mut self.vals, &mut pending);
-        while let Some(mut m) = pending.pop() {
-            take_subs(&mut m.vals, &mut pending);
+        if !amber_core::bytes::stack::low() || !self.vals.iter().any(holds_messages) {
+            return;
         }
+        let mut pending = vec![std::mem::take(&mut self.vals)];
+        Python::attach(|py| {
+            while let Some(mut vals) = pending.pop() {
+                for slot in vals.iter_mut().filter(|s| holds_messages(s)) {
+                    take_children(py, slot, &mut pending);
+                }
+            }
+        });
     }
 }
 
-/// Move the native sub-messages out of `vals` into `out`.
+/// Whether a slot may hold sub-messages with fields of their own.
 #[inline]
-fn take_subs(vals: &mut [Slot], out: &mut Vec<Message>) {
-    for slot in vals {
-        if matches!(slot, Slot::Sub(_) | Slot::Subs(_)) {
-            match std::mem::replace(slot, Slot::Unset) {
-                Slot::Sub(m) => out.push(*m),
-                Slot::Subs(v) => out.extend(*v),
-                _ => {}
+fn holds_messages(slot: &Slot) -> bool {
+    matches!(
+        slot,
+        Slot::Sub(_) | Slot::Subs(_) | Slot::Val(_) | Slot::Lazy(_) | Slot::List(_)
+    )
+}
+
+/// Move the fields of the sub-messages `slot` alone holds into `out`.
+fn take_children(py: Python<'_>, slot: &mut Slot, out: &mut Vec<Vec<Slot>>) {
+    let mut sole = |o: &Bound<'_, PyAny>| {
+        if o.get_refcnt() == 1 {
+            if let Ok(m) = o.cast::<PyMessage>() {
+                if let Ok(mut m) = m.state_mut() {
+                    out.push(std::mem::take(&mut m.vals));
+                }
             }
         }
+    };
+    match slot {
+        Slot::Sub(m) => out.push(std::mem::take(&mut m.vals)),
+        Slot::Subs(v) => out.extend(v.iter_mut().map(|m| std::mem::take(&mut m.vals))),
+        Slot::Val(o) => sole(o.bind(py)),
+        Slot::Lazy(o) => sole(o.bind(py).as_any()),
+        Slot::List(l) => {
+            let l = l.bind(py);
+            if l.get_refcnt() == 1 {
+                if let Ok(c) = l.try_borrow() {
+                    if let Items::Objs(objs) = &c.items {
+                        objs.iter().for_each(|o| sole(o.bind(py)));
+                    }
+                }
+            }
+        }
+        _ => {}
     }
 }
 
