@@ -446,8 +446,7 @@ pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, PyMessage>>
 /// "already borrowed" error, and nothing is lost.
 pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<PyAny>>> {
     let py = m.py();
-    // One borrow for the whole step: each of pyo3's borrows is an atomic
-    // update of the object's flag.
+    // One borrow for the whole step.
     let mut b = m.state_mut()?;
     if !b.slot(pos).native() {
         return Ok(None);
