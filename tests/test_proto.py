@@ -587,6 +587,41 @@ def test_repeated_and_maps(shop: Any) -> None:
     assert again == o and again.by_id[4].sku == "four"
 
 
+def test_map_lookups_popitem_and_setdefault_as_google(
+    conf: P.Namespace, google: dict[str, Any]
+) -> None:
+    """A key of the wrong type or out of range raises in `in` and `get` as in Google's maps (of
+    entries: upb answers an empty map without looking at the key); `popitem` takes an entry
+    out; `setdefault` on a map of scalars needs its default."""
+    name = "protobuf_test_messages.proto3.TestAllTypesProto3"
+    ours, theirs = conf.types[name], google[name]
+
+    def outcome(case: Any, m: Any) -> Any:
+        try:
+            return ("ok", case(m))
+        except (TypeError, ValueError, KeyError) as e:
+            return (type(e).__name__,)
+
+    maps = dict(map_int32_int32={1: 10}, map_uint32_uint32={3: 4}, map_string_string={"x": "y"})
+    cases = [
+        lambda m: "a" in m.map_int32_int32,
+        lambda m: m.map_int32_int32.get(1.5),
+        lambda m: 2**40 in m.map_int32_int32,
+        lambda m: m.map_uint32_uint32.get(-1),
+        lambda m: 7 in m.map_string_string,
+        lambda m: 1 in m.map_int32_int32,
+        lambda m: m.map_int32_int32.get(2, "d"),
+        lambda m: m.map_string_string.setdefault("k"),
+        lambda m: m.map_string_string.setdefault("k", "v"),
+        lambda m: m.map_int32_int32.popitem(),
+        lambda m: (m.map_int32_int32.popitem(), m.map_int32_int32.popitem()),
+    ]
+    for i, case in enumerate(cases):
+        a, g = ours(**maps), theirs(**maps)
+        assert outcome(case, a) == outcome(case, g), i
+        assert a.SerializeToString() == g.SerializeToString(), i
+
+
 def test_maps_follow_a_dict_through_random_changes() -> None:
     """Map containers against a plain dict: inserts, replacements, deletions (each moving the
     last entry into the hole), pops and lookups, with int, bool and string keys (non-ASCII among

@@ -867,6 +867,16 @@ fn key_of(slf: &Bound<'_, MapField>, k: &Bound<'_, PyAny>) -> PyResult<(Py<PyAny
     Ok((k, mk))
 }
 
+/// `k` as a key to look up: `None` when no key can equal it; a key of the
+/// wrong type or out of range raises (`TypeError`, `ValueError`).
+fn lookup_key(slf: &Bound<'_, MapField>, k: &Bound<'_, PyAny>) -> PyResult<Option<MapKey>> {
+    match key_of(slf, k) {
+        Ok((_, mk)) => Ok(Some(mk)),
+        Err(e) if e.is_instance_of::<PyKeyError>(slf.py()) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 fn as_dict<'py>(slf: &Bound<'py, MapField>) -> PyResult<Bound<'py, PyDict>> {
     let py = slf.py();
     let d = PyDict::new(py);
@@ -882,8 +892,10 @@ impl MapField {
         self.data.entries.len()
     }
 
+    /// Whether `k` is a key; a key of the wrong type or out of range
+    /// raises, as Google's maps do.
     fn __contains__(slf: &Bound<'_, Self>, k: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let Ok((_, mk)) = key_of(slf, k) else {
+        let Some(mk) = lookup_key(slf, k)? else {
             return Ok(false);
         };
         Ok(slf.try_borrow()?.data.find(slf.py(), &mk).is_some())
@@ -991,7 +1003,7 @@ impl MapField {
         default: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
         let py = slf.py();
-        let Ok((_, mk)) = key_of(slf, key) else {
+        let Some(mk) = lookup_key(slf, key)? else {
             return Ok(default.unwrap_or_else(|| py.None()));
         };
         let b = slf.try_borrow()?;
@@ -1027,6 +1039,25 @@ impl MapField {
             (None, Some(d)) => Ok(d),
             (None, None) => Err(PyKeyError::new_err(key.clone().unbind())),
         }
+    }
+
+    /// Remove an entry and return it as `(key, value)`: the first in
+    /// iteration order, as `MutableMapping.popitem` takes it.
+    fn popitem(slf: &Bound<'_, Self>) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
+        let py = slf.py();
+        let first = slf
+            .try_borrow()?
+            .data
+            .entries
+            .first()
+            .map(|e| e.0.clone_ref(py));
+        let Some(k) = first else {
+            return Err(PyKeyError::new_err("popitem(): map is empty"));
+        };
+        let (_, mk) = key_of(slf, k.bind(py))?;
+        let removed = slf.try_borrow_mut()?.data.remove(py, &mk)?;
+        map_changed(slf)?;
+        removed.ok_or_else(|| PyKeyError::new_err(k))
     }
 
     /// Remove every entry.
@@ -1071,7 +1102,9 @@ impl MapField {
         MapField::__getitem__(slf, key)
     }
 
-    /// Set default for a missing key (scalar values) and return the value.
+    /// Set `default` for a missing key and return the key's value; a map
+    /// of scalar values needs `default` (as Google's), a map of messages
+    /// gives a new message.
     #[pyo3(signature = (key, default = None))]
     fn setdefault(
         slf: &Bound<'_, Self>,
@@ -1086,6 +1119,9 @@ impl MapField {
                 MapField::__setitem__(slf, key, d)?;
                 MapField::__getitem__(slf, key)
             }
+            None if !matches!(slf.try_borrow()?.value_kind(), Kind::Message(_)) => Err(
+                PyValueError::new_err("The value for scalar map setdefault must be set."),
+            ),
             None => MapField::__getitem__(slf, key),
         }
     }
