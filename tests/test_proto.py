@@ -619,7 +619,7 @@ def test_map_lookups_popitem_and_setdefault_as_google(
     for i, case in enumerate(cases):
         a, g = ours(**maps), theirs(**maps)
         assert outcome(case, a) == outcome(case, g), i
-        assert a.SerializeToString() == g.SerializeToString(), i
+        assert a.SerializeToString(deterministic=True) == g.SerializeToString(deterministic=True), i
 
 
 def test_maps_follow_a_dict_through_random_changes() -> None:
@@ -1802,6 +1802,31 @@ message W {
   repeated google.protobuf.Timestamp ts = 6;
 }
 """
+
+
+def test_struct_and_list_value_read_and_compare_as_google() -> None:
+    """A missing Struct key or unset ListValue item raises as Google's; a Struct equals the
+    dict of its values and a ListValue the list of its values."""
+    pytest.importorskip("google.protobuf")
+    from google.protobuf import struct_pb2
+
+    ours = P.load_text(
+        'syntax = "proto3"; import "google/protobuf/struct.proto"; package s2; '
+        "message W { google.protobuf.Struct st = 1; google.protobuf.ListValue lv = 2; }",
+        name="s2.proto",
+    ).s2.W
+    value = {"a": 1, "b": [1, "x", None, {"c": True}]}
+    w = ours(st=value, lv=[1, "a"])
+    g_st, g_lv = struct_pb2.Struct(), struct_pb2.ListValue()
+    g_st.update(value)
+    g_lv.extend([1, "a"])
+    for mine, google, same, other in ((w.st, g_st, value, {"a": 2}), (w.lv, g_lv, [1, "a"], [1])):
+        assert (mine == same) is (google == same) is True
+        assert (mine == other) is (google == other) is False
+    with pytest.raises(ValueError, match="Value not set"):
+        ours().st["missing"]
+    with pytest.raises(ValueError, match="Value not set"):
+        struct_pb2.Struct()["missing"]
 
 
 def test_well_known_type_fields_take_python_values_as_google() -> None:

@@ -406,7 +406,9 @@ def _get_value(value_msg: Any) -> Any:
         return value_msg.struct_value
     if kind == "list_value":
         return value_msg.list_value
-    if kind == "null_value" or kind is None:
+    if kind is None:
+        raise ValueError("Value not set")  # as Google's
+    if kind == "null_value":
         return None
     return getattr(value_msg, kind)
 
@@ -414,6 +416,14 @@ def _get_value(value_msg: Any) -> Any:
 class Struct:
     __slots__ = ()
     fields: Any
+
+    def __eq__(self, other: object) -> bool:
+        # A Struct equals the dict of its JSON values, as Google's does.
+        if isinstance(other, dict):
+            return bool(self.to_dict() == other)  # type: ignore[attr-defined]
+        return bool(super().__eq__(other))
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __getitem__(self, key: str) -> Any:
         return _get_value(self.fields[key])
@@ -471,6 +481,14 @@ class Struct:
 class ListValue:
     __slots__ = ()
     values: Any
+
+    def __eq__(self, other: object) -> bool:
+        # A ListValue equals the list of its JSON values, as Google's does.
+        if isinstance(other, list):
+            return bool(self.to_dict() == other)  # type: ignore[attr-defined]
+        return bool(super().__eq__(other))
+
+    __hash__ = None  # type: ignore[assignment]
 
     def __len__(self) -> int:
         return len(self.values)
