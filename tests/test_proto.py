@@ -1371,8 +1371,13 @@ def test_load_files_and_errors(tmp_path: Path) -> None:
         P.load(tmp_path / "bad.proto")
     assert str(e.value).startswith("bad.proto:3:3:") and e.value.line == 3 and e.value.col == 3
     assert isinstance(e.value, amber.AmberError) and isinstance(e.value, ValueError)
-    with pytest.raises(P.SchemaError, match=r"not found|missing"):
-        P.load("does/not/exist.proto")
+    # A file named to load that is not there says so, as protoc does, wherever it was looked for.
+    for missing in ("does/not/exist.proto", tmp_path / "nope.proto", "a/../b.proto"):
+        with pytest.raises(P.SchemaError, match=r": File not found\.$"):
+            P.load(missing)
+    (tmp_path / "imp.proto").write_text('syntax = "proto3";\nimport "gone.proto";\n')
+    with pytest.raises(P.SchemaError, match=r'imp\.proto:2:1: Import "gone\.proto" was not found'):
+        P.load(tmp_path / "imp.proto")
 
 
 # --- hostile bytes --------------------------------------------------------------------------------

@@ -227,8 +227,5 @@ fn missing_root_has_no_position() {
     let mut loader = |_: &str| -> Option<Vec<u8>> { None };
     let e = compile(&["nope.proto"], &mut loader, true).unwrap_err();
     assert_eq!(e.kind, ProtoErrorKind::ImportNotFound);
-    assert_eq!(
-        e.to_string(),
-        "nope.proto: Import \"nope.proto\" was not found."
-    );
+    assert_eq!(e.to_string(), "nope.proto: File not found.");
 }

@@ -153,7 +153,20 @@ impl Loading<'_> {
             )
             .in_file(name));
         }
+        // A file named on the command line (no import asked for it) that is
+        // not there: protoc's words.
+        let missing_root = || {
+            Err(ProtoError::new(
+                ProtoErrorKind::ImportNotFound,
+                "File not found.",
+                Pos::default(),
+            )
+            .in_file(name))
+        };
         if let Some(why) = bad_path(name) {
+            if from.is_none() {
+                return missing_root();
+            }
             return Err(at(
                 ProtoErrorKind::ImportNotFound,
                 format!("Import \"{name}\" is not a valid path: {why}"),
@@ -161,6 +174,7 @@ impl Loading<'_> {
         }
         let text = match self.text(name) {
             Ok(Some(t)) => t,
+            Ok(None) if from.is_none() => return missing_root(),
             Ok(None) => {
                 return Err(at(
                     ProtoErrorKind::ImportNotFound,
