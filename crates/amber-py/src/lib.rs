@@ -46,17 +46,24 @@ fn _clear_type_cache(py: Python<'_>) -> PyResult<()> {
     codec::registry::clear_cache(py)
 }
 
-#[pymodule]
+/// `gil_used = true`: amber does not declare free-threading support yet (the
+/// codec reads containers in place without per-object locks), so a
+/// free-threaded interpreter turns its GIL back on when it imports amber,
+/// which keeps every walk sound. What remains before this can be `false`:
+/// `docs/compatibility.md`.
+#[pymodule(gil_used = true)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     typeref::init_datetime(py)?;
     ffi::long::init(py)?;
+    ffi::text::init(py)?;
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(codec::dumps, m)?)?;
     m.add_function(wrap_pyfunction!(codec::loads, m)?)?;
     m.add_function(wrap_pyfunction!(codec::frame_length, m)?)?;
     m.add_function(wrap_pyfunction!(_install, m)?)?;
     m.add_function(wrap_pyfunction!(_clear_type_cache, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("FORMAT_VERSION", amber_core::codec::format::VERSION)?;
     m.add("DEFAULT_MAX_DEPTH", amber_core::DEFAULT_MAX_DEPTH)?;
     m.add("DEFAULT_OOB_THRESHOLD", codec::DEFAULT_OOB_THRESHOLD)?;

@@ -206,7 +206,7 @@ fn finished(_py: Python<'_>) -> PyErr {
 }
 
 /// One central directory entry.
-#[pyclass(frozen, module = "amber._native", name = "ZipEntry")]
+#[pyclass(frozen, from_py_object, module = "amber._native", name = "ZipEntry")]
 #[derive(Clone)]
 pub struct PyZipEntry(CentralEntry);
 
@@ -253,7 +253,7 @@ impl PyZipEntry {
 }
 
 /// Where the central directory is.
-#[pyclass(frozen, module = "amber._native", name = "ZipEnd")]
+#[pyclass(frozen, from_py_object, module = "amber._native", name = "ZipEnd")]
 #[derive(Clone)]
 pub struct PyZipEnd(EndInfo);
 

@@ -136,7 +136,7 @@ impl<'py> Build for PyBuilder<'py, '_> {
     fn bigint(&mut self, le: &[u8]) -> PyResult<Obj> {
         // SAFETY: `le` is valid for its length; the constructor returns a new
         // reference or NULL.
-        unsafe { self.own(ffi::_PyLong_FromByteArray(le.as_ptr(), le.len(), 1, 1)) }
+        unsafe { self.own(crate::ffi::long::from_le_bytes(le)) }
     }
 
     #[inline(always)]
@@ -259,7 +259,7 @@ impl<'py> Build for PyBuilder<'py, '_> {
             // SAFETY: both constructors return a new reference or NULL.
             DictKind::Dict => unsafe {
                 if n > 5 {
-                    self.own(ffi::_PyDict_NewPresized(n as ffi::Py_ssize_t))
+                    self.own(crate::ffi::dict::new_presized_raw(n))
                 } else {
                     self.own(ffi::PyDict_New())
                 }

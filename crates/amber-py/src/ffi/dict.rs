@@ -1,22 +1,29 @@
 //! Reading dicts in place: their size, and (`Table`) their entries in
 //! insertion order.
 //!
-//! On CPython 3.11 to 3.13 a combined-table dict is read through its entry
-//! array (its layout, from `Include/internal/pycore_dict.h`, is the same in
-//! those versions), which is several times cheaper per pair than
-//! `PyDict_Next`. Callers fall back to `PyDict_Next` where `Table::of`
-//! gives `None` and on other versions. Python code may run between two
-//! pairs (a hook, or another thread while that code runs), so callers check
-//! `Table::current` after any step that may run it: the dict's version tag,
-//! which CPython changes on every insertion, deletion, replacement and
-//! clear, tells whether the table and every entry in it are as they were.
-//! (The entry array's address alone would not: a table freed by one change
-//! can be reallocated at the same address by the next.)
+//! On CPython 3.11 to 3.15 (with the GIL) a combined-table dict is read
+//! through its entry array (its layout, from `Include/internal/pycore_dict.h`,
+//! is the same in those versions; `build.rs` sets `amber_dict_table`), which
+//! is several times cheaper per pair than `PyDict_Next`. Callers fall back to
+//! `PyDict_Next` where `Table::of` gives `None` and on other versions.
+//!
+//! Python code may run between two pairs (a hook, or another thread while
+//! that code runs), so callers check `Table::current` after any step that
+//! may run it. On 3.11 to 3.13 the dict's version tag, which CPython changes
+//! on every insertion, deletion, replacement and clear, tells whether the
+//! table and every entry in it are as they were. CPython 3.14 removed the
+//! tag: there `current` checks that the dict still holds the same keys
+//! object (the same address, size class, kind, entry count and item count),
+//! which is what makes reading entry `i` of it sound: a table that was
+//! freed and replaced by another at the same address is then the dict's
+//! live table, laid out as the one read. What it cannot see is a value
+//! replaced in place, which callers read again after Python code runs, as
+//! they do on the `PyDict_Next` path.
 
 use pyo3::ffi;
 
 /// `struct _dictkeysobject` up to its flexible `dk_indices` array.
-#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+#[cfg(amber_dict_table)]
 #[repr(C)]
 struct DictKeys {
     dk_refcnt: isize,
@@ -28,12 +35,12 @@ struct DictKeys {
     dk_nentries: isize,
 }
 
-#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+#[cfg(amber_dict_table)]
 const DICT_KEYS_GENERAL: u8 = 0;
-#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+#[cfg(amber_dict_table)]
 const DICT_KEYS_SPLIT: u8 = 2;
 
-#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+#[cfg(amber_dict_table)]
 pub struct Table {
     entries: *const *mut ffi::PyObject,
     /// Pointers per entry: 2 for str-keyed tables, 3 (hash first) otherwise.
@@ -41,11 +48,58 @@ pub struct Table {
     key_at: usize,
     /// Entries in use or deleted (deleted ones have a null value).
     pub n: usize,
-    /// The dict's version tag when the table was read.
-    version: u64,
+    /// What `current` compares: the dict's version tag when the table was
+    /// read, or (without one) the table itself.
+    seen: Seen,
 }
 
-#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+/// The dict's state when its table was read (see the module's text).
+#[cfg(amber_dict_table)]
+#[derive(PartialEq, Eq)]
+struct Seen {
+    #[cfg(amber_dict_version_tag)]
+    version: u64,
+    #[cfg(not(amber_dict_version_tag))]
+    keys: *const DictKeys,
+    #[cfg(not(amber_dict_version_tag))]
+    log2_index_bytes: u8,
+    #[cfg(not(amber_dict_version_tag))]
+    kind: u8,
+    #[cfg(not(amber_dict_version_tag))]
+    nentries: isize,
+    #[cfg(not(amber_dict_version_tag))]
+    used: isize,
+}
+
+/// The state `current` compares, read from a live dict and its keys object.
+///
+/// # Safety
+/// `dict` must point to a live dict and `k` to its keys object.
+#[cfg(amber_dict_table)]
+#[inline(always)]
+unsafe fn seen(dict: *mut ffi::PyDictObject, k: *const DictKeys) -> Seen {
+    #[cfg(amber_dict_version_tag)]
+    {
+        let _ = k;
+        // SAFETY: `dict` is live (the caller's contract).
+        let version = unsafe { version(dict) };
+        Seen { version }
+    }
+    #[cfg(not(amber_dict_version_tag))]
+    // SAFETY: `dict` and its keys object `k` are live (the caller's
+    // contract).
+    unsafe {
+        Seen {
+            keys: k,
+            log2_index_bytes: (*k).dk_log2_index_bytes,
+            kind: (*k).dk_kind,
+            nentries: (*k).dk_nentries,
+            used: (*dict).ma_used,
+        }
+    }
+}
+
+#[cfg(amber_dict_table)]
 impl Table {
     /// The entry table of `d`, or `None` for a split table.
     ///
@@ -77,8 +131,8 @@ impl Table {
             key_at: if general { 1 } else { 0 },
             // SAFETY: the keys object is live (read above).
             n: unsafe { (*k).dk_nentries } as usize,
-            // SAFETY: `dict` is live.
-            version: unsafe { version(dict) },
+            // SAFETY: `dict` and its keys object are live.
+            seen: unsafe { seen(dict, k) },
         })
     }
 
@@ -89,10 +143,21 @@ impl Table {
     /// `d` must be the dict given to `of`, still alive.
     #[inline(always)]
     pub unsafe fn current(&self, d: *mut ffi::PyObject) -> bool {
+        let dict = d as *mut ffi::PyDictObject;
         // Every change that replaces the table (a resize, a clear) or an
         // entry bumps the version.
+        #[cfg(amber_dict_version_tag)]
         // SAFETY: `d` is the live dict given to `of` (the caller's contract).
-        unsafe { version(d as *mut ffi::PyDictObject) == self.version }
+        return unsafe { version(dict) } == self.seen.version;
+        #[cfg(not(amber_dict_version_tag))]
+        {
+            // SAFETY: `d` is the live dict given to `of` (the caller's
+            // contract); its keys object is the one it holds now.
+            let (keys, values) = unsafe { ((*dict).ma_keys as *const DictKeys, (*dict).ma_values) };
+            // A split table keeps its values outside the keys object.
+            // SAFETY: `dict` and `keys`, its keys object, are live.
+            values.is_null() && unsafe { seen(dict, keys) } == self.seen
+        }
     }
 
     /// Where the first entry's key is, and the distance in pointers from
@@ -126,7 +191,7 @@ impl Table {
 ///
 /// # Safety
 /// `dict` must point to a live dict.
-#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+#[cfg(amber_dict_version_tag)]
 #[inline(always)]
 #[allow(deprecated)]
 unsafe fn version(dict: *mut ffi::PyDictObject) -> u64 {
@@ -185,16 +250,31 @@ pub fn for_each_pair<'py>(
     Ok(())
 }
 
-/// A new empty dict with room for `n` items without growing
-/// (`_PyDict_NewPresized`).
+// `_PyDict_NewPresized` is private (pyo3-ffi leaves it out) but exported by
+// every CPython this module builds for; it is what CPython's own
+// `BUILD_MAP` and `dict.fromkeys` use.
+extern "C" {
+    fn _PyDict_NewPresized(minused: ffi::Py_ssize_t) -> *mut ffi::PyObject;
+}
+
+/// A new reference to an empty dict with room for `n` items without
+/// growing, or NULL with an exception set.
+///
+/// # Safety
+/// The calling thread must be attached to the interpreter (hold the GIL).
+#[inline(always)]
+pub unsafe fn new_presized_raw(n: usize) -> *mut ffi::PyObject {
+    // SAFETY: the caller is attached; the call takes no pointers.
+    unsafe { _PyDict_NewPresized(n as ffi::Py_ssize_t) }
+}
+
+/// A new empty dict with room for `n` items without growing.
 pub fn new_presized(
     py: pyo3::Python<'_>,
     n: usize,
 ) -> pyo3::PyResult<pyo3::Bound<'_, pyo3::types::PyDict>> {
     // SAFETY: the GIL is held (the `Python` token); the call returns a new
     // reference to a dict, or NULL with an exception set.
-    let d = unsafe {
-        pyo3::Bound::from_owned_ptr_or_err(py, ffi::_PyDict_NewPresized(n as ffi::Py_ssize_t))
-    }?;
+    let d = unsafe { pyo3::Bound::from_owned_ptr_or_err(py, new_presized_raw(n)) }?;
     Ok(d.cast_into::<pyo3::types::PyDict>()?)
 }

@@ -69,3 +69,21 @@ unsafe fn layout(o: *mut ffi::PyObject) -> (i64, usize, *const u32) {
         digits as *const u32,
     )
 }
+
+/// A new `int` from the two's-complement little-endian bytes `le`, or NULL
+/// with an exception set (`PyLong_FromNativeBytes` from 3.13, CPython's
+/// private `_PyLong_FromByteArray` before).
+///
+/// # Safety
+/// The calling thread must be attached to the interpreter (hold the GIL).
+pub unsafe fn from_le_bytes(le: &[u8]) -> *mut ffi::PyObject {
+    #[cfg(Py_3_13)]
+    // SAFETY: `le` is valid for its length, borrowed for the call; flag 1
+    // is `Py_ASNATIVEBYTES_LITTLE_ENDIAN` (signed, as without
+    // `Py_ASNATIVEBYTES_UNSIGNED_BUFFER`).
+    return unsafe { ffi::PyLong_FromNativeBytes(le.as_ptr().cast(), le.len(), 1) };
+    #[cfg(not(Py_3_13))]
+    // SAFETY: `le` is valid for its length, borrowed for the call
+    // (little-endian, signed).
+    return unsafe { ffi::_PyLong_FromByteArray(le.as_ptr(), le.len(), 1, 1) };
+}

@@ -82,3 +82,11 @@ pub fn prefetch(p: *const ffi::PyObject) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = p;
 }
+
+/// Whether `o` has no other reference than the one its holder has.
+#[inline(always)]
+pub fn is_sole(o: &pyo3::Bound<'_, pyo3::PyAny>) -> bool {
+    // SAFETY: the `Bound` keeps `o` alive and proves the thread is attached;
+    // reading the count runs no code.
+    unsafe { ffi::Py_REFCNT(o.as_ptr()) == 1 }
+}

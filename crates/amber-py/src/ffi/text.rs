@@ -1,6 +1,84 @@
-//! Making `str` objects from UTF-8 that is already validated.
+//! `str` objects: reading the bytes of a compact ASCII `str` in place, and
+//! making `str`s from UTF-8 that is already validated.
+//!
+//! A compact ASCII `str` is a `PyASCIIObject` header followed by its
+//! characters, one byte each (`_PyUnicode_COMPACT_DATA` in CPython). Its
+//! header's `state` bitfield holds `interned:2, kind:3, compact:1, ascii:1`
+//! from bit 0 on every GIL-enabled CPython from 3.10 to 3.15 (GCC and Clang
+//! allocate bitfields from the low bit on little- and big-endian targets
+//! alike for `unsigned int` on the platforms CPython supports). The import
+//! checks that the bits read as expected on the running interpreter
+//! ([`init`]); where they do not, and on free-threaded builds (whose
+//! `interned` is a whole byte), strings are read through
+//! `PyUnicode_AsUTF8AndSize` instead.
 
 use pyo3::ffi;
+use pyo3::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The `compact` and `ascii` bits of `PyASCIIObject.state`.
+const COMPACT_ASCII: u32 = (1 << 5) | (1 << 6);
+
+/// Whether [`compact_ascii`] reads the state bits (checked at import).
+static LAYOUT_KNOWN: AtomicBool = AtomicBool::new(false);
+
+/// Check the `str` layout assumed here on the running interpreter: an ASCII
+/// literal reads as compact ASCII with its own bytes, a non-ASCII one does
+/// not.
+pub fn init(py: Python<'_>) -> PyResult<()> {
+    if cfg!(Py_GIL_DISABLED) {
+        return Ok(());
+    }
+    let ascii = pyo3::types::PyString::new(py, "amber");
+    let wide = pyo3::types::PyString::new(py, "amb\u{e9}r");
+    // SAFETY: both are live strs held by their `Bound`s for the reads.
+    let ok = unsafe {
+        state_bits(ascii.as_ptr()) & COMPACT_ASCII == COMPACT_ASCII
+            && state_bits(wide.as_ptr()) & COMPACT_ASCII != COMPACT_ASCII
+            && compact_data(ascii.as_ptr()) == b"amber"
+    };
+    LAYOUT_KNOWN.store(ok, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The `state` bitfield of a str's header.
+///
+/// # Safety
+/// `o` must be a live str.
+#[inline(always)]
+unsafe fn state_bits(o: *mut ffi::PyObject) -> u32 {
+    // SAFETY: every str starts with a `PyASCIIObject` header (the caller's
+    // contract); pyo3-ffi declares its `state` as the 32-bit word it is.
+    unsafe { (*(o as *mut ffi::PyASCIIObject)).state }
+}
+
+/// The characters of a compact ASCII str, which follow its header.
+///
+/// # Safety
+/// `o` must be a live compact ASCII str, alive while the slice is used.
+#[inline(always)]
+unsafe fn compact_data<'a>(o: *mut ffi::PyObject) -> &'a [u8] {
+    let header = o as *mut ffi::PyASCIIObject;
+    // SAFETY: a compact ASCII str (the caller's contract) holds `length`
+    // one-byte characters right after its header, in the same allocation.
+    unsafe { std::slice::from_raw_parts(header.add(1) as *const u8, (*header).length as usize) }
+}
+
+/// The bytes of `o`, read in place, when it is a compact ASCII str (every
+/// ASCII str CPython makes, but for those of str subclasses); else `None`.
+///
+/// # Safety
+/// `o` must be a live str, alive while the slice is used.
+#[inline(always)]
+pub unsafe fn compact_ascii<'a>(o: *mut ffi::PyObject) -> Option<&'a [u8]> {
+    if cfg!(Py_GIL_DISABLED) || !LAYOUT_KNOWN.load(Ordering::Relaxed) {
+        return None;
+    }
+    // SAFETY: `o` is a live str (the caller's contract), and the layout was
+    // checked at import; the data is read only when the bits say it is
+    // compact ASCII.
+    unsafe { (state_bits(o) & COMPACT_ASCII == COMPACT_ASCII).then(|| compact_data(o)) }
+}
 
 /// A new `str` holding `s`, or NULL with an exception set. When `s` is
 /// ASCII it is copied straight into a new compact ASCII object (what
@@ -20,10 +98,12 @@ pub unsafe fn new_str(s: &str, ascii: bool) -> *mut ffi::PyObject {
             // characters has room for that many bytes at `PyUnicode_DATA`,
             // and no one else has seen it yet; `s` is ASCII (the caller
             // says so), so the object's invariants hold once it is filled.
+            // The characters follow the `PyASCIIObject` header
+            // (`_PyUnicode_COMPACT_DATA`), on every version.
             unsafe {
                 std::ptr::copy_nonoverlapping(
                     s.as_ptr(),
-                    ffi::PyUnicode_DATA(o) as *mut u8,
+                    (o as *mut ffi::PyASCIIObject).add(1) as *mut u8,
                     s.len(),
                 )
             };

@@ -12,8 +12,13 @@
 //! exclusive borrow, and a conflicting borrow (Python code run by a hook or
 //! a finalizer while a message is being read or changed) gets a
 //! `RuntimeError` instead of changing what is being read.
+//!
+//! On a free-threaded build (not supported yet: the module keeps the GIL
+//! there, see `docs/compatibility.md`) the flag is atomic, as pyo3's is,
+//! so that a build without the GIL's exclusion stays sound; GIL builds keep
+//! the plain counter, which costs nothing.
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
 
 use pyo3::exceptions::PyRuntimeError;
@@ -21,19 +26,98 @@ use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::True;
 use pyo3::PyClass;
 
-// The flag is sound only while the GIL serialises every thread's access.
+/// The borrow count: 0 free, n > 0 shared borrows, -1 borrowed exclusively.
+/// A plain counter where the GIL orders every access.
+#[cfg(not(Py_GIL_DISABLED))]
+struct Flag(std::cell::Cell<isize>);
+
+#[cfg(not(Py_GIL_DISABLED))]
+impl Flag {
+    const fn new() -> Flag {
+        Flag(std::cell::Cell::new(0))
+    }
+    #[inline]
+    fn share(&self) -> bool {
+        let n = self.0.get();
+        if n < 0 {
+            return false;
+        }
+        self.0.set(n + 1);
+        true
+    }
+    #[inline]
+    fn take(&self) -> bool {
+        if self.0.get() != 0 {
+            return false;
+        }
+        self.0.set(-1);
+        true
+    }
+    #[inline]
+    fn unshare(&self) {
+        self.0.set(self.0.get() - 1);
+    }
+    #[inline]
+    fn release(&self) {
+        self.0.set(0);
+    }
+}
+
+/// The borrow count, atomic where no GIL orders the threads' accesses.
 #[cfg(Py_GIL_DISABLED)]
-compile_error!("amber's message classes need a CPython build with the GIL");
+struct Flag(std::sync::atomic::AtomicIsize);
+
+#[cfg(Py_GIL_DISABLED)]
+impl Flag {
+    const fn new() -> Flag {
+        Flag(std::sync::atomic::AtomicIsize::new(0))
+    }
+    #[inline]
+    fn share(&self) -> bool {
+        use std::sync::atomic::Ordering::{Acquire, Relaxed};
+        let mut n = self.0.load(Relaxed);
+        loop {
+            if n < 0 {
+                return false;
+            }
+            match self.0.compare_exchange_weak(n, n + 1, Acquire, Relaxed) {
+                Ok(_) => return true,
+                Err(now) => n = now,
+            }
+        }
+    }
+    #[inline]
+    fn take(&self) -> bool {
+        use std::sync::atomic::Ordering::{Acquire, Relaxed};
+        self.0.compare_exchange(0, -1, Acquire, Relaxed).is_ok()
+    }
+    #[inline]
+    fn unshare(&self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::Release);
+    }
+    #[inline]
+    fn release(&self) {
+        self.0.store(0, std::sync::atomic::Ordering::Release);
+    }
+}
 
 /// A value with a GIL-guarded borrow flag (see the module's text).
 pub struct GilCell<T> {
-    /// 0: free; n > 0: n shared borrows; -1: borrowed exclusively.
-    flag: Cell<isize>,
+    flag: Flag,
     value: UnsafeCell<T>,
 }
 
-// SAFETY: the flag and the value are touched only through `Ref`/`RefMut`,
-// which are made from a `Bound` (the thread is attached, so it holds the
+#[cfg(Py_GIL_DISABLED)]
+// SAFETY: on free-threaded builds the atomic flag admits either one
+// exclusive borrow or shared ones, acquired and released with
+// acquire/release ordering, as a reader-writer lock's try-lock does; shared
+// borrows may then read the value from several threads at once, hence
+// `T: Sync` there too.
+unsafe impl<T: Send + Sync> Sync for GilCell<T> {}
+
+#[cfg(not(Py_GIL_DISABLED))]
+// SAFETY: on GIL builds the flag and the value are touched only through
+// `Ref`/`RefMut`, which are made from a `Bound` (the thread is attached, so it holds the
 // GIL) and cannot leave that thread (a `Bound` is neither `Send` nor
 // `Sync`, so neither is a guard, and `Python::detach` cannot take one).
 // With the GIL at most one thread runs at a time, and handing the GIL over
@@ -46,7 +130,7 @@ unsafe impl<T: Send> Sync for GilCell<T> {}
 impl<T> GilCell<T> {
     pub fn new(value: T) -> GilCell<T> {
         GilCell {
-            flag: Cell::new(0),
+            flag: Flag::new(),
             value: UnsafeCell::new(value),
         }
     }
@@ -80,22 +164,17 @@ pub trait Borrow<'py, P: InCell> {
 impl<'py, P: InCell> Borrow<'py, P> for Bound<'py, P> {
     #[inline]
     fn state(&self) -> PyResult<Ref<'py, P>> {
-        let flag = &self.get().cell().flag;
-        let n = flag.get();
-        if n < 0 {
+        if !self.get().cell().flag.share() {
             return Err(PyRuntimeError::new_err("Already mutably borrowed"));
         }
-        flag.set(n + 1);
         Ok(Ref { obj: self.clone() })
     }
 
     #[inline]
     fn state_mut(&self) -> PyResult<RefMut<'py, P>> {
-        let flag = &self.get().cell().flag;
-        if flag.get() != 0 {
+        if !self.get().cell().flag.take() {
             return Err(PyRuntimeError::new_err("Already borrowed"));
         }
-        flag.set(-1);
         Ok(RefMut { obj: self.clone() })
     }
 }
@@ -114,8 +193,7 @@ impl<P: InCell> Deref for Ref<'_, P> {
 impl<P: InCell> Drop for Ref<'_, P> {
     #[inline]
     fn drop(&mut self) {
-        let flag = &self.obj.get().cell().flag;
-        flag.set(flag.get() - 1);
+        self.obj.get().cell().flag.unshare();
     }
 }
 
@@ -141,6 +219,6 @@ impl<P: InCell> DerefMut for RefMut<'_, P> {
 impl<P: InCell> Drop for RefMut<'_, P> {
     #[inline]
     fn drop(&mut self) {
-        self.obj.get().cell().flag.set(0);
+        self.obj.get().cell().flag.release();
     }
 }

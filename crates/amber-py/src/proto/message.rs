@@ -184,7 +184,7 @@ fn holds_messages(slot: &Slot) -> bool {
 /// Move the fields of the sub-messages `slot` alone holds into `out`.
 fn take_children(py: Python<'_>, slot: &mut Slot, out: &mut Vec<Vec<Slot>>) {
     let mut sole = |o: &Bound<'_, PyAny>| {
-        if o.get_refcnt() == 1 {
+        if crate::ffi::obj::is_sole(o) {
             if let Ok(m) = o.cast::<PyMessage>() {
                 if let Ok(mut m) = m.state_mut() {
                     out.push(std::mem::take(&mut m.vals));
@@ -199,7 +199,7 @@ fn take_children(py: Python<'_>, slot: &mut Slot, out: &mut Vec<Vec<Slot>>) {
         Slot::Lazy(o) => sole(o.bind(py).as_any()),
         Slot::List(l) => {
             let l = l.bind(py);
-            if l.get_refcnt() == 1 {
+            if crate::ffi::obj::is_sole(l.as_any()) {
                 if let Ok(c) = l.try_borrow() {
                     if let Items::Objs(objs) = &c.items {
                         objs.iter().for_each(|o| sole(o.bind(py)));
@@ -423,14 +423,13 @@ fn deeper<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 /// is the one `load` made, which defines neither), so a sub-message costs
 /// one allocation instead of a call through the class's slots.
 pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, PyMessage>> {
-    use pyo3::impl_::pyclass_init::PyObjectInit;
     let cls = m.s.class(py, m.ty)?.clone();
     let init = pyo3::PyClassInitializer::from(PyMessage::from(m));
     // SAFETY: `cls` is the class bound to this type by `Schema::bind`,
     // which checks that it is a subclass of `Message`: allocating an
     // object of that type and writing a `Message` into it is what pyo3
     // does for a subclass whose `__new__` is `Message`'s.
-    let obj = unsafe { init.into_new_object(py, cls.as_type_ptr())? };
+    let obj = unsafe { pyo3::impl_::pymethods::tp_new_impl(py, init, cls.as_type_ptr())? };
     // SAFETY: `obj` is a new, owned reference to an object of type `cls`,
     // a subclass of `Message`.
     Ok(unsafe { Bound::from_owned_ptr(py, obj).cast_into_unchecked::<PyMessage>() })

@@ -103,7 +103,7 @@ impl<'py> Encoder<'py> {
         // runs Python code.
         let _keep = unsafe { Obj::from_borrowed(o) };
         let mut count = 0usize;
-        #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+        #[cfg(amber_dict_table)]
         // SAFETY: `o` is a live exact dict, held by `_keep`.
         if let Some(table) = unsafe { dict::Table::of(o) } {
             if table.n > FEW {

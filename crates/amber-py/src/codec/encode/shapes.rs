@@ -30,7 +30,7 @@ use pyo3::ffi;
 use std::mem::MaybeUninit;
 
 use super::hitrate::HitRate;
-#[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+#[cfg(amber_dict_table)]
 use crate::ffi::dict;
 use crate::ffi::obj::Obj;
 
@@ -251,7 +251,7 @@ impl KeyView {
         n: usize,
         buf: &mut [MaybeUninit<*mut ffi::PyObject>; MAX_KEYS],
     ) -> Option<KeyView> {
-        #[cfg(all(Py_3_11, not(Py_3_14), not(Py_GIL_DISABLED)))]
+        #[cfg(amber_dict_table)]
         // SAFETY: `o` is a live dict (this function's contract).
         if let Some(table) = unsafe { dict::Table::of(o) } {
             if table.n == n {

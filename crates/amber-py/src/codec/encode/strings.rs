@@ -305,21 +305,19 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
 
 /// The UTF-8 of a str: read in place for compact ASCII strings, else through
 /// `PyUnicode_AsUTF8AndSize` (which caches it). `None` if it has lone surrogates.
-#[inline(always)]
 ///
 /// # Safety
 /// `o` is a live str, alive while the slice is used.
+#[inline(always)]
 pub unsafe fn utf8<'a>(o: *mut ffi::PyObject) -> Option<&'a [u8]> {
-    // SAFETY: `o` is a live str (the caller's contract). A compact ASCII
-    // str keeps its `length` bytes right after its `PyASCIIObject` header;
-    // otherwise CPython caches the UTF-8 in the object, valid while it
-    // lives, and returns NULL (an exception, cleared here) for surrogates.
+    // SAFETY: `o` is a live str (the caller's contract).
+    if let Some(b) = unsafe { crate::ffi::text::compact_ascii(o) } {
+        return Some(b);
+    }
+    // SAFETY: `o` is a live str; CPython caches its UTF-8 in the object,
+    // valid while it lives, and returns NULL (an exception, cleared here)
+    // for lone surrogates.
     unsafe {
-        if ffi::PyUnicode_IS_COMPACT_ASCII(o) != 0 {
-            let len = (*(o as *mut ffi::PyASCIIObject)).length as usize;
-            let data = (o as *mut ffi::PyASCIIObject).add(1) as *const u8;
-            return Some(std::slice::from_raw_parts(data, len));
-        }
         let mut len: ffi::Py_ssize_t = 0;
         let p = ffi::PyUnicode_AsUTF8AndSize(o, &mut len);
         if p.is_null() {
