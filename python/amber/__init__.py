@@ -17,6 +17,7 @@ from amber._native import (
     ArchiveError,
     DecodeError,
     EncodeError,
+    __version__,
 )
 from amber._registry import register, registered, unregister
 from amber.codec import dump, dumps, load, loads
@@ -41,6 +42,7 @@ __all__ = [
     "register",
     "registered",
     "unregister",
+    "__version__",
 ]
 
 

@@ -13,6 +13,7 @@ __all__ = [
     "ZIP_LOCAL_CRC_AT",
     "ZIP_TAIL_LEN",
     "ZSTD_BINARY_LEVEL",
+    "__version__",
     "AmberError",
     "ArchiveError",
     "DecodeError",
@@ -103,6 +104,7 @@ class EncodeError(AmberError, TypeError):
     offset: int | None
     path: str | None
 
+__version__: Final[str]
 FORMAT_VERSION: Final[int]
 DEFAULT_MAX_DEPTH: Final[int]
 DEFAULT_OOB_THRESHOLD: Final[int]

@@ -28,7 +28,10 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from amber._native import __version__
+
     parser = argparse.ArgumentParser(prog="amber", description="amber command line tools")
+    parser.add_argument("--version", action="version", version=f"amber {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     bench = commands.add_parser(
         "bench",
