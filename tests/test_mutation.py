@@ -231,3 +231,61 @@ def test_another_thread_mutating_a_dict_during_dumps(key: str, identity: bool) -
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     ok, errors = map(int, proc.stdout.split())
     assert ok + errors > 0
+
+
+class Refill:
+    """A value whose hook empties its dict and fills it again with as many other keys: the
+    dict's new table is then laid out as the old one and often lands at the same address."""
+
+    target: ClassVar[dict[str, Any]] = {}
+    one_by_one = True
+
+
+def _refill(obj: Refill) -> int:
+    d = Refill.target
+    n = len(d)
+    d.clear()
+    if Refill.one_by_one:
+        for i in range(n):
+            d[f"new{i}"] = 1000 + i
+    else:
+        d.update({f"new{i}": 1000 + i for i in range(n)})
+    return 0
+
+
+amber.register(Refill, name="test.mutation.Refill", encode=_refill, decode=lambda s: Refill())
+
+
+@pytest.mark.parametrize("deterministic", MODES)
+@pytest.mark.parametrize("identity", MODES)
+@pytest.mark.parametrize("shaped", MODES)
+@pytest.mark.parametrize("one_by_one", MODES)
+@pytest.mark.parametrize("at", [0, 4, 9])
+def test_dict_refilled_by_a_hook_never_pairs_a_key_with_another_keys_value(
+    at: int, one_by_one: bool, shaped: bool, identity: bool, deterministic: bool
+) -> None:
+    keys = [f"k{i}" for i in range(10)]
+    Refill.one_by_one = one_by_one
+    for _ in range(20):
+        d: dict[str, Any] = {k: i for i, k in enumerate(keys)}
+        d[keys[at]] = Refill()
+        Refill.target = d
+        # Two dicts with the same keys before it make its keys a shape, written as columns.
+        value: Any = [dict.fromkeys(keys, 0), dict.fromkeys(keys, 0), d] if shaped else d
+        try:
+            data = amber.dumps(value, identity=identity, deterministic=deterministic)
+        except amber.EncodeError as e:
+            assert e.kind == "mutated" and CHANGED.search(str(e)), e
+            continue
+        finally:
+            Refill.target = {}
+        out = amber.loads(data)
+        back = out[-1] if shaped else out
+        for k, v in back.items():
+            # Every pair written is one the dict really held: before the hook or after it.
+            if isinstance(v, Refill):
+                assert k == keys[at]
+            elif k.startswith("new"):
+                assert v == 1000 + int(k[3:]), (k, v)
+            else:
+                assert v == int(k[1:]), (k, v)

@@ -134,10 +134,14 @@ impl<'py> Encoder<'py> {
                         // table; `i < n`.
                         current.then(|| unsafe { table.entry(i) })
                     };
+                    // Without a version tag (3.14 on), `current` cannot see a
+                    // table replaced by one of the same layout at the same
+                    // address, so a shape's keys are checked as they are read.
+                    let check_key = cfg!(not(amber_dict_version_tag));
                     // SAFETY: `k` and `v` are entry `i` of the current table,
                     // alive while the dict holds them; `entry` rereads them
                     // after any Python code.
-                    unsafe { self.entry::<KEYS>(o, k, v, count, n, shape, false, reread) }?;
+                    unsafe { self.entry::<KEYS>(o, k, v, count, n, shape, check_key, reread) }?;
                     count += 1;
                 }
             }
@@ -208,7 +212,8 @@ impl<'py> Encoder<'py> {
                 }
             }
         } else if let Some((keys, col)) = shape {
-            if check_key && (!keys.collected || keys.get(count) != k) {
+            // SAFETY: `k` is a live key of the dict (the caller's contract).
+            if check_key && !unsafe { self.key_of_shape(keys, col, count, k) } {
                 return fail(EncodeKind::Mutated, "dict changed during encoding");
             }
             // SAFETY: no Python code ran since `v` was read from the dict.
@@ -231,6 +236,40 @@ impl<'py> Encoder<'py> {
             // runs Python code.
             unsafe { self.compound(v) }.within(|| key_seg(self.py, k, count), o)
         }
+    }
+
+    /// Whether `k`, the key of entry `count` of a dict being written as
+    /// shape `keys` (first column `col`), is that shape's key there. Keys
+    /// collected before Python code ran are compared by address (the dict
+    /// held them then); a view read in place, against the keys the shape
+    /// table holds (by address, or by text where shapes match by text).
+    ///
+    /// # Safety
+    /// `k` must be live.
+    #[inline(always)]
+    unsafe fn key_of_shape(
+        &self,
+        keys: &KeyView,
+        col: usize,
+        count: usize,
+        k: *mut ffi::PyObject,
+    ) -> bool {
+        if keys.collected {
+            return keys.get(count) == k;
+        }
+        let known = self.shapes.key(col + count);
+        known == k
+            || (self.opts.deterministic
+                // SAFETY: `k` is live (the caller's contract) and `known` is
+                // held by the shape table; both are read as str only when
+                // `k` is exactly one (shape keys are all exact str).
+                && unsafe {
+                    ffi::Py_TYPE(k) == &raw mut ffi::PyUnicode_Type
+                        && matches!(
+                            (strings::utf8(k), strings::utf8(known)),
+                            (Some(a), Some(b)) if a == b
+                        )
+                })
     }
 
     pub(super) unsafe fn same_size(&self, o: *mut ffi::PyObject, count: usize, n: usize) -> R {

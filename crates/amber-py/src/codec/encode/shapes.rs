@@ -209,6 +209,12 @@ impl ShapeTable {
         Some(start)
     }
 
+    /// The key of column `c` (held by the table for the frame).
+    #[inline(always)]
+    pub fn key(&self, c: usize) -> *mut ffi::PyObject {
+        self.keys.get(c).map_or(std::ptr::null_mut(), Obj::ptr)
+    }
+
     /// Whether str values of column `c` are still looked up by content.
     #[inline(always)]
     pub fn column_on(&self, c: usize) -> bool {
