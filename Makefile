@@ -4,14 +4,14 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.amber-deps
 
-.PHONY: setup build bench bench-full test test-rust test-python test-pythons lint fmt fuzz clean conformance
+.PHONY: setup build bench bench-full test test-rust test-python test-pythons check-freethreaded wheel lint fmt fuzz clean conformance
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(STAMP): | $(PY)
-	$(PY) -m pip install --quiet "maturin>=1.7,<2"
+	$(PY) -m pip install --quiet "maturin>=1.16,<2"
 	touch $(STAMP)
 
 ## setup: create .venv, build amber (release) and install the dev and bench extras.
@@ -66,22 +66,43 @@ fmt:
 	$(VENV)/bin/ruff check --fix python tests benches scripts
 
 clean:
-	rm -rf $(VENV) target
+	rm -rf $(VENV) .venv-* target dist
 
-## test-pythons: build and run the Python suite on every CPython 3.10-3.13 found (pyenv or PATH).
-PYTHONS ?= $(shell for v in 3.10 3.11 3.12 3.13; do \
-	  p=$$(ls -d $$HOME/.pyenv/versions/$$v.*/bin/python$$v 2>/dev/null | tail -n 1); \
-	  [ -n "$$p" ] || p=$$(command -v python$$v); [ -n "$$p" ] && echo $$p; done)
+## test-pythons: build and run the whole Python suite on every CPython in PY_VERSIONS: 3.10-3.13
+## from pyenv or PATH, 3.14 and 3.15 from a Debian unstable root that scripts/pythons/sid-root.sh
+## builds into $(AMBER_CACHE) when it is missing (needs root; about a minute).
+PY_VERSIONS ?= 3.10 3.11 3.12 3.13 3.14 3.15
+ROOT_VERSIONS := 3.14 3.15
+export AMBER_CACHE ?= $(HOME)/.cache/amber
 test-pythons:
-	@for py in $(PYTHONS); do \
-	  v=$$($$py -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
-	  echo "== CPython $$v ($$py)"; \
-	  [ -x .venv-$$v/bin/python ] || $$py -m venv .venv-$$v; \
-	  .venv-$$v/bin/python -m pip install --quiet --upgrade pip "maturin>=1.7,<2"; \
-	  VIRTUAL_ENV=$(CURDIR)/.venv-$$v CARGO_TARGET_DIR=target/py$$v \
-	    .venv-$$v/bin/maturin develop --release --quiet --extras dev,bench || exit 1; \
-	  .venv-$$v/bin/python -m pytest -q -p no:cacheprovider || exit 1; \
+	@for v in $(PY_VERSIONS); do \
+	  case " $(ROOT_VERSIONS) " in \
+	    *" $$v "*) bash scripts/pythons/in-root.sh bash scripts/pythons/test-one.sh python$$v || exit 1;; \
+	    *) p=$$(ls -d $$HOME/.pyenv/versions/$$v.*/bin/python$$v 2>/dev/null | tail -n 1); \
+	       [ -n "$$p" ] || p=$$(command -v python$$v) || { echo "CPython $$v not found (pyenv or PATH)"; exit 1; }; \
+	       bash scripts/pythons/test-one.sh $$p || exit 1;; \
+	  esac; \
 	done
+
+## check-freethreaded: compile the extension for free-threaded CPython 3.14t (a check only:
+## amber keeps the GIL on such interpreters; see docs/compatibility.md).
+check-freethreaded:
+	PYO3_CONFIG_FILE=$(CURDIR)/scripts/pythons/pyo3-3.14t.cfg CARGO_TARGET_DIR=target/check3.14t \
+	  cargo clippy -p amber-py --quiet -- -D warnings
+
+## wheel: release wheels for manylinux_2_28 (built with zig) and an sdist into dist/, checked with
+## auditwheel and twine, then installed into a fresh environment without Rust for a smoke test.
+## WHEEL_PYTHONS: the interpreters to build for (default: the one in .venv).
+WHEEL_PYTHONS ?= $(abspath $(PY))
+wheel: $(STAMP)
+	$(PY) -m pip install --quiet "ziglang>=0.13,<0.16" "auditwheel>=6.1" "twine>=6.1"
+	rm -rf dist
+	$(VENV)/bin/maturin build --release --quiet --zig --compatibility manylinux_2_28 \
+	  $(foreach p,$(WHEEL_PYTHONS),-i $(p)) --out dist
+	$(VENV)/bin/maturin sdist --out dist
+	for w in dist/*.whl; do $(VENV)/bin/auditwheel show $$w; done
+	$(VENV)/bin/twine check --strict dist/*
+	bash scripts/wheel-smoke.sh $(PYTHON) dist
 
 ## fuzz: each cargo-fuzz target for FUZZ_SECONDS (needs `cargo install cargo-fuzz`; see crates/fuzz/README.md).
 FUZZ_SECONDS ?= 60
