@@ -21,8 +21,15 @@ import amber.proto
 
 
 def codec() -> None:
-    value = {"id": 7, "tags": ("a", "b"), "seen": {3, 4}, "price": Decimal("9.90"),
-             "at": datetime(2026, 11, 27, tzinfo=timezone.utc), "big": 2**100, "nan": float("nan")}
+    value = {
+        "id": 7,
+        "tags": ("a", "b"),
+        "seen": {3, 4},
+        "price": Decimal("9.90"),
+        "at": datetime(2026, 11, 27, tzinfo=timezone.utc),
+        "big": 2**100,
+        "nan": float("nan"),
+    }
     back = amber.loads(amber.dumps(value))
     assert back.keys() == value.keys() and back["tags"] == ("a", "b") and back["big"] == 2**100
     assert type(back["seen"]) is set and back["price"].as_tuple() == value["price"].as_tuple()
@@ -47,8 +54,9 @@ def archive(folder: Path) -> None:
         assert np.array_equal(a["weights"], np.arange(12, dtype=np.float32).reshape(3, 4))
         pd.testing.assert_frame_equal(a["frame"], df)
         a.verify()
-    out = subprocess.run([sys.executable, "-m", "amber", "ls", str(path)], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "amber", "ls", str(path)], check=True, capture_output=True, text=True
+    ).stdout
     assert "weights" in out, out
 
 
@@ -57,7 +65,9 @@ def pg() -> None:
         conn.execute("create table t (id int8, x float8, s text)")
         amber.pg.copy_in(conn, "t", [(1, 0.5, "a"), (2, -1.25, "é")])
         assert amber.pg.copy_out(conn, "select * from t order by id") == [
-            (1, 0.5, "a"), (2, -1.25, "é")]
+            (1, 0.5, "a"),
+            (2, -1.25, "é"),
+        ]
         amber.pg.register(conn)
         conn.execute("create table o (v bytea)")
         conn.execute("insert into o values (%s)", (amber.pg.Amber({"k": (1, 2)}),))
@@ -81,8 +91,9 @@ def proto() -> None:
 
 def main() -> None:
     print(f"amber {amber.__version__} on Python {sys.version.split()[0]} from {amber.__file__}")
-    version = subprocess.run([sys.executable, "-m", "amber", "--version"], check=True,
-                             capture_output=True, text=True).stdout.strip()
+    version = subprocess.run(
+        [sys.executable, "-m", "amber", "--version"], check=True, capture_output=True, text=True
+    ).stdout.strip()
     assert version == f"amber {amber.__version__}", version
     codec()
     with tempfile.TemporaryDirectory() as folder:

@@ -35,6 +35,7 @@ __all__ = [
     "ArchiveMixin",
     "DecodeError",
     "EncodeError",
+    "__version__",
     "dump",
     "dumps",
     "load",
@@ -42,7 +43,6 @@ __all__ = [
     "register",
     "registered",
     "unregister",
-    "__version__",
 ]
 
 

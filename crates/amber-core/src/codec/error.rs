@@ -68,6 +68,15 @@ impl<E> DecodeError<E> {
     pub fn malformed(offset: usize, msg: impl Into<String>) -> Self {
         Self::data(offset, ErrorKind::Malformed, msg)
     }
+    /// A value the format reserves for later additions (spec §12): written
+    /// by a newer amber, or not amber data at all.
+    pub fn reserved(offset: usize, what: impl std::fmt::Display) -> Self {
+        Self::data(
+            offset,
+            ErrorKind::Unsupported,
+            format!("{what} is reserved for a later amber (upgrade amber, or the bytes are not amber data)"),
+        )
+    }
     pub fn truncated(offset: usize, msg: impl Into<String>) -> Self {
         Self::data(offset, ErrorKind::Truncated, msg)
     }

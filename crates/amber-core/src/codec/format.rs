@@ -121,6 +121,9 @@ pub const ARROW_PL_FRAME: u8 = 4;
 pub const ARROW_PL_SERIES: u8 = 5;
 /// Kinds from this one on are unknown.
 pub const ARROW_KINDS: u8 = 6;
+/// UUID safety codes 0-2 (`uuid.SafeUUID`'s unknown, safe, unsafe); 3-255
+/// are reserved.
+pub const UUID_SAFETY_CODES: u8 = 3;
 
 /// `flags` bits of TIME and DATETIME.
 pub const DT_FOLD: u8 = 0x01;

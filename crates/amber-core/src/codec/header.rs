@@ -59,10 +59,7 @@ pub fn parse_header<E>(data: &[u8]) -> Res<Header, E> {
         ));
     }
     if r.u8("header").map_err(header_read)? != 0 {
-        return Err(DecodeError::malformed(
-            3,
-            "reserved header byte is not zero",
-        ));
+        return Err(DecodeError::reserved(3, "a non-zero header byte 3"));
     }
     let short = u32::from_le_bytes(r.array::<4>("header").map_err(header_read)?);
     if flags & f::FLAG_LONG == 0 {

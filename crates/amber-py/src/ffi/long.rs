@@ -14,7 +14,7 @@ pub fn init(py: Python<'_>) -> PyResult<()> {
         .getattr("int_info")?
         .getattr("bits_per_digit")?
         .extract()?;
-    ENABLED.store(bits == 30, Ordering::Relaxed);
+    ENABLED.store(bits == 30 && !cfg!(amber_portable), Ordering::Relaxed);
     Ok(())
 }
 

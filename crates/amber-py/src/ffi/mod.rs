@@ -1,20 +1,25 @@
 //! Every raw pointer and CPython layout the edge touches, in one place.
 //!
-//! Raw reads done here, and the CPython versions they assume:
+//! Raw reads done here, and the CPython versions they assume (`build.rs`
+//! decides which layouts a build reads; `AMBER_PORTABLE=1` builds read none):
 //! - `obj`: `Obj` owns one reference (incref on clone, decref on drop);
 //!   `prefetch` only hints the cache and never dereferences.
-//! - `dict`: a dict's `ma_used` (all versions), and on 3.11 to 3.13 (not
+//! - `dict`: a dict's `ma_used` (all versions), and on 3.11 to 3.15 (not
 //!   free-threaded) its entry table through `struct _dictkeysobject` from
-//!   `Include/internal/pycore_dict.h`, identical in those versions, and its
-//!   version tag (PEP 509) to see whether Python code changed it.
+//!   `Include/internal/pycore_dict.h`, identical in those versions; on 3.11
+//!   to 3.13 its version tag (PEP 509) to see whether Python code changed
+//!   it, from 3.14 the keys object's address and sizes.
 //! - `long`: the digits of an `int` of at most two 30-bit digits: `ob_size`
 //!   (3.10, 3.11) or `long_value.lv_tag` (3.12+), used only when
-//!   `sys.int_info.bits_per_digit` is 30 (checked at import).
+//!   `sys.int_info.bits_per_digit` is 30 (checked at import); a new `int`
+//!   from bytes (`PyLong_FromNativeBytes` from 3.13).
 //! - `buffer`: the buffer protocol (`PyObject_GetBuffer`, released on drop)
 //!   and the bytes of `bytes` and `bytearray` objects in place.
 //! - `gc`: `PyGC_Disable`/`PyGC_Enable`, and untracking tuples whose
 //!   items cannot be in a cycle (`PyObject_GC_UnTrack`).
-//! - `text`: a new compact ASCII `str` filled in place (`PyUnicode_DATA`).
+//! - `text`: the characters of a compact ASCII `str` read in place (its
+//!   `state` bits, checked at import; not on free-threaded builds), and a new
+//!   one filled in place.
 //! - `numpy`: the slots of a new NumPy object array, found through its
 //!   `__array_interface__` (contiguous `PyObject*`s); and the items of a
 //!   one-dimensional object array read in place through the start of

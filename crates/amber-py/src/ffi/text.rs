@@ -26,7 +26,7 @@ static LAYOUT_KNOWN: AtomicBool = AtomicBool::new(false);
 /// literal reads as compact ASCII with its own bytes, a non-ASCII one does
 /// not.
 pub fn init(py: Python<'_>) -> PyResult<()> {
-    if cfg!(Py_GIL_DISABLED) {
+    if cfg!(any(Py_GIL_DISABLED, amber_portable)) {
         return Ok(());
     }
     let ascii = pyo3::types::PyString::new(py, "amber");
@@ -71,7 +71,7 @@ unsafe fn compact_data<'a>(o: *mut ffi::PyObject) -> &'a [u8] {
 /// `o` must be a live str, alive while the slice is used.
 #[inline(always)]
 pub unsafe fn compact_ascii<'a>(o: *mut ffi::PyObject) -> Option<&'a [u8]> {
-    if cfg!(Py_GIL_DISABLED) || !LAYOUT_KNOWN.load(Ordering::Relaxed) {
+    if cfg!(any(Py_GIL_DISABLED, amber_portable)) || !LAYOUT_KNOWN.load(Ordering::Relaxed) {
         return None;
     }
     // SAFETY: `o` is a live str (the caller's contract), and the layout was

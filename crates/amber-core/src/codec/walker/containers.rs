@@ -29,9 +29,9 @@ impl<B: Build> Walker<'_, '_, B> {
             _ => {
                 let code = self.r.u8("defaultdict factory")?;
                 if code as usize >= f::DEFAULT_FACTORIES.len() {
-                    return Err(DecodeError::malformed(
+                    return Err(DecodeError::reserved(
                         at + 1,
-                        format!("unknown defaultdict factory code {code}"),
+                        format_args!("defaultdict factory code {code}"),
                     ));
                 }
                 DictKind::Default(code)

@@ -324,5 +324,5 @@ impl<'a, B: Build> Walker<'a, '_, B> {
 
 #[cold]
 fn unknown_tag<E>(at: usize, t: u8) -> DecodeError<E> {
-    DecodeError::malformed(at, format!("unknown tag 0x{t:02x}"))
+    DecodeError::reserved(at, format_args!("tag 0x{t:02x}"))
 }

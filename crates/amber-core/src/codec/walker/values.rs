@@ -68,7 +68,14 @@ impl<'a, B: Build> Walker<'a, '_, B> {
             }
             f::UUID => {
                 let raw = self.r.array::<16>("UUID")?;
+                let safe_at = self.r.pos();
                 let safe = self.r.u8("UUID")?;
+                if safe >= f::UUID_SAFETY_CODES {
+                    return Err(DecodeError::reserved(
+                        safe_at,
+                        format_args!("UUID safety code {safe}"),
+                    ));
+                }
                 build!(self, at, self.b.uuid(raw, safe))
             }
             _ => self.nested(at, |w| {
@@ -175,9 +182,9 @@ impl<'a, B: Build> Walker<'a, '_, B> {
     fn dt_flags(&mut self, at: usize) -> Res<u8, B::Err> {
         let flags = self.r.u8("flags")?;
         if flags & !(f::DT_FOLD | f::DT_TZ) != 0 {
-            return Err(DecodeError::malformed(
+            return Err(DecodeError::reserved(
                 at + 1,
-                format!("unknown time flags 0x{flags:02x}"),
+                format_args!("time flags 0x{flags:02x}"),
             ));
         }
         Ok(flags)
@@ -229,9 +236,9 @@ impl<'a, B: Build> Walker<'a, '_, B> {
         let flags_at = self.r.pos();
         let flags = self.r.u8("ndarray flags")?;
         if flags & !(f::ND_FORTRAN | f::ND_OOB) != 0 {
-            return Err(DecodeError::malformed(
+            return Err(DecodeError::reserved(
                 flags_at,
-                format!("unknown ndarray flags 0x{flags:02x}"),
+                format_args!("ndarray flags 0x{flags:02x}"),
             ));
         }
         let data = self.data_part(flags & f::ND_OOB != 0, "ndarray")?;
@@ -249,18 +256,18 @@ impl<'a, B: Build> Walker<'a, '_, B> {
         let kind_at = self.r.pos();
         let kind = self.r.u8("table kind")?;
         if kind >= f::ARROW_KINDS {
-            return Err(DecodeError::malformed(
+            return Err(DecodeError::reserved(
                 kind_at,
-                format!("unknown table kind {kind}"),
+                format_args!("table kind {kind}"),
             ));
         }
         let extras = self.item()?;
         let flags_at = self.r.pos();
         let flags = self.r.u8("table flags")?;
         if flags & !f::ND_OOB != 0 {
-            return Err(DecodeError::malformed(
+            return Err(DecodeError::reserved(
                 flags_at,
-                format!("unknown table flags 0x{flags:02x}"),
+                format_args!("table flags 0x{flags:02x}"),
             ));
         }
         let data = self.data_part(flags & f::ND_OOB != 0, "table")?;
