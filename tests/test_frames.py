@@ -349,8 +349,8 @@ def test_hand_made_tables_are_checked() -> None:
         return b"\xab\x01\x00\x00" + len(body).to_bytes(4, "little") + body
 
     for body, kind in [
-        (b"\xd8\x06\xa8\x00\x00\x07" + bytes(7), "malformed"),  # unknown table kind
-        (b"\xd8\x00\xa8\x04\x00\x07" + bytes(7), "malformed"),  # unknown flag
+        (b"\xd8\x06\xa8\x00\x00\x07" + bytes(7), "unsupported"),  # reserved table kind
+        (b"\xd8\x00\xa8\x04\x00\x07" + bytes(7), "unsupported"),  # reserved flag
         (b"\xd8\x00\xa8\x00\x04\x07" + bytes(7) + b"junk", "malformed"),  # not a stream
         (b"\xd8\x00\xa8\x02\x00", "buffer"),  # out of band, no buffers
     ]:

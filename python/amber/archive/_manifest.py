@@ -50,6 +50,8 @@ def load(data: Any, sizes: dict[str, int]) -> tuple[dict[str, Any], dict[str, An
     version = doc.get("amber_archive")
     if type(version) is not int:
         raise malformed("the manifest has no amber_archive version")
+    if version < 1:
+        raise malformed(f"archive format version {version} does not exist (versions start at 1)")
     if version > VERSION:
         raise archive_error(
             "unsupported",
