@@ -97,7 +97,9 @@ WHEEL_PYTHONS ?= $(abspath $(PY))
 wheel: $(STAMP)
 	$(PY) -m pip install --quiet "ziglang>=0.13,<0.16" "auditwheel>=6.1" "twine>=6.1"
 	rm -rf dist
-	$(VENV)/bin/maturin build --release --quiet --zig --compatibility manylinux_2_28 \
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH CARGO_TARGET_DIR=target/wheel \
+	  $(VENV)/bin/maturin build --release --quiet --zig \
+	  --compatibility manylinux_2_28 \
 	  $(foreach p,$(WHEEL_PYTHONS),-i $(p)) --out dist
 	$(VENV)/bin/maturin sdist --out dist
 	for w in dist/*.whl; do $(VENV)/bin/auditwheel show $$w; done
