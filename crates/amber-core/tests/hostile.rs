@@ -364,11 +364,45 @@ fn arrow_items_are_framed_like_arrays() {
         let err = validate(&data[..n], Limits::default()).expect_err("truncated");
         assert_eq!(err.kind(), Some(ErrorKind::Truncated));
     }
-    // An unknown kind and an unknown flag are refused where they stand.
+    // A reserved kind and a reserved flag are refused where they stand, as
+    // a later amber's (spec §12).
     for (i, v) in [(10, f::ARROW_KINDS), (12, 0x04)] {
         let mut bad = data.clone();
         bad[i] = v;
         let err = validate(&bad, Limits::default()).expect_err("refused");
-        assert_eq!((err.offset, err.kind()), (i, Some(ErrorKind::Malformed)));
+        assert_eq!((err.offset, err.kind()), (i, Some(ErrorKind::Unsupported)));
+    }
+}
+
+/// Every value the format reserves for later additions (spec §12) is refused
+/// as a later amber's (`Unsupported`), at its own byte.
+#[test]
+fn reserved_values_are_refused_as_a_later_amber() {
+    let h = f::HEADER_LEN;
+    let mut cases: Vec<(Vec<u8>, usize)> = (0xD9..=0xDF).map(|t| (frame(&[t]), h)).collect();
+    cases.extend([
+        (frame(&[f::TIME, 0x04]), h + 1),
+        (frame(&[f::DATETIME, 0x80]), h + 1),
+        (frame(&[f::NDARRAY, f::NONE, 0, 0x04]), h + 3),
+        (frame(&[f::DEFAULTDICT, 16]), h + 1),
+        (frame(&[f::DEFAULTDICT, 255]), h + 1),
+        (frame(&[&[f::UUID][..], &[0; 16], &[3]].concat()), h + 17),
+        (frame(&[f::ARROW, f::ARROW_KINDS]), h + 1),
+        (frame(&[f::ARROW, 0, f::NONE, 0x04]), h + 3),
+    ]);
+    let mut byte3 = frame(&[f::NONE]);
+    byte3[3] = 1;
+    cases.push((byte3, 3));
+    for (data, at) in cases {
+        let err = validate(&data, Limits::default()).expect_err("reserved");
+        assert_eq!(
+            (err.offset, err.kind()),
+            (at, Some(ErrorKind::Unsupported)),
+            "{data:02x?}: {err}"
+        );
+        assert!(
+            err.to_string().contains("reserved for a later amber"),
+            "{err}"
+        );
     }
 }
