@@ -113,18 +113,23 @@ impl<'py> Encoder<'py> {
                     prefetch(unsafe { table.entry(i) }.1);
                 }
             }
+            // Python code runs only in `other` (see `Encoder::others`): until
+            // an entry has gone there, nothing can have changed the table.
+            // Builds with the version tag check it before every entry all the
+            // same, which costs a compare.
+            let others = self.others;
             for i in 0..table.n {
+                let ran = self.others != others;
                 // SAFETY: `o` is held by `_keep`.
-                if !unsafe { table.current(o) } {
+                if (ran || cfg!(amber_dict_version_tag)) && !unsafe { table.current(o) } {
                     return fail(EncodeKind::Mutated, "dict changed during encoding");
                 }
                 if i + AHEAD < table.n {
-                    // SAFETY: `current` vouched for the table (Python code
-                    // run for earlier entries may have replaced it), and the
-                    // index is below `n`.
+                    // SAFETY: the table is current (no Python code ran, or
+                    // `current` vouched for it), and the index is below `n`.
                     prefetch(unsafe { table.entry(i + AHEAD) }.1);
                 }
-                // SAFETY: `current` just vouched for the table, and `i < n`.
+                // SAFETY: the table is current, as above, and `i < n`.
                 let (k, v) = unsafe { table.entry(i) };
                 if !v.is_null() {
                     let reread = || {
@@ -136,8 +141,9 @@ impl<'py> Encoder<'py> {
                     };
                     // Without a version tag (3.14 on), `current` cannot see a
                     // table replaced by one of the same layout at the same
-                    // address, so a shape's keys are checked as they are read.
-                    let check_key = cfg!(not(amber_dict_version_tag));
+                    // address, so once Python code ran a shape's keys are
+                    // checked as they are read.
+                    let check_key = ran && cfg!(not(amber_dict_version_tag));
                     // SAFETY: `k` and `v` are entry `i` of the current table,
                     // alive while the dict holds them; `entry` rereads them
                     // after any Python code.

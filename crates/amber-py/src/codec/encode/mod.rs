@@ -75,6 +75,13 @@ pub(crate) struct Encoder<'py> {
     /// addresses are not reused): arrays and scalars of a few dtypes, and
     /// the fields of structured ones, are checked once.
     pub(crate) plain_dtypes: crate::codec::types::dtype::Seen,
+    /// How many objects went through `other`, the only place where
+    /// encoding can run Python code (hooks, `__getstate__`, the classifier,
+    /// stdlib and NumPy methods, and other threads meanwhile): atoms, and
+    /// the walks over exact dicts, lists and tuples, call no Python code and
+    /// make no object the cyclic GC tracks. A walk that sees this unchanged
+    /// knows its container is as it was.
+    pub(crate) others: u64,
 }
 
 /// What one `dumps` call reuses from the previous one on the same thread:
@@ -136,6 +143,7 @@ fn dumps_here<'py>(
         n_oob: 0,
         scratch: 0,
         plain_dtypes: crate::codec::types::dtype::Seen::default(),
+        others: 0,
     };
     let result = enc
         .frame(obj)

@@ -38,6 +38,7 @@ impl<'py> Encoder<'py> {
     /// # Safety
     /// `o` is a live object and `t` its type.
     pub(crate) unsafe fn other(&mut self, o: *mut ffi::PyObject, t: *mut ffi::PyTypeObject) -> R {
+        self.others = self.others.wrapping_add(1);
         // SAFETY: (for the whole function) `o` is live, as the caller
         // guarantees, and each handler is called for objects of exactly its
         // type; the static type objects are only compared.
