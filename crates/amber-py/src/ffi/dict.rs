@@ -18,7 +18,9 @@
 //! freed and replaced by another at the same address is then the dict's
 //! live table, laid out as the one read. What it cannot see is a value
 //! replaced in place, which callers read again after Python code runs, as
-//! they do on the `PyDict_Next` path.
+//! they do on the `PyDict_Next` path, and such a replacement table holding
+//! other keys: the walk over a dict written as a shape checks each key
+//! against the shape's once Python code has run (`Encoder::dict_entries`).
 
 use pyo3::ffi;
 
