@@ -95,12 +95,21 @@ def main() -> None:
         [sys.executable, "-m", "amber", "--version"], check=True, capture_output=True, text=True
     ).stdout.strip()
     assert version == f"amber {amber.__version__}", version
+    studies = subprocess.run(
+        [sys.executable, "-m", "amber", "bench", "--list"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "study  objects" in studies, studies
     codec()
     with tempfile.TemporaryDirectory() as folder:
         archive(Path(folder))
     pg()
     proto()
-    print("smoke test passed: codec, archive, pg, proto, command line")
+    print(
+        "smoke test passed: codec, archive, pg, proto, command line (bench --list, ls, --version)"
+    )
 
 
 if __name__ == "__main__":
