@@ -232,9 +232,33 @@ class Archive(MutableMapping[str, Any]):
         return key in self._keys
 
     def info(self, key: str) -> dict[str, Any]:
-        """What the manifest says of `key`: its type, encoding, entries and their sizes."""
-        info = dict(self._keys[key])
-        info["entries"] = {name: self._entry_info(name) for name in info["entries"]}
+        """What the archive says of `key`, read from its manifest and zip directory (no data):
+        `type`, `encoding`, and `entries`, each entry's uncompressed `size`, `compressed_size`
+        in the file and `method` (with its `blake3` hash and any `shuffle` in amber archives).
+        `npy` keys of amber archives add `dtype` and `shape`; `arrow` and `parquet` keys add
+        `kind` (the manifest's number), `kind_name` (what reading the key gives:
+        `"pandas.DataFrame"`, ...), `rows` and `columns`. A new dict each call."""
+        import copy
+
+        info = copy.deepcopy(self._keys[key])
+        entries = {}
+        for name in info["entries"]:
+            entry = self._entry_info(name)
+            located = self._written.get(name) or self._zip[name]
+            entry["compressed_size"] = located.compressed_size
+            entries[name] = entry
+        info["entries"] = entries
+        kind = info.get("kind")
+        kinds = [  # the format's table kinds, 0 to 5
+            "pyarrow.Table",
+            "pyarrow.RecordBatch",
+            "pandas.DataFrame",
+            "pandas.Series",
+            "polars.DataFrame",
+            "polars.Series",
+        ]
+        if type(kind) is int and 0 <= kind < len(kinds):
+            info["kind_name"] = kinds[kind]
         return info
 
     def _entry_info(self, name: str) -> dict[str, Any]:
