@@ -495,13 +495,24 @@ def test_show_a_missing_key_and_an_entry_that_fails(tmp_path: Path, archive: Pat
 def test_verify_says_what_it_checked(archive: Path) -> None:
     result = run("verify", str(archive))
     assert result.returncode == 0 and result.stderr == b""
-    assert result.stdout.decode() == f"{archive}: 12 keys, every entry checked\n"
+    assert result.stdout.decode() == (
+        f"{archive}: 12 keys, every entry's size, CRC-32 and BLAKE3 hash checked\n"
+    )
 
 
 @pytest.mark.parametrize("compressed", [False, True])
-def test_verify_npz_and_datazip_files_without_a_traceback(tmp_path: Path, compressed: bool) -> None:
+@pytest.mark.parametrize("tampered", [False, True])
+def test_verify_npz_and_datazip_files_without_a_traceback(
+    tmp_path: Path, compressed: bool, tampered: bool
+) -> None:
     path = tmp_path / "x.npz"
     (np.savez_compressed if compressed else np.savez)(path, a=np.arange(1000), b=np.ones(3))
+    if tampered:  # a bit flipped in the middle of the last entry's data
+        with zipfile.ZipFile(path) as z:
+            info = z.infolist()[-1]
+        data = bytearray(path.read_bytes())
+        data[info.header_offset + 30 + len(info.filename) + info.compress_size // 2] ^= 1
+        path.write_bytes(bytes(data))
     for target in (path, DATAZIP / "plain.zip", DATAZIP / "deflated.zip"):
         result = run("verify", str(target))
         err = result.stderr.decode()
@@ -511,6 +522,14 @@ def test_verify_npz_and_datazip_files_without_a_traceback(tmp_path: Path, compre
         # the command says what Archive.verify found, one line each, and fails if it found any
         assert result.returncode == (1 if problems else 0)
         assert err.splitlines() == [f"amber verify: {target}: {p}" for p in problems]
+        if tampered and target == path:
+            assert result.returncode == 1 and "b.npy" in err
+        if not problems:
+            assert result.stdout.decode().endswith(
+                "size and CRC-32 (an .npz file has no hashes) checked\n"
+                if target == path
+                else "size and CRC-32 (a DataZip file has no hashes) checked\n"
+            )
 
 
 # --- URLs: a server on loopback that fails ----------------------------------------------------

@@ -364,12 +364,18 @@ def _verify(args: argparse.Namespace) -> int:
         except Exception as e:
             raise _Failed(_describe(e, args.target)) from e
         count = len(archive)
+        kind = archive.format
     target = _escaped(args.target)
     for problem in problems:
         print(f"amber verify: {target}: {_escaped(problem, backslash=False)}", file=sys.stderr)
     if problems:
         return 1
-    print(f"{target}: {count} key{'' if count == 1 else 's'}, every entry checked")
+    checked = {
+        "amber": "size, CRC-32 and BLAKE3 hash",
+        "npz": "size and CRC-32 (an .npz file has no hashes)",
+        "datazip": "size and CRC-32 (a DataZip file has no hashes)",
+    }.get(kind, "size and CRC-32")
+    print(f"{target}: {count} key{'' if count == 1 else 's'}, every entry's {checked} checked")
     return 0
 
 
