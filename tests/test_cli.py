@@ -538,6 +538,8 @@ def test_verify_npz_and_datazip_files_without_a_traceback(
 class Failing(http.server.BaseHTTPRequestHandler):
     """Answers /404, /403 and /500 with that status, /text with a text file, /hang never."""
 
+    asked = threading.Event()  # set once /hang was asked for
+
     def log_message(self, *args: Any) -> None:
         pass
 
@@ -547,6 +549,7 @@ class Failing(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         name = self.path.strip("/")
         if name == "hang":
+            Failing.asked.set()
             time.sleep(30)
             return
         if name == "text":
@@ -604,10 +607,12 @@ def test_a_url_nobody_answers(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_ctrl_c_exits_quietly(server: str) -> None:
+    Failing.asked.clear()
     process = subprocess.Popen(
         [AMBER, "ls", f"{server}/hang"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    time.sleep(2)  # importing, then waiting for the server
+    assert Failing.asked.wait(60)  # the command is waiting for the server
+    time.sleep(0.2)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130 and out == b"" and err == b""
