@@ -180,6 +180,8 @@ _ArchiveErrorKind: TypeAlias = Literal[
     "bomb",
     "not_archive",
     "refused",
+    "locked",
+    "changed",
 ]
 _Method: TypeAlias = Literal["stored", "deflate", "zstd"]
 

@@ -5,47 +5,36 @@ entries alone, through a map of a local file or ranged requests for a URL. Writi
 value completely before any byte of it is written, writes to a new file that replaces the old
 one when the archive closes (`"w"`, `"x"`), or appends after the old end behind a journal that
 says where the archive ended (`"a"`): a write that fails or is killed midway leaves the previous
-archive as it was.
+archive as it was. A writer holds the archive's lock for its whole session (`_lock`), so there
+is one writer at a time; the journal's states and what each mode does with them are in
+`_journal` and docs/spec/archive.md.
 """
 
 from __future__ import annotations
 
-import contextlib
+import atexit
 import os
-import tempfile
-import threading
+import time
+import warnings
+import weakref
 from collections.abc import Iterator, MutableMapping
 from typing import IO, Any, Literal, TypeVar
 
 from amber import _native
 from amber._native import ArchiveError
-from amber.archive import _entries, _foreign, _manifest, _zip
+from amber.archive import _entries, _files, _foreign, _journal, _lock, _manifest, _zip
 from amber.archive._errors import archive_error
 from amber.archive._source import MappedFile, MemorySource, RemoteFile, Source, is_url
 
 Mode = Literal["r", "w", "a", "x"]
 Compression = _zip.Method
-JOURNAL_SUFFIX = ".amber-journal"
+JOURNAL_SUFFIX = _journal.SUFFIX
+# How long a writer waits for another writer's lock by default, in seconds.
+LOCK_TIMEOUT = 10.0
+# How many times a reader looks again when an append changes the file while it opens it.
+_OPEN_TRIES = 200
 
 T = TypeVar("T", bound="ArchiveMixin")
-
-
-def _journal(path: str) -> str:
-    return path + JOURNAL_SUFFIX
-
-
-def _journal_size(path: str) -> int | None:
-    """The size the archive had before an append that did not finish, if one did not."""
-    try:
-        with open(_journal(path), "rb") as f:
-            text = f.read(64).decode("ascii").split()
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError):
-        text = []
-    if len(text) != 2 or text[0] != "amber-append" or not text[1].isdigit():
-        raise archive_error("malformed", f"{_journal(path)} is not an amber append journal")
-    return int(text[1])
 
 
 class Archive(MutableMapping[str, Any]):
@@ -57,12 +46,18 @@ class Archive(MutableMapping[str, Any]):
     polars, pyarrow) as Arrow IPC files; pass `encoding=` to `put` for JSON or Parquet.
     `compression` (`"zstd"`, `"deflate"` or `"stored"`) applies to every entry written unless
     `put` says otherwise; stored array and table entries are read as views of the mapped file.
-    Compressed arrays and tables of numbers of one width are byte-shuffled first (as Blosc and
-    HDF5's shuffle filter do), which makes them smaller and faster to compress; `shuffle=False`
-    keeps such entries as plain `.npy` and Arrow files for zip tools that decompress them.
-    `verify` checks each entry's BLAKE3 hash as it is read. Writes are atomic whatever happens
-    to the process; `durable=True` also syncs the file and its folder to disk before the archive
-    counts as written, so it survives a power loss too (at the cost of waiting for the disk).
+    zstd-compressed arrays and tables of numbers of one width are byte-shuffled first (as Blosc
+    and HDF5's shuffle filter do), which makes them smaller and faster to compress;
+    `shuffle=False` keeps them plain `.npy` and Arrow files for zip tools that decompress them,
+    and `shuffle=True` shuffles deflate entries too (by default they stay plain, for the tools
+    deflate is chosen for). `verify` checks each entry's BLAKE3 hash as it is read.
+
+    Writes are atomic whatever happens to the process; `durable=True` also syncs the file and
+    its folder to disk before the archive counts as written, so it survives a power loss too (at
+    the cost of waiting for the disk). One writer at a time: a writer holds an OS lock on the
+    archive for its session, and another waits up to `lock_timeout` seconds (None: without
+    limit) for it, then raises ArchiveError (kind `locked`). Close a writer (or use `with`): an
+    archive dropped open is closed when it is collected or at exit, with a ResourceWarning.
     """
 
     def __init__(
@@ -72,10 +67,11 @@ class Archive(MutableMapping[str, Any]):
         *,
         compression: Compression = "stored",
         level: int | None = None,
-        shuffle: bool = True,
+        shuffle: bool | None = None,
         verify: bool = True,
         max_ratio: float | None = None,
         durable: bool = False,
+        lock_timeout: float | None = LOCK_TIMEOUT,
         storage_options: dict[str, Any] | None = None,
     ) -> None:
         if mode not in ("r", "w", "a", "x"):
@@ -88,6 +84,13 @@ class Archive(MutableMapping[str, Any]):
         self.shuffle = shuffle
         self._verify_reads = verify
         self._durable = durable
+        self._lock_timeout = lock_timeout
+        # The writer's lock on the archive file, while it is held; the file this session created
+        # for mode "a" on a missing path, as (device, inode, size), to remove if nothing is kept.
+        self._lock: _lock.Locked | None = None
+        self._created: tuple[int, int, int] | None = None
+        # Whether this session's file holds bytes no key uses (a "w" key written twice).
+        self._dead = False
         self._max_ratio = max_ratio
         self._keys: dict[str, dict[str, Any]] = {}
         self._entries: dict[str, dict[str, Any]] = {}
@@ -117,21 +120,22 @@ class Archive(MutableMapping[str, Any]):
             self._open_read(RemoteFile(str(target), storage_options))
         else:
             self._path = os.fspath(target)
+            # The file itself, through any symlinks: every mode reads, locks, journals and
+            # replaces the file the link leads to, and leaves the link in place.
+            self._real = os.path.realpath(self._path)
             {
                 "r": self._open_local_read,
                 "w": self._open_new,
                 "x": self._open_new,
                 "a": self._open_append,
             }[mode]()
+            if mode != "r":
+                _open_writers[id(self)] = weakref.ref(self)
 
     # --- opening -------------------------------------------------------------------------
 
     def _open_local_read(self) -> None:
-        source = MappedFile(self._path)
-        size = _journal_size(self._path)
-        if size is not None:
-            source.limit(size)
-        self._open_read(source)
+        self._open_read(_committed(self._real))
 
     def _open_read(self, source: Source) -> None:
         self._source = source
@@ -169,36 +173,66 @@ class Archive(MutableMapping[str, Any]):
             self._keys = self._datazip.keys()
 
     def _open_new(self) -> None:
+        """Modes "w" and "x": a new file beside the target, which becomes it at close. "w" locks
+        the archive it replaces for the session, so no append to it is lost underneath."""
         if self.mode == "x" and os.path.lexists(self._path):
             raise FileExistsError(f"{self._path} exists (mode 'x')")
-        folder = os.path.dirname(os.path.abspath(self._path))
-        fd, self._tmp = tempfile.mkstemp(prefix=".amber-", suffix=".tmp", dir=folder)
+        if self.mode == "w":
+            self._lock = _lock.acquire(self._real, self._lock_timeout)
+        try:
+            fd, self._tmp = _files.create_temp(self._real)
+        except BaseException:
+            self._release()
+            raise
         # Unbuffered: large pieces go straight from memory to the file (see `_zip._Tee`).
         self._file = os.fdopen(fd, "w+b", buffering=0)
         self._sink = _zip.ZipSink(self._file, 0)
 
     def _open_append(self) -> None:
-        if not os.path.exists(self._path):
-            self._open_new()
-            return
-        size = _journal_size(self._path)
-        if size is not None:  # an append that did not finish: the archive ends where it did
-            with open(self._path, "r+b") as f:
-                f.truncate(size)
-                os.fsync(f.fileno())
-            os.unlink(_journal(self._path))
-        self._open_local_read()
-        assert self._source is not None
-        end = self._append_end = self._source.size
-        with open(_journal(self._path), "xb") as j:
-            j.write(f"amber-append {end}\n".encode())
-            if self._durable:
-                os.fsync(j.fileno())
-        self._file = open(self._path, "r+b", buffering=0)  # noqa: SIM115 - closed in close()
+        """Mode "a": lock the archive, cut off an append that died (its journal says where the
+        archive ended), write this append's journal, then write after the end."""
+        while True:
+            self._lock = _lock.acquire(self._real, self._lock_timeout)
+            if self._lock is not None:
+                break
+            self._create_empty()  # no archive yet: start from an empty one, then lock it
+        try:
+            fd = self._lock.fd
+            _journal.clear(self._real, fd, self._durable)
+            self._open_read(MappedFile(self._real))
+            assert self._source is not None
+            end = self._append_end = self._source.size
+            _journal.write(self._real, fd, self._durable)
+        except BaseException:
+            if self._source is not None:
+                self._source.close()
+            self._release()
+            raise
+        if self._durable:
+            _files.fsync_dir(self._real)
+        self._file = os.fdopen(os.dup(fd), "r+b", buffering=0)
         self._file.seek(end)
         kept = [e for name, e in self._zip.items() if name != _manifest.NAME]
         self._sink = _zip.ZipSink(self._file, end, kept)
         self._sink.remove(_manifest.NAME)
+
+    def _create_empty(self) -> None:
+        """An empty archive at the path, unless one appeared meanwhile (never replaced)."""
+        fd, tmp = _files.create_temp(self._real)
+        try:
+            with os.fdopen(fd, "w+b", buffering=0) as f:
+                sink = _zip.ZipSink(f, 0)
+                sink.add(_manifest.NAME, _manifest.dump({}, {}), "stored")
+                sink.finish()
+                if self._durable:
+                    os.fsync(f.fileno())
+                st = os.fstat(f.fileno())
+            _files.link_new(tmp, self._real)
+            self._created = (st.st_dev, st.st_ino, st.st_size)
+        except FileExistsError:
+            pass
+        finally:
+            _files.unlink_quietly(tmp)
 
     # --- the mapping -------------------------------------------------------------------------
 
@@ -219,7 +253,8 @@ class Archive(MutableMapping[str, Any]):
         for name in info["entries"]:
             sink.remove(name)
             self._entries.pop(name, None)
-            self._written.pop(name, None)
+            if self._written.pop(name, None) is not None and self._append_end is None:
+                self._dead = True  # bytes of this new file that no key uses
 
     def __iter__(self) -> Iterator[str]:
         self._check_open()
@@ -278,7 +313,7 @@ class Archive(MutableMapping[str, Any]):
         shuffle: bool | None = None,
     ) -> None:
         """Store `value` under `key`, replacing what was there. `compression`, `level` and
-        `shuffle` default to the archive's."""
+        `shuffle` default to the archive's (`shuffle` by default: for zstd entries only)."""
         sink = self._writable()
         _manifest.check_key(key)
         encoded = _entries.encode(key, value, encoding or _entries.default_encoding(value))
@@ -295,7 +330,7 @@ class Archive(MutableMapping[str, Any]):
         if level is None:
             level = self.level
         if shuffle is None:
-            shuffle = self.shuffle
+            shuffle = self.shuffle if self.shuffle is not None else method == "zstd"
         encoding = encoded.info["encoding"]
         try:
             for i, (name, data) in enumerate(encoded.contents):
@@ -324,7 +359,8 @@ class Archive(MutableMapping[str, Any]):
         completes the write as usual, then copies the live entries (as they are stored, without
         decoding or recompressing them) into a new file that replaces it; the file is then what
         writing its keys afresh would give. A failure or a kill during the copy leaves the
-        completed archive in place."""
+        completed archive in place. (Modes "w" and "x" compact by themselves when a key was
+        written twice or deleted: the new file holds only what its keys use.)"""
         self._writable()
         self._compact = True
 
@@ -408,10 +444,19 @@ class Archive(MutableMapping[str, Any]):
             raise
         finally:
             self._closed = True
+            _open_writers.pop(id(self), None)
             if self._source is not None:
                 self._source.close()
-        if self._compact:  # the archive is complete: a failure here leaves it as it is
-            _rewrite(self._path, self._durable)
+        try:
+            if self._compact and self._append_end is not None:
+                # The append is complete: a failure here leaves it as it is.
+                tmp = _compacted(self._real, self._durable)
+                _files.adopt_mode(tmp, self._real)
+                _files.replace(tmp, self._real)
+                if self._durable:
+                    _files.fsync_dir(self._real)
+        finally:
+            self._release()
 
     def _commit(self) -> None:
         assert self._sink is not None and self._file is not None
@@ -419,59 +464,127 @@ class Archive(MutableMapping[str, Any]):
         self._sink.add(_manifest.NAME, manifest, "stored")
         self._sink.finish()
         self._file.flush()
-        if self._durable:
-            os.fsync(self._file.fileno())
-        self._file.close()
         if self._append_end is not None:
-            os.unlink(_journal(self._path))
-        elif self.mode == "x":
-            assert self._tmp is not None
-            os.link(self._tmp, self._path)  # fails if the target appeared meanwhile
-            os.unlink(self._tmp)
-        else:
-            assert self._tmp is not None
-            _replace(self._tmp, self._path)
+            if self._durable:
+                os.fsync(self._file.fileno())
+            self._file.close()
+            _journal.remove(self._real, self._durable)  # the commit
+            return
+        self._file.close()
+        assert self._tmp is not None
+        if self._dead or self._compact:
+            tmp, self._tmp = self._tmp, _compacted(self._tmp, self._durable)
+            os.unlink(tmp)
+        elif self._durable:
+            with open(self._tmp, "rb") as f:
+                os.fsync(f.fileno())
+        self._place(self._tmp)
+        self._tmp = None
         if self._durable:
-            _fsync_dir(self._path)
+            _files.fsync_dir(self._real)
+
+    def _place(self, tmp: str) -> None:
+        """Make the finished file `tmp` the archive: "x" links it (failing if the target
+        appeared meanwhile); "w" renames it over the archive it locked, after cutting off an
+        append that died in it, or links it where there was none."""
+        if self._lock is None:
+            try:
+                _files.link_new(tmp, self._real)
+            except FileExistsError:
+                if self.mode == "x":
+                    raise FileExistsError(f"{self._path} exists (mode 'x')") from None
+                # Another writer created it meanwhile: wait for it, then replace it.
+                self._lock = _lock.acquire(self._real, self._lock_timeout)
+            else:
+                # A journal left beside an archive that was deleted since is stale: clear it
+                # under the new file's lock (an appender that got there first goes first).
+                if os.path.lexists(_journal.path_of(self._real)):
+                    self._lock = _lock.acquire(self._real, self._lock_timeout)
+                    if self._lock is not None:
+                        _journal.clear(self._real, self._lock.fd, self._durable)
+                return
+        if self._lock is not None:
+            _journal.clear(self._real, self._lock.fd, self._durable)
+        _files.adopt_mode(tmp, self._real)
+        _files.replace(tmp, self._real)
 
     def _abort(self) -> None:
-        if self._file is not None and not self._file.closed:
+        """Undo this session's writes, leaving the archive as it was, and release it."""
+        try:
+            if self._file is not None and not self._file.closed:
+                if self._append_end is not None:
+                    self._file.truncate(self._append_end)
+                self._file.close()
             if self._append_end is not None:
-                self._file.truncate(self._append_end)
-            self._file.close()
-        if self._append_end is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(_journal(self._path))
-        elif self._tmp is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self._tmp)
+                self._remove_created()
+                _journal.remove(self._real, self._durable)
+            if self._tmp is not None:
+                _files.unlink_quietly(self._tmp)
+                self._tmp = None
+        finally:
+            # If the cut failed, the journal stays: the next writer cuts, readers ignore.
+            self._release()
+
+    def _remove_created(self) -> None:
+        """Remove the empty archive this session created for mode "a", if it is still the one
+        at the path and still empty: the session leaves nothing behind."""
+        if self._created is None or self._lock is None:
+            return
+        dev, ino, size = self._created
+        st = os.fstat(self._lock.fd)
+        if (st.st_dev, st.st_ino) == (dev, ino) and self._append_end == size:
+            _files.unlink_quietly(self._real)
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            lock, self._lock = self._lock, None
+            lock.release()
 
     def __enter__(self) -> Archive:
         return self
 
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
         if exc_type is not None and self._sink is not None:
-            self._closed = True
-            self._abort()
-            if self._source is not None:
-                self._source.close()
+            if not self._closed:
+                self._closed = True
+                _open_writers.pop(id(self), None)
+                try:
+                    self._abort()
+                finally:
+                    if self._source is not None:
+                        self._source.close()
             return
         self.close()
+
+    def __del__(self) -> None:
+        # An archive being written that nobody closed: finish it, as `zipfile` does (or undo it
+        # after a failed write), and say so. Half-built objects (`__init__` raised) have no sink.
+        if getattr(self, "_sink", None) is None or getattr(self, "_closed", True):
+            return
+        warnings.warn(
+            f"amber.Archive({self._path!r}, {self.mode!r}) was not closed; closing it now "
+            "(use `with amber.Archive(...)` or call close())",
+            ResourceWarning,
+            source=self,
+            stacklevel=2,
+        )
+        if self._broken:
+            self.__exit__(ArchiveError, None, None)
+        else:
+            self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else f"mode {self.mode!r}"
         return f"<amber.Archive {self._path!r}, {len(self)} keys, {state}>"
 
 
-def _rewrite(path: str, durable: bool) -> None:
-    """Copy the entries that the archive at `path` lists, in their order in the file, into a
-    new file that then replaces it."""
+def _compacted(path: str, durable: bool) -> str:
+    """A new file beside `path` holding the entries that the archive at `path` lists, copied as
+    they are stored, in their order in the file: its name."""
     source = MappedFile(path)
     try:
         entries = sorted(_zip.read_directory(source, None).values(), key=lambda e: e.header_offset)
-        fd, tmp = tempfile.mkstemp(
-            prefix=".amber-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path))
-        )
+        fd, tmp = _files.create_temp(path)
         try:
             with os.fdopen(fd, "w+b", buffering=0) as f:
                 sink = _zip.ZipSink(f, 0)
@@ -481,51 +594,56 @@ def _rewrite(path: str, durable: bool) -> None:
                 f.flush()
                 if durable:
                     os.fsync(f.fileno())
-            _replace(tmp, path)
         except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+            _files.unlink_quietly(tmp)
             raise
     finally:
         source.close()
-    if durable:
-        _fsync_dir(path)
+    return tmp
 
 
-def _replace(tmp: str, path: str) -> None:
-    """Put the file `tmp` in place of `path` in one rename, and free the old file's blocks on
-    a thread of their own: with an extra link kept to it, the rename only swaps names, and the
-    file system's work of releasing a large file (tens of milliseconds per 100 MB on ext4)
-    happens while the caller goes on. Without hard links, the rename does it all."""
-    old = tmp + ".old"
-    try:
-        os.link(path, old)
-    except OSError:  # no old file, or no hard links here
-        old = ""
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        if old:
-            with contextlib.suppress(OSError):
-                os.unlink(old)
-        raise
-    if old:
-        # Not a daemon: the interpreter waits for it at exit, so the link never outlives it.
-        threading.Thread(target=_unlink_quietly, args=(old,), name="amber-free-old").start()
+def _committed(path: str) -> MappedFile:
+    """The archive at `path` as last committed, mapped: the whole file, or its first bytes up to
+    where an unfinished append's journal says it ended. The journal and the file are read twice
+    around the map, so that an append starting or finishing meanwhile is seen (and the map
+    taken again) rather than read half done."""
+    for attempt in range(_OPEN_TRIES):
+        before = _journal.peek(path)
+        st = os.stat(path)
+        source = MappedFile(path)
+        after = _journal.peek(path)
+        now = os.stat(path)
+        same = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (
+            now.st_dev,
+            now.st_ino,
+            now.st_size,
+            now.st_mtime_ns,
+        )
+        if same and before == after and source.size == st.st_size:
+            if after is not None:
+                size = _journal.pending_size(path, after, (st.st_dev, st.st_ino))
+                if size is not None:
+                    source.limit(size)
+            return source
+        source.close()
+        time.sleep(min(0.001 * (attempt + 1), 0.02))
+    raise archive_error(
+        "changed", f"{path} kept changing while it was opened (a writer is busy); try again"
+    )
 
 
-def _unlink_quietly(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)
+# Archives open for writing, closed at exit if their owner did not (see `Archive.__del__`).
+_open_writers: dict[int, weakref.ref[Archive]] = {}
 
 
-def _fsync_dir(path: str) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+def _close_open_writers() -> None:
+    for ref in list(_open_writers.values()):
+        archive = ref()
+        if archive is not None:
+            archive.__del__()
+
+
+atexit.register(_close_open_writers)
 
 
 class ArchiveMixin:
