@@ -169,7 +169,7 @@ def test_info_of_npz_and_datazip_keys(tmp_path: Path) -> None:
 
 
 def test_ls_has_a_header_sizes_in_the_file_and_uncompressed_and_a_total(archive: Path) -> None:
-    result = run("ls", "--bytes", str(archive))
+    result = run("ls", "--header", "--bytes", str(archive))
     assert result.returncode == 0 and result.stderr == b""
     lines = result.stdout.decode().splitlines()
     assert lines[0].split() == ["STORED", "SIZE", "SAVED", "METHOD", "ENCODING", "TYPE", "KEY"]
@@ -198,8 +198,37 @@ def test_ls_has_a_header_sizes_in_the_file_and_uncompressed_and_a_total(archive:
     assert lines[-1].split() == [str(stored), str(size), saved, str(len(rows)), "keys"]
 
 
+def test_ls_prints_one_line_per_key_for_scripts_and_a_table_for_people(archive: Path) -> None:
+    """Piped (not a terminal), `amber ls` prints only its key lines, so `wc -l`, `cut` and
+    loops see keys; `--header` adds the header and total, `--no-header` drops them anywhere."""
+    piped = run("ls", "--bytes", str(archive)).stdout.decode().splitlines()
+    table = run("ls", "--header", "--bytes", str(archive)).stdout.decode().splitlines()
+    with Archive(archive) as a:
+        assert [line.split()[-1] for line in piped] == list(a)
+    assert [line.split() for line in piped] == [line.split() for line in table[1:-2]]
+    assert run("ls", "--no-header", "--bytes", str(archive)).stdout.decode().splitlines() == piped
+    # On a terminal (a pseudo-terminal here) the header comes by itself.
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.execv(AMBER, [AMBER, "ls", "--bytes", str(archive)])
+    out = b""
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    lines = out.decode().splitlines()
+    assert lines[0].split()[0] == "STORED" and lines[-1].split()[-1] == "keys"
+
+
 def test_ls_sizes_are_human_by_default(archive: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["ls", str(archive)]) == 0
+    assert main(["ls", "--header", str(archive)]) == 0
     out = capsys.readouterr().out
     zeros = next(line for line in out.splitlines() if line.endswith(" zeros"))
     assert "7.6 MiB" in zeros and "99%" in zeros
@@ -246,14 +275,14 @@ def test_ls_json_is_what_info_says(archive: Path) -> None:
 
 def test_ls_lists_npz_and_datazip_files(tmp_path: Path) -> None:
     np.savez_compressed(tmp_path / "x.npz", a=np.zeros(10_000), b=np.arange(3))
-    result = run("ls", "--bytes", str(tmp_path / "x.npz"))
+    result = run("ls", "--header", "--bytes", str(tmp_path / "x.npz"))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.decode().splitlines()
     a = lines[1].split()
     assert a[-1] == "a" and a[3:6] == ["deflate", "npy", "numpy.ndarray"]
     assert int(a[0]) < int(a[1]) == 80_128
     assert lines[-1].split()[-2:] == ["2", "keys"]
-    result = run("ls", str(DATAZIP / "plain.zip"))
+    result = run("ls", "--header", str(DATAZIP / "plain.zip"))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.decode().splitlines()
     with Archive(DATAZIP / "plain.zip") as dz:
@@ -265,7 +294,7 @@ def test_ls_lists_npz_and_datazip_files(tmp_path: Path) -> None:
 def test_ls_of_an_empty_archive(tmp_path: Path) -> None:
     with Archive(tmp_path / "e.zip", "w"):
         pass
-    result = run("ls", str(tmp_path / "e.zip"))
+    result = run("ls", "--header", str(tmp_path / "e.zip"))
     assert result.returncode == 0
     assert result.stdout.decode().splitlines()[-1].split() == [
         "0",
@@ -291,7 +320,7 @@ def hostile_archive(path: Path) -> None:
 def test_ls_and_show_escape_control_characters_in_keys(tmp_path: Path) -> None:
     path = tmp_path / "h.zip"
     hostile_archive(path)
-    result = run("ls", str(path))
+    result = run("ls", "--header", str(path))
     assert result.returncode == 0 and result.stderr == b""
     assert_clean(result.stdout)
     lines = result.stdout.decode().splitlines()
@@ -342,7 +371,7 @@ def test_hostile_types_and_entry_names_are_escaped_everywhere(tmp_path: Path) ->
     crafted_archive(path, keys, {"\x1b]0;owned\x07\n.extra": b"x"})
     with Archive(path) as a:
         assert a["k"] == 1
-    listing = run("ls", str(path))
+    listing = run("ls", "--header", str(path))
     assert listing.returncode == 0, listing.stderr
     assert_clean(listing.stdout)
     assert len(listing.stdout.splitlines()) == len(keys) + 3
@@ -624,7 +653,7 @@ def test_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
         for i in range(3000):  # a listing far over a pipe's buffer
             a[f"key/number/{i}"] = i
     process = subprocess.Popen(
-        [AMBER, "ls", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [AMBER, "ls", "--header", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     assert process.stdout is not None and process.stderr is not None
     assert process.stdout.readline().split()[0] == b"STORED"
@@ -644,7 +673,9 @@ def test_output_that_the_terminal_cannot_encode_is_escaped(tmp_path: Path) -> No
         result.stdout.decode("ascii")
     assert (
         b"\\u65e5\\u672c/\\xe9"
-        in subprocess.run([AMBER, "ls", str(path)], capture_output=True, env=env, timeout=60).stdout
+        in subprocess.run(
+            [AMBER, "ls", "--header", str(path)], capture_output=True, env=env, timeout=60
+        ).stdout
     )
 
 

@@ -76,10 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="list an archive's keys and sizes",
         description="List the keys of an archive (amber, .npz or DataZip) with the size of each "
         "in the file and uncompressed, the space compression saved, the compression method, "
-        "encoding and type, and a total. Sizes are in KiB, MiB and GiB (1,024 bytes each) "
-        "unless --bytes is given; control characters in keys and types are printed escaped.",
+        "encoding and type, under a header and over a total when it prints to a terminal, one "
+        "line per key otherwise (for scripts). Sizes are in KiB, MiB and GiB (1,024 bytes "
+        "each) unless --bytes is given; control characters in keys and types are printed "
+        "escaped.",
     )
     ls.add_argument("target", help="archive path or URL")
+    ls.add_argument(
+        "--header",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print the header and the total (default: when printing to a terminal)",
+    )
     ls_format = ls.add_mutually_exclusive_group()
     ls_format.add_argument("--bytes", action="store_true", help="sizes as exact byte counts")
     ls_format.add_argument(
@@ -295,9 +303,12 @@ def _ls(args: argparse.Namespace) -> int:
     stored = sum(c for _, c in seen.values())
     count = f"{len(infos)} key" + ("" if len(infos) == 1 else "s")
     sums = ["-"] * 3 if shared else [number(stored), number(size), _saved(size, stored)]
-    lines = [[_escaped(cell) for cell in row] for row in [*table, [*sums, "", "", "", count]]]
-    widths = [max(len(line[i]) for line in lines) for i in range(6)]
-    lines.insert(-1, [*("-" * widths[i] for i in range(3)), "", "", "", "-" * len(count)])
+    header = sys.stdout.isatty() if args.header is None else args.header
+    rows = [*table, [*sums, "", "", "", count]] if header else table[1:]
+    lines = [[_escaped(cell) for cell in row] for row in rows]
+    widths = [max((len(line[i]) for line in lines), default=0) for i in range(6)]
+    if header:
+        lines.insert(-1, [*("-" * widths[i] for i in range(3)), "", "", "", "-" * len(count)])
     for line in lines:
         right = [cell.rjust(width) for cell, width in zip(line[:3], widths, strict=False)]
         left = [cell.ljust(width) for cell, width in zip(line[3:6], widths[3:], strict=False)]
