@@ -406,7 +406,7 @@ class Archive(MutableMapping[str, Any]):
             shuffle = self._entries.get(name, {}).get("shuffle", 0)
             content = _zip.unpack(entry, _zip.read_entry(self._source, entry), shuffle)
         if check and self._verify_reads:
-            _, digest = _native.archive_digest(content)
+            digest = _native.archive_blake3(content)
             if digest != self._entries[name]["blake3"]:
                 raise archive_error(
                     "checksum",
