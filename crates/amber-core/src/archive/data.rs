@@ -563,7 +563,11 @@ pub fn blake3_parallel(data: &[u8], threads: usize) -> blake3::Hash {
         return blake3::hash(data);
     }
     let (left, right) = data.split_at(left_subtree_len(data.len() as u64) as usize);
-    let (l, r) = both(threads, |t| subtree(left, 0, t), |t| subtree(right, left.len(), t));
+    let (l, r) = both(
+        threads,
+        |t| subtree(left, 0, t),
+        |t| subtree(right, left.len(), t),
+    );
     merge_subtrees_root(&l, &r, Mode::Hash)
 }
 
@@ -578,7 +582,11 @@ fn subtree(data: &[u8], offset: usize, threads: usize) -> blake3::hazmat::Chaini
     }
     let (left, right) = data.split_at(left_subtree_len(data.len() as u64) as usize);
     let right_at = offset + left.len();
-    let (l, r) = both(threads, |t| subtree(left, offset, t), |t| subtree(right, right_at, t));
+    let (l, r) = both(
+        threads,
+        |t| subtree(left, offset, t),
+        |t| subtree(right, right_at, t),
+    );
     merge_subtrees_non_root(&l, &r, Mode::Hash)
 }
 
@@ -592,7 +600,10 @@ fn both<A: Send, B>(
     std::thread::scope(|scope| {
         let left = scope.spawn(move || a(half));
         let right = b(threads - half);
-        (left.join().unwrap_or_else(|e| std::panic::resume_unwind(e)), right)
+        (
+            left.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            right,
+        )
     })
 }
 
@@ -626,7 +637,11 @@ mod tests {
         for len in lens {
             let want = blake3::hash(&data[..len]);
             for threads in [1, 2, 3, 4, 7, 16] {
-                assert_eq!(blake3_parallel(&data[..len], threads), want, "{len} on {threads}");
+                assert_eq!(
+                    blake3_parallel(&data[..len], threads),
+                    want,
+                    "{len} on {threads}"
+                );
             }
         }
     }
