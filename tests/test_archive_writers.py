@@ -11,10 +11,12 @@ import json
 import os
 import random
 import resource
+import shutil
 import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import warnings
@@ -584,3 +586,32 @@ def test_deflate_entries_are_plain_npy_files_by_default(tmp_path: Path) -> None:
     with amber.Archive(tmp_path / "z.zip", "w", compression="zstd") as a:
         a["z"] = arr
         assert a.info("z")["entries"]["z.npy"]["shuffle"] == 8
+
+
+def test_a_read_only_archive_is_replaced_by_w_and_refused_by_a() -> None:
+    """A file the writer may not write (its folder writable): "a" is refused with
+    PermissionError, nothing changed; "w" replaces it, keeping its mode, after a dead append."""
+    folder = Path(tempfile.mkdtemp(prefix="amber-shared-"))  # pytest's folders are private
+    try:
+        folder.chmod(0o777)
+        path = folder / "run.amber.zip"
+        write(path, x=1)
+        killed_append(path)
+        path.chmod(0o444)
+        root = os.geteuid() == 0
+        if root:  # root may write anything: write as nobody, for these calls only
+            os.seteuid(65534)
+        try:
+            with pytest.raises(PermissionError, match="permission denied"):
+                amber.Archive(path, "a")
+            assert contents(path) == {"x": 1}
+            with amber.Archive(path, "w") as a:
+                a["y"] = 2
+        finally:
+            if root:
+                os.seteuid(0)
+        assert contents(path) == {"y": 2}
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o444
+        assert not os.path.exists(_journal.path_of(str(path)))
+    finally:
+        shutil.rmtree(folder)

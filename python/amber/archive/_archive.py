@@ -197,6 +197,8 @@ class Archive(MutableMapping[str, Any]):
                 break
             self._create_empty()  # no archive yet: start from an empty one, then lock it
         try:
+            if not self._lock.writable:
+                raise PermissionError(f"{self._path}: permission denied (appending writes to it)")
             fd = self._lock.fd
             _journal.clear(self._real, fd, self._durable)
             self._open_read(MappedFile(self._real))
@@ -504,7 +506,10 @@ class Archive(MutableMapping[str, Any]):
                         _journal.clear(self._real, self._lock.fd, self._durable)
                 return
         if self._lock is not None:
-            _journal.clear(self._real, self._lock.fd, self._durable)
+            if self._lock.writable:
+                _journal.clear(self._real, self._lock.fd, self._durable)
+            else:  # a read-only archive, which "w" replaces: its journal goes with it
+                _journal.remove(self._real, self._durable)
         _files.adopt_mode(tmp, self._real)
         _files.replace(tmp, self._real)
 

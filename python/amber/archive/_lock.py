@@ -33,9 +33,10 @@ class Locked:
     """An open file of the archive with its writer's lock held; `fd` is open for reading and
     writing, unless the file is read-only to this process."""
 
-    def __init__(self, path: str, fd: int) -> None:
+    def __init__(self, path: str, fd: int, writable: bool) -> None:
         self.path = path
         self.fd = fd
+        self.writable = writable
         st = os.fstat(fd)
         self.id = (st.st_dev, st.st_ino)
 
@@ -53,9 +54,10 @@ def acquire(path: str, timeout: float | None) -> Locked | None:
     deadline = None if timeout is None else time.monotonic() + timeout
     pause = 0.001
     while True:
-        fd = _open(path)
-        if fd is None:
+        opened = _open(path)
+        if opened is None:
             return None
+        fd, writable = opened
         try:
             st = os.fstat(fd)
             with _held_lock:
@@ -72,7 +74,7 @@ def acquire(path: str, timeout: float | None) -> Locked | None:
             os.close(fd)
             raise
         if got:
-            locked = Locked(path, fd)
+            locked = Locked(path, fd, writable)
             try:
                 now = os.stat(path)
             except FileNotFoundError:
@@ -93,17 +95,18 @@ def acquire(path: str, timeout: float | None) -> Locked | None:
         pause = min(pause * 2, 0.05)
 
 
-def _open(path: str) -> int | None:
-    """The file at `path`, open for reading and writing, or for reading only when it is
-    read-only to us (enough to lock it and replace it, not to append); None if it is missing."""
+def _open(path: str) -> tuple[int, bool] | None:
+    """The file at `path` and whether it is writable: open for reading and writing, or for
+    reading only when it is read-only to us (enough to lock it and replace it, not to append);
+    None if it is missing."""
     cloexec = getattr(os, "O_CLOEXEC", 0)
     try:
-        return os.open(path, os.O_RDWR | cloexec)
+        return os.open(path, os.O_RDWR | cloexec), True
     except FileNotFoundError:
         return None
     except PermissionError:
         try:
-            return os.open(path, os.O_RDONLY | cloexec)
+            return os.open(path, os.O_RDONLY | cloexec), False
         except FileNotFoundError:
             return None
 
