@@ -211,6 +211,20 @@ def _decode_npy(data: Any) -> Any:
 
 
 def _encode_table(value: Any, info: dict[str, Any], name: str, encoding: str) -> Encoded:
+    """A table's entry; a table that would not come back exactly (spec §6.14 and the
+    `parquet` rules of the archive spec) raises `EncodeError` naming what, before anything
+    is written."""
+    try:
+        return _table_entry(value, info, name, encoding)
+    except MemoryError:
+        raise
+    except Exception as e:
+        err = _native.EncodeError(f"a {info['type']} cannot be stored as {encoding}: {e}")
+        err.kind, err.path = "unsupported", "$"
+        raise err from e
+
+
+def _table_entry(value: Any, info: dict[str, Any], name: str, encoding: str) -> Encoded:
     import pyarrow as pa
 
     kind = _frames.kind_of(type(value))
@@ -219,16 +233,24 @@ def _encode_table(value: Any, info: dict[str, Any], name: str, encoding: str) ->
     extras, table = _frames.to_table(value, kind)
     if isinstance(table, pa.RecordBatch):
         table = pa.Table.from_batches([table])
+    columns = table.num_columns
+    index = (extras or {}).get("index")
+    if kind in (_frames.PD_FRAME, _frames.PD_SERIES) and index and index[0] == "levels":
+        columns -= index[1]  # the index levels are not columns of the frame
+    if encoding == "parquet":
+        table, extras = _parquet_table(table, extras)
     if extras:
         metadata = dict(table.schema.metadata or {})
         metadata[EXTRAS_KEY] = dumps(extras, deterministic=True)
         table = table.replace_schema_metadata(metadata)
-    info.update(kind=kind, rows=table.num_rows, columns=table.num_columns)
+    # A frame of no columns has rows; an Arrow table of no columns has none.
+    rows = table.num_rows if kind in (_frames.PA_TABLE, _frames.PA_BATCH) else len(value)
+    info.update(kind=kind, rows=rows, columns=columns)
     if encoding == "arrow":
         # Measured first (a mock stream only counts), then streamed to the file.
         def write(sink: Any) -> None:
             with pa.ipc.new_file(sink, table.schema) as writer:
-                writer.write_table(table)
+                _frames.write_table(writer, table)
 
         mock = pa.MockOutputStream()
         write(mock)
@@ -248,6 +270,123 @@ def _encode_table(value: Any, info: dict[str, Any], name: str, encoding: str) ->
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     return Encoded(info, [(name, sink.getvalue())])
+
+
+# Parquet: what Arrow types come back from a Parquet file as they were written. Some come
+# back as another type the written one is restored from by a cast (a unit Parquet lacks, the
+# name of a list's item field); dictionaries of values other than strings and bytes come back
+# as their values, so their indices are written and the dictionary kept in the extras.
+_PARQUET_KEY = "parquet"
+
+
+def _parquet_table(table: Any, extras: dict[str, Any] | None) -> tuple[Any, dict[str, Any] | None]:
+    """The table to write as Parquet, and the extras that restore it exactly on reading;
+    raises TypeError naming a column Parquet would change."""
+    import pyarrow as pa
+
+    schema = table.schema
+    dictionaries: dict[int, Any] = {}
+    for i, column_field in enumerate(schema):
+        tp = column_field.type
+        # A dictionary of strings is kept by Parquet, except in a table of no rows.
+        strings = _parquet_dictionary_values(getattr(tp, "value_type", None))
+        if pa.types.is_dictionary(tp) and not (strings and table.num_rows):
+            _parquet_check(tp.value_type, column_field.name)
+            column = table.column(i).unify_dictionaries()
+            dictionary = (
+                column.chunk(0).dictionary if column.num_chunks else pa.array([], tp.value_type)
+            )
+            dictionaries[i] = pa.table({"dictionary": dictionary})
+            indices = pa.chunked_array([c.indices for c in column.chunks], tp.index_type)
+            table = table.set_column(i, pa.field(column_field.name, tp.index_type), indices)
+        elif pa.types.is_dictionary(tp):
+            _parquet_check(tp.value_type, column_field.name)
+        else:
+            _parquet_check(tp, column_field.name)
+    extras = dict(extras or {})
+    extras[_PARQUET_KEY] = {"schema": schema.serialize().to_pybytes(), "dictionaries": dictionaries}
+    return table, extras
+
+
+def _parquet_dictionary_values(tp: Any) -> bool:
+    import pyarrow.types as t
+
+    return tp is not None and bool(t.is_string(tp) or t.is_large_string(tp) or t.is_binary(tp))
+
+
+def _parquet_check(tp: Any, column: str) -> None:
+    """Refuses an Arrow type that a Parquet file does not give back (by itself or after a
+    cast to the written type)."""
+    import pyarrow as pa
+    import pyarrow.types as t
+
+    if isinstance(tp, pa.ExtensionType):
+        _parquet_check(tp.storage_type, column)
+        return
+    simple = (
+        t.is_null,
+        t.is_boolean,
+        t.is_integer,
+        t.is_floating,
+        t.is_string,
+        t.is_large_string,
+        t.is_binary,
+        t.is_large_binary,
+        t.is_fixed_size_binary,
+        t.is_date,
+        t.is_timestamp,
+        t.is_time,
+        t.is_duration,
+        t.is_decimal,
+    )
+    views = (getattr(t, "is_string_view", None), getattr(t, "is_binary_view", None))
+    if any(check(tp) for check in simple) or any(check and check(tp) for check in views):
+        return
+    if t.is_list(tp) or t.is_large_list(tp) or t.is_fixed_size_list(tp):
+        _parquet_check(tp.value_type, column)
+        return
+    if t.is_map(tp):
+        _parquet_check(tp.key_type, column)
+        _parquet_check(tp.item_type, column)
+        return
+    if t.is_struct(tp) and tp.num_fields > 0:
+        for k in range(tp.num_fields):
+            _parquet_check(tp.field(k).type, column)
+        return
+    raise TypeError(
+        f"column {column!r} has Arrow type {tp}, which Parquet does not keep; "
+        "use the arrow encoding"
+    )
+
+
+def _parquet_restore(table: Any, extras: dict[str, Any]) -> Any:
+    """The table as it was written, from what a Parquet file gives back and the extras."""
+    import pyarrow as pa
+
+    plan = extras.pop(_PARQUET_KEY, None)
+    if plan is None:
+        return table  # written before Parquet entries were restored
+    if not (isinstance(plan, dict) and type(plan.get("schema")) is bytes):
+        raise ValueError("the Parquet extras must hold the written schema")
+    schema = pa.ipc.read_schema(pa.py_buffer(plan["schema"]))
+    dictionaries = plan.get("dictionaries", {})
+    if len(schema) != table.num_columns or not isinstance(dictionaries, dict):
+        raise ValueError("the Parquet extras do not describe this table")
+    for i, values in dictionaries.items():
+        if type(i) is not int or not 0 <= i < len(schema) or not isinstance(values, pa.Table):
+            raise ValueError("the Parquet extras' dictionaries must map columns to tables")
+        written = schema.field(i)
+        if not pa.types.is_dictionary(written.type) or values.num_columns != 1:
+            raise ValueError(f"column {i} of the Parquet extras is not a dictionary")
+        dictionary = values.column(0).combine_chunks()
+        chunks = [
+            pa.DictionaryArray.from_arrays(
+                chunk.cast(written.type.index_type), dictionary, ordered=written.type.ordered
+            )
+            for chunk in table.column(i).chunks
+        ]
+        table = table.set_column(i, written, pa.chunked_array(chunks, written.type))
+    return table.cast(schema)
 
 
 def _column_width(tp: Any) -> int:
@@ -281,6 +420,10 @@ def _decode_table(info: dict[str, Any], data: Any, encoding: str) -> Any:
     metadata = dict(table.schema.metadata or {})
     extras = loads(metadata.pop(EXTRAS_KEY)) if EXTRAS_KEY in metadata else None
     table = table.replace_schema_metadata(metadata or None)
+    if encoding == "parquet" and isinstance(extras, dict):
+        extras = dict(extras)
+        table = _parquet_restore(table, extras)
+        table.validate(full=True)
     if kind == _frames.PA_BATCH:
         batches = table.combine_chunks().to_batches()
         table = batches[0] if batches else pa.RecordBatch.from_pylist([], schema=table.schema)
