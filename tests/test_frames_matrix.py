@@ -99,6 +99,11 @@ def assert_index(got: Any, want: Any, where: str) -> None:
     if isinstance(want, pd.RangeIndex):
         assert (got.start, got.stop, got.step) == (want.start, want.stop, want.step), where
     elif isinstance(want, pd.MultiIndex):
+        assert len(got.levels) == len(want.levels), where
+        for k, (g, w) in enumerate(zip(got.levels, want.levels, strict=True)):
+            assert_index(g.rename(None), w.rename(None), f"{where}.levels[{k}]")
+        for g, w in zip(got.codes, want.codes, strict=True):
+            assert np.array_equal(g, w), f"{where}: codes"
         # By position: get_level_values(1) would find a level named True (True == 1).
         got_levels = got.to_frame(index=False, allow_duplicates=True)
         want_levels = want.to_frame(index=False, allow_duplicates=True)
@@ -341,8 +346,9 @@ def pandas_columns(draw: Any, n: int) -> Any:
         values = pa.array([None if null else make(i) for i, null in enumerate(nulls)], tp)
         return pd.Series(pd.arrays.ArrowExtensionArray(values))
     if what == "object str":
-        values = [None if null else f"o{i}" for i, null in enumerate(nulls)]
-        return pd.Series(values, dtype=object)
+        missing = draw(st.sampled_from([None, np.nan]))
+        values = [missing if null else f"o{i}" for i, null in enumerate(nulls)]
+        return pd.Series(_object_array(values), dtype=object)
     cells = draw(st.lists(st.sampled_from(CELLS), min_size=n, max_size=n))
     return pd.Series(_object_array(cells), dtype=object)
 
@@ -474,6 +480,10 @@ def row_indexes(draw: Any, n: int) -> Any:
         index = pd.CategoricalIndex([f"k{i % 2}" for i in range(n)], categories=["k1", "k0", "k9"])
     else:
         index = pd.MultiIndex.from_arrays([[i % 2 for i in range(n)], [f"m{i}" for i in range(n)]])
+        if draw(st.booleans()):  # levels in another order, with values no row uses
+            levels = [pd.Index([1, 0, 7]), pd.Index([f"m{i}" for i in range(n, -2, -1)])]
+            codes = [[[1, 0][i % 2] for i in range(n)], [n - i for i in range(n)]]
+            index = pd.MultiIndex(levels=levels, codes=codes)
         return index.set_names([draw(NAMES), draw(NAMES)])
     return index.rename(draw(NAMES))
 
@@ -892,3 +902,31 @@ def test_lying_cells_are_refused(cell: bytes) -> None:
     extras = {"index": ["range", 0, 1, 1], "rebuild": {0: "cells"}}
     with pytest.raises((ValueError, TypeError, amber.DecodeError)):
         _frames.from_table(_frames.PD_FRAME, extras, table)
+
+
+def test_object_columns_of_str_stay_arrow_strings() -> None:
+    """Other Arrow readers see str columns as strings, whether their nulls are None or NaN;
+    only columns of other cells (here None beside NaN) become amber-encoded bytes."""
+    from amber import _frames
+
+    df = pd.DataFrame(
+        {
+            "none": pd.Series(["a", None], dtype=object),
+            "nan": pd.Series(["a", np.nan], dtype=object),
+            "both": pd.Series([None, np.nan], dtype=object),
+        }
+    )
+    extras, table = _frames.to_table(df, _frames.PD_FRAME)
+    assert [f.type for f in table.schema] == [
+        pa.large_string(),
+        pa.large_string(),
+        pa.large_binary(),
+    ]
+    assert extras is not None and extras["rebuild"] == {
+        0: "object",
+        1: ["object", "nan"],
+        2: "cells",
+    }
+    got = amber.loads(amber.dumps(df))
+    assert got["none"][1] is None and isinstance(got["nan"][1], float) and got["both"][0] is None
+    assert_same_pandas(got, df)

@@ -12,8 +12,9 @@ per index level, which travels as a column):
 
 - NumPy bools, integers, datetimes and timedeltas travel as Arrow converts them; NumPy floats
   as Arrow floats without nulls, so NaN keeps its sign and payload;
-- an `object` column whose cells are all exactly `str` or exactly None is an Arrow string
-  column, marked so that it comes back `object` with None for nulls; any other `object`
+- an `object` column whose cells are all exactly `str` and whose nulls are all None, or all
+  NaN, is an Arrow string column, marked so that it comes back `object` with those nulls;
+  any other `object`
   column holds its cells encoded by amber (`dumps(cell, deterministic=True)`) in a
   large_binary column, marked, decoded with `loads` (which runs no code);
 - pandas extension dtypes: categoricals (of categories Arrow holds), tz-aware datetimes,
@@ -150,6 +151,11 @@ def _from_pandas_frame(
         if multi:
             by_position = index.to_frame(index=False, allow_duplicates=True)
             levels = [by_position.iloc[:, i] for i in range(index.nlevels)]
+            # The levels themselves (their order, unused values), which the values alone do
+            # not give.
+            extras["index_levels"] = [
+                _describe_index(level, f"index level {i}") for i, level in enumerate(index.levels)
+            ]
         else:
             levels = [index]
         extras["index"] = ["levels", len(levels)]
@@ -279,13 +285,15 @@ def _pandas_column(pa: Any, s: Any, where: str, position: int, rebuild: dict[int
             return pa.array(s.to_numpy(), from_pandas=True)
         if kind == "O":
             values = s.to_numpy()
-            if all(type(v) is str or v is None for v in values):
+            null = _str_column_null(values)
+            if null is not False:
+                mask = None if null is None else np.array([v is null for v in values], dtype=bool)
                 try:
-                    array = pa.array(values, type=pa.large_string(), from_pandas=False)
+                    array = pa.array(values, type=pa.large_string(), mask=mask, from_pandas=False)
                 except UnicodeEncodeError:  # a lone surrogate: not a str Arrow holds
                     pass
                 else:
-                    rebuild[position] = _OBJECT
+                    rebuild[position] = _OBJECT if null is None else [_OBJECT, "nan"]
                     return array
             rebuild[position] = _CELLS
             return pa.array(_cells(values, where), type=pa.large_binary(), from_pandas=False)
@@ -320,6 +328,31 @@ def _pandas_column(pa: Any, s: Any, where: str, position: int, rebuild: dict[int
     if isinstance(dtype, (pd.DatetimeTZDtype, pd.PeriodDtype)) or _is_masked(dtype):
         return pa.array(s, from_pandas=True)
     raise TypeError(f"{where} has dtype {dtype}, which amber does not keep through Arrow")
+
+
+_NAN_BITS = b"\x00\x00\x00\x00\x00\x00\xf8\x7f"
+
+
+def _str_column_null(values: Any) -> Any:
+    """For an `object` column of str and one kind of null: None when the nulls are None (or
+    there are none), the NaN object when they are all that float (NaN of the canonical bits),
+    False for any other column."""
+    import struct
+
+    null: Any = None
+    for v in values:
+        if type(v) is str or (v is None and null is None):
+            continue
+        if type(v) is float and v != v and struct.pack("<d", v) == _NAN_BITS:
+            if null is None:
+                if any(w is None for w in values):
+                    return False
+                null = v
+            elif v is not null:
+                return False
+            continue
+        return False
+    return null
 
 
 def _categories_kept(categories: Any) -> bool:
@@ -610,7 +643,7 @@ def _to_pandas(table: Any, extras: dict[str, Any]) -> Any:
     for i, field in enumerate(table.schema):
         name = f"c{i}"
         entry = entries.get(field.name)
-        if i in rebuild and rebuild[i] in (_CELLS, _ARROW, _OBJECT):
+        if i in rebuild and rebuild[i] in (_CELLS, _ARROW, _OBJECT, [_OBJECT, "nan"]):
             arrays.append(pa.nulls(table.num_rows))
             entry = {"pandas_type": "empty", "numpy_type": "object", "metadata": None}
         else:
@@ -632,10 +665,14 @@ def _to_pandas(table: Any, extras: dict[str, Any]) -> Any:
         column = table.column(i)
         if how is None:
             columns.append(raw.iloc[:, i])
-        elif how == _OBJECT:
+        elif how == _OBJECT or how == [_OBJECT, "nan"]:
             if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
                 raise ValueError(f"column {i} of object str must be a string column")
-            columns.append(_object_series(column.to_pylist()))
+            values = column.to_pylist()
+            if how != _OBJECT:
+                nan = float("nan")  # one object for every null, as the column had
+                values = [nan if v is None else v for v in values]
+            columns.append(_object_series(values))
         elif how == _CELLS:
             columns.append(_object_series(_decode_cells(column)))
         elif how == _ARROW:
@@ -674,6 +711,8 @@ def _to_pandas(table: Any, extras: dict[str, Any]) -> Any:
     else:
         levels = [pd.Index(s, dtype=s.dtype, tupleize_cols=False) for s in columns[ndata:]]
         index = levels[0] if nlevels == 1 else pd.MultiIndex.from_arrays(levels)
+        if nlevels > 1 and "index_levels" in extras:
+            index = _with_levels(index, extras["index_levels"])
     names = extras.get("index_names")
     index = index.set_names(names if names is not None else [None] * index.nlevels)
     freq = extras.get("index_freq")
@@ -698,6 +737,27 @@ def _to_pandas(table: Any, extras: dict[str, Any]) -> Any:
     if extras.get("allows_duplicate_labels") is False:
         df = df.set_flags(allows_duplicate_labels=False)
     return df
+
+
+def _with_levels(index: Any, descriptions: Any) -> Any:
+    """The MultiIndex of the same values over the levels described (in their order, with
+    values no row uses)."""
+    import numpy as np
+    import pandas as pd
+
+    if not isinstance(descriptions, list) or len(descriptions) != index.nlevels:
+        raise ValueError("'index_levels' must describe every level of the MultiIndex")
+    levels, codes = [], []
+    for k, description in enumerate(descriptions):
+        level = _index_from(description)
+        used = index.levels[k]
+        where, missing = level.get_indexer_non_unique(used)
+        if len(missing) or len(where) != len(used) or (len(where) and where.min() < 0):
+            raise ValueError(f"index level {k} holds values its stored level does not")
+        old = np.asarray(index.codes[k])
+        codes.append(np.where(old < 0, -1, where[np.maximum(old, 0)]) if len(where) else old)
+        levels.append(level)
+    return pd.MultiIndex(levels=levels, codes=codes, verify_integrity=True)
 
 
 def _index_from(description: Any) -> Any:
