@@ -38,6 +38,8 @@ __all__ = [
     "_install",
     "archive_blake3",
     "archive_compress",
+    "archive_crc32",
+    "arrow_check_file",
     "archive_decompress",
     "archive_digest",
     "dumps",
@@ -183,6 +185,8 @@ _ArchiveErrorKind: TypeAlias = Literal[
     "refused",
     "locked",
     "changed",
+    "remote",
+    "timeout",
 ]
 _Method: TypeAlias = Literal["stored", "deflate", "zstd"]
 
@@ -280,6 +284,8 @@ def zip_parse_central(
 ) -> list[ZipEntry]: ...
 def zip_local_need(fixed: bytes) -> int: ...
 def zip_data_offset(local: bytes, entry: ZipEntry) -> int: ...
+def archive_crc32(data: Buffer) -> int: ...
+def arrow_check_file(data: Buffer) -> None: ...
 def npy_header(descr: str, fortran_order: bool, shape: tuple[int, ...]) -> bytes: ...
 def npy_parse_header(data: Buffer) -> tuple[Any, bool, tuple[int, ...], int]: ...
 

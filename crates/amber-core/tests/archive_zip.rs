@@ -557,3 +557,38 @@ fn a_sink_that_fails_is_reported_by_the_next_overlapped_write() {
         Err("disk full")
     );
 }
+
+#[test]
+fn an_entry_whose_local_extra_field_runs_into_the_next_is_refused() {
+    let z = write(
+        &[
+            ("a", Method::Stored, TEXT),
+            ("b", Method::Stored, TEXT),
+            ("c", Method::Deflate, TEXT),
+        ],
+        0,
+        64,
+    );
+    let tail = &z.bytes[z.bytes.len() - z.bytes.len().min(TAIL_LEN)..];
+    let end = read::find_end(tail, z.len()).unwrap();
+    let cd = z.at(end.cd_offset, end.cd_size as usize);
+    let entries = read::parse_central(cd, &end, &Limits::default()).unwrap();
+    let ends = read::span_ends(&entries, end.cd_offset);
+    assert_eq!(ends[0], entries[1].header_offset);
+    assert_eq!(ends[1], entries[2].header_offset);
+    assert_eq!(ends[2], end.cd_offset);
+    for (e, &limit) in entries.iter().zip(&ends) {
+        let n = read::local_len(z.at(e.header_offset, 30)).unwrap();
+        let local = z.at(e.header_offset, n);
+        let start = read::data_offset_within(local, e, limit).unwrap();
+        assert_eq!(
+            start + e.compressed_size,
+            limit.min(start + e.compressed_size)
+        );
+        // A span that ends one byte early: the data would run into the next entry.
+        let short = start + e.compressed_size - 1;
+        let err = read::data_offset_within(local, e, short).unwrap_err();
+        assert_eq!(err.kind, K::Malformed);
+        assert_eq!(err.entry.as_deref(), Some(e.name.as_str()));
+    }
+}

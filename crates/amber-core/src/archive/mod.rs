@@ -5,10 +5,13 @@
 //! - [`zip`]: the zip writer and reader (ZIP64, stored/deflate/zstd,
 //!   aligned data, checked names and sizes);
 //! - [`data`]: compression, bounded decompression, CRC-32 and BLAKE3;
+//! - [`arrow`]: what an Arrow IPC file declares, checked before it is read
+//!   (no compressed bodies, UTF-8 field names);
 //! - [`npy`]: NumPy `.npy` headers, written as NumPy writes them and read
 //!   without evaluating anything;
 //! - [`error`]: [`ArchiveError`](error::ArchiveError) and its kinds.
 
+pub mod arrow;
 pub mod data;
 pub mod error;
 pub mod npy;

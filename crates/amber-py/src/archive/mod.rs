@@ -212,10 +212,11 @@ fn finished(_py: Python<'_>) -> PyErr {
     pyo3::exceptions::PyValueError::new_err("the compressor has finished")
 }
 
-/// One central directory entry.
+/// One central directory entry, and where its bytes must end (the next
+/// entry's header or the directory; see `read::span_ends`).
 #[pyclass(frozen, from_py_object, module = "amber._native", name = "ZipEntry")]
 #[derive(Clone)]
-pub struct PyZipEntry(CentralEntry);
+pub struct PyZipEntry(CentralEntry, u64);
 
 #[pymethods]
 impl PyZipEntry {
@@ -406,7 +407,12 @@ pub fn zip_parse_central(
         limits.max_ratio = r;
     }
     let entries = read::parse_central(cd, &end.0, &limits).map_err(fail(py))?;
-    Ok(entries.into_iter().map(PyZipEntry).collect())
+    let ends = read::span_ends(&entries, end.0.cd_offset);
+    Ok(entries
+        .into_iter()
+        .zip(ends)
+        .map(|(e, end)| PyZipEntry(e, end))
+        .collect())
 }
 
 /// The length of the local header whose first 30 bytes are `fixed`.
@@ -415,10 +421,24 @@ pub fn zip_local_need(py: Python<'_>, fixed: &[u8]) -> PyResult<usize> {
     read::local_len(fixed).map_err(fail(py))
 }
 
-/// The file offset of an entry's data, from its whole local header.
+/// The file offset of an entry's data, from its whole local header; the
+/// data must end where the entry's span does.
 #[pyfunction]
 pub fn zip_data_offset(py: Python<'_>, local: &[u8], entry: PyZipEntry) -> PyResult<u64> {
-    read::data_offset(local, &entry.0).map_err(fail(py))
+    read::data_offset_within(local, &entry.0, entry.1).map_err(fail(py))
+}
+
+/// Check an Arrow IPC file before it is read: no compressed bodies (whose
+/// declared lengths a reader allocates), every field name UTF-8.
+#[pyfunction]
+pub fn arrow_check_file(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+    with_bytes(py, data, amber_core::archive::arrow::check_ipc_file)?.map_err(fail(py))
+}
+
+/// The CRC-32 of `data` (any buffer), for entries that have no BLAKE3 hash.
+#[pyfunction]
+pub fn archive_crc32(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<u32> {
+    with_bytes(py, data, data::crc32)
 }
 
 #[pyfunction]
@@ -496,6 +516,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zip_parse_central, m)?)?;
     m.add_function(wrap_pyfunction!(zip_local_need, m)?)?;
     m.add_function(wrap_pyfunction!(zip_data_offset, m)?)?;
+    m.add_function(wrap_pyfunction!(archive_crc32, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow_check_file, m)?)?;
     m.add_function(wrap_pyfunction!(npy_header, m)?)?;
     m.add_function(wrap_pyfunction!(npy_parse_header, m)?)?;
     m.add_class::<PyDigest>()?;

@@ -449,6 +449,42 @@ fn check_overlaps(entries: &[CentralEntry]) -> Res<()> {
     Ok(())
 }
 
+/// Where each entry of `entries` (as [`parse_central`] returns them) must
+/// end: at the next entry's local header in file order, or at the central
+/// directory for the last. The directory does not say how long an entry's
+/// local extra field is, so [`parse_central`] cannot see an entry whose
+/// extra field pushes its data into the next entry;
+/// [`data_offset_within`] checks that once the local header is read.
+pub fn span_ends(entries: &[CentralEntry], cd_offset: u64) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_unstable_by_key(|&i| entries[i].header_offset);
+    let mut ends = vec![cd_offset; entries.len()];
+    for w in order.windows(2) {
+        ends[w[0]] = entries[w[1]].header_offset;
+    }
+    ends
+}
+
+/// [`data_offset`], and the entry's data must end by `end` (its
+/// [`span_ends`] value): entries never share bytes, however long their
+/// local extra fields are.
+pub fn data_offset_within(local: &[u8], e: &CentralEntry, end: u64) -> Res<u64> {
+    let start = data_offset(local, e)?;
+    if start.checked_add(e.compressed_size).is_none_or(|x| x > end) {
+        return Err(ArchiveError::new(
+            ArchiveErrorKind::Malformed,
+            format!(
+                "the entry's data ({} bytes at {start}) runs into the next entry or the \
+                 directory at {end}",
+                e.compressed_size
+            ),
+        )
+        .entry(&e.name)
+        .at(e.header_offset));
+    }
+    Ok(start)
+}
+
 /// How many bytes the local header at an entry's offset takes, from its
 /// first 30.
 pub fn local_len(fixed: &[u8]) -> Res<usize> {
