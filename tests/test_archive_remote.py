@@ -4,11 +4,13 @@ costs a few small requests, counted by the servers themselves."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import os
 import re
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from amber import Archive
+from amber import Archive, ArchiveError
 
 pytest.importorskip("fsspec")
 
@@ -155,3 +157,167 @@ def test_memory_urls(tmp_path: Path) -> None:
         f.write((tmp_path / "m.zip").read_bytes())
     with Archive("memory://amber/m.zip") as a:
         assert a["config"]["name"] == "run"
+
+
+# --- hostile servers: bounded memory, bounded waits ---------------------------------------------
+
+
+class Hostile(http.server.BaseHTTPRequestHandler):
+    """Answers HEAD honestly (the archive's size) and GET as `behaviour` says, counting the body
+    bytes it manages to send."""
+
+    protocol_version = "HTTP/1.1"
+    behaviour: str
+    size: int
+    data: bytes
+    sent: list[int]
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_HEAD(self) -> None:
+        if self.behaviour == "silent":
+            time.sleep(30)
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(self.size))
+        self.end_headers()
+
+    def _chunks(self, chunk: bytes, count: int, last: bool = True) -> None:
+        with contextlib.suppress(OSError):
+            for _ in range(count):
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.sent[0] += len(chunk)
+            if last:
+                self.wfile.write(b"0\r\n\r\n")
+
+    def do_GET(self) -> None:
+        match = re.fullmatch(r"bytes=(\d+)-(\d+)", self.headers.get("Range", ""))
+        assert match is not None
+        start, end = int(match.group(1)), int(match.group(2))
+        b = self.behaviour
+        if b == "slow body":
+            self.send_response(206)
+            self.send_header("Content-Length", str(end - start + 1))
+            self.end_headers()
+            time.sleep(30)
+            return
+        if b in ("ignores range", "endless 200"):
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self._chunks(b"\0" * 65536, 16384)  # up to 1 GiB
+            return
+        if b == "endless 206":
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{end}/{self.size}")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self._chunks(self.data[start : end + 1], 1, last=False)
+            self._chunks(b"\0" * 65536, 16384)
+            return
+        if b == "junk after":  # the range, then bytes that are no HTTP answer
+            self.send_response(206)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self._chunks(self.data[start : end + 1] + b"\0", 1)
+            self._chunks(b"\0" * 65536, 16384)
+            return
+        body = self.data[start : end + 1]
+        if b == "shifted":
+            body = self.data[start + 1 : end + 2]
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start + 1}-{end + 1}/{self.size}")
+        elif b == "long length":
+            body += b"\0" * 100
+            self.send_response(206)
+        elif b == "short":
+            body = body[: len(body) // 2]
+            self.send_response(206)
+        else:
+            self.send_response(206)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        with contextlib.suppress(OSError):
+            self.wfile.write(body)
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Iterator[Any]:
+    pytest.importorskip("aiohttp")
+    servers = []
+    path = tmp_path / "a.zip"
+    with Archive(path, "w") as a:
+        a["config"] = {"lr": 0.1}
+        a["w"] = np.arange(1000.0)
+    data = path.read_bytes()
+
+    def start(behaviour: str) -> tuple[str, list[int]]:
+        sent = [0]
+        handler = type(
+            "H", (Hostile,), {"behaviour": behaviour, "size": len(data), "data": data, "sent": sent}
+        )
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}/a.zip", sent
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(
+    "behaviour",
+    [
+        "ignores range",
+        "endless 200",
+        "endless 206",
+        "junk after",
+        "shifted",
+        "long length",
+        "short",
+    ],
+)
+def test_a_server_that_sends_other_bytes_gets_an_archive_error(
+    hostile: Any, behaviour: str
+) -> None:
+    url, sent = hostile(behaviour)
+    with pytest.raises(ArchiveError) as e:
+        Archive(url)
+    assert e.value.kind in ("remote", "truncated"), e.value
+    assert url in str(e.value)
+    # What the client took in is bounded by what it asked for (about 65 kB); the server's count
+    # also holds what the kernel's socket buffers took before the connection was closed.
+    assert sent[0] < 16 << 20
+
+
+def test_an_honest_range_server_reads_back(hostile: Any) -> None:
+    url, _ = hostile("honest")
+    with Archive(url) as a:
+        assert a["config"] == {"lr": 0.1}
+        assert np.array_equal(a["w"], np.arange(1000.0))
+
+
+@pytest.mark.parametrize("behaviour", ["silent", "slow body"])
+def test_a_server_that_does_not_answer_times_out(hostile: Any, behaviour: str) -> None:
+    url, _ = hostile(behaviour)
+    began = time.monotonic()
+    with pytest.raises(ArchiveError) as e:
+        Archive(url, timeout=1.0)
+    assert e.value.kind == "timeout" and url in str(e.value)
+    assert time.monotonic() - began < 10
+
+
+def test_storage_options_timeouts_win(hostile: Any) -> None:
+    import aiohttp
+
+    url, _ = hostile("silent")
+    began = time.monotonic()
+    options = {"client_kwargs": {"timeout": aiohttp.ClientTimeout(total=1.0)}}
+    with pytest.raises(ArchiveError) as e:
+        Archive(url, storage_options=options, timeout=60)
+    assert e.value.kind == "timeout"
+    assert time.monotonic() - began < 10

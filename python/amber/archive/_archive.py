@@ -24,7 +24,16 @@ from amber import _native
 from amber._native import ArchiveError
 from amber.archive import _entries, _files, _foreign, _journal, _lock, _manifest, _zip
 from amber.archive._errors import archive_error
-from amber.archive._source import MappedFile, MemorySource, RemoteFile, Source, is_url
+from amber.archive._source import (
+    DEFAULT_TIMEOUT,
+    MappedFile,
+    MemorySource,
+    RemoteFile,
+    Source,
+    explain,
+    is_url,
+    local_path,
+)
 
 Mode = Literal["r", "w", "a", "x"]
 Compression = _zip.Method
@@ -73,6 +82,7 @@ class Archive(MutableMapping[str, Any]):
         durable: bool = False,
         lock_timeout: float | None = LOCK_TIMEOUT,
         storage_options: dict[str, Any] | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
     ) -> None:
         if mode not in ("r", "w", "a", "x"):
             raise ValueError(f"mode must be 'r', 'w', 'a' or 'x', not {mode!r}")
@@ -117,9 +127,9 @@ class Archive(MutableMapping[str, Any]):
             if mode != "r":
                 raise ValueError(f"archives at URLs open for reading only, not mode {mode!r}")
             self._path = str(target)
-            self._open_read(RemoteFile(str(target), storage_options))
+            self._open_read(RemoteFile(str(target), storage_options, timeout))
         else:
-            self._path = os.fspath(target)
+            self._path = local_path(target)
             # The file itself, through any symlinks: every mode reads, locks, journals and
             # replaces the file the link leads to, and leaves the link in place.
             self._real = os.path.realpath(self._path)
@@ -145,9 +155,23 @@ class Archive(MutableMapping[str, Any]):
             if entry is None:
                 self._open_foreign(source)
                 return
-            data = _zip.unpack(entry, _zip.read_entry(source, entry))
+            if entry.method != "stored":
+                # A compressed manifest would be inflated before anything else is known: a
+                # small file could ask for gigabytes at open.
+                raise archive_error(
+                    "unsupported",
+                    f"{source.name}: the manifest is compressed ({entry.method}); amber archives "
+                    "store it, and amber does not inflate anything at open",
+                    entry=_manifest.NAME,
+                )
+            # The manifest decides key names and types: it has no hash, so its CRC-32 is checked.
+            data = _zip.unpack(entry, _zip.read_entry(source, entry), crc=True)
             sizes = {name: e.size for name, e in self._zip.items()}
             self._keys, self._entries = _manifest.load(data, sizes)
+        except ArchiveError as e:
+            err = explain(e, source)
+            source.close()
+            raise err from None
         except BaseException:
             source.close()
             raise
@@ -164,7 +188,7 @@ class Archive(MutableMapping[str, Any]):
             )
         if self.mode != "r":
             raise ValueError(f"{self.format} files open for reading only")
-        self._verify_reads = False  # their entries have CRC-32s, no hashes
+        self._verify_reads = False  # their entries have CRC-32s, checked on every read
         if self.format == "npz":
             self._keys = _foreign.npz_keys(names)
         else:
@@ -367,24 +391,38 @@ class Archive(MutableMapping[str, Any]):
         self._compact = True
 
     def verify(self) -> list[str]:
-        """Read every entry and check it against the zip directory (size, CRC-32) and the
-        manifest (BLAKE3); the problems found, or an empty list."""
+        """Read every entry and check it against the zip directory (size, CRC-32) and, in amber
+        archives, the manifest (BLAKE3); the problems found, or an empty list. The manifest is
+        checked against its CRC-32; entries of `.npz` and DataZip files, which have no hashes,
+        against theirs."""
         self._check_open()
         problems = []
-        listed = {n for info in self._keys.values() for n in info["entries"]}
-        for name in self._zip:
-            if name not in listed and name != _manifest.NAME:
-                problems.append(f"entry {name!r} belongs to no key")
+        if self.format == "amber":
+            listed = {n for info in self._keys.values() for n in info["entries"]}
+            for name in self._zip:
+                if name not in listed and name != _manifest.NAME:
+                    problems.append(f"entry {name!r} belongs to no key")
+            if _manifest.NAME in self._zip and _manifest.NAME not in self._written:
+                listed.add(_manifest.NAME)
+        else:
+            listed = set(self._zip)
         for name in sorted(listed):
             try:
                 content = self._content(name, check=False)
-                crc, digest = _native.archive_digest(content)
                 entry = self._written.get(name) or self._zip[name]
+                expected = self._entries.get(name, {}).get("blake3")
+                if expected is None:
+                    # No hash: the CRC-32, checked by reading (compressed entries as they are
+                    # decompressed, stored ones against their bytes).
+                    if entry.method == "stored" and self.format == "amber":
+                        _zip.unpack(entry, content, crc=True)  # the manifest
+                    continue
+                crc, digest = _native.archive_digest(content)
                 # A compressed entry's CRC-32 was checked as it was decompressed (over the
                 # shuffled bytes when it is shuffled).
                 if entry.method == "stored" and crc != entry.crc32:
                     problems.append(f"entry {name!r} fails its CRC-32")
-                if digest != self._entries[name]["blake3"]:
+                if digest != expected:
                     problems.append(f"entry {name!r} does not match its hash in the manifest")
             except ArchiveError as e:
                 problems.append(str(e))
@@ -404,9 +442,14 @@ class Archive(MutableMapping[str, Any]):
             content = _zip.unpack(written, data, written.shuffle)
         else:
             assert self._source is not None
-            entry = self._zip[name]
+            entry = self._zip.get(name)
+            if entry is None:
+                raise archive_error("malformed", f"{self._path} has no entry {name!r}", entry=name)
             shuffle = self._entries.get(name, {}).get("shuffle", 0)
-            content = _zip.unpack(entry, _zip.read_entry(self._source, entry), shuffle)
+            # Entries of .npz and DataZip files have no hash: their CRC-32 is checked instead
+            # (amber's stored entries are covered by their BLAKE3 hash when `verify` is on).
+            crc = self.format != "amber"
+            content = _zip.unpack(entry, _zip.read_entry(self._source, entry), shuffle, crc)
         if check and self._verify_reads:
             digest = _native.archive_blake3(content)
             if digest != self._entries[name]["blake3"]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from amber import _frames, _native
 from amber._native import ArchiveError
+from amber.archive import _zip
 from amber.archive._errors import archive_error
 from amber.archive._manifest import SHUFFLE_WIDTHS
 from amber.archive._zip import Stream
@@ -107,9 +108,14 @@ def decode(info: dict[str, Any], contents: list[Any], entry: str) -> Any:
         if encoding == "json":
             return json.loads(bytes(contents[0]).decode("utf-8"))
         if encoding == "npy":
-            return _decode_npy(contents[0])
+            return _decode_npy(contents[0], entry)
+        if encoding == "arrow":
+            # Before pyarrow allocates what a compressed body declares.
+            _native.arrow_check_file(contents[0])
         return _decode_table(info, contents[0], encoding)
-    except (ArchiveError, MemoryError):
+    except ArchiveError as e:
+        raise _zip.naming(e, entry) from None
+    except MemoryError:
         raise
     except Exception as e:
         raise archive_error(
@@ -193,18 +199,35 @@ def _number_width(dtype: Any) -> int:
     return width if dtype.kind in "iufcmMU" and width in SHUFFLE_WIDTHS else 0
 
 
-def _decode_npy(data: Any) -> Any:
+def _decode_npy(data: Any, entry: str) -> Any:
+    """The array an `.npy` entry holds, as a view of `data`; every problem an `ArchiveError`
+    naming `entry`."""
     import numpy as np
 
-    descr, fortran, shape, offset = _native.npy_parse_header(data)
-    dtype = np.lib.format.descr_to_dtype(descr)
+    try:
+        descr, fortran, shape, offset = _native.npy_parse_header(data)
+    except ArchiveError as e:
+        raise _zip.naming(e, entry) from None
+    try:
+        dtype = np.lib.format.descr_to_dtype(descr)
+    except (TypeError, ValueError) as e:
+        raise archive_error(
+            "malformed", f"entry {entry!r}: the .npy header's dtype {descr!r}: {e}", entry=entry
+        ) from None
     if dtype.hasobject:
-        raise ValueError(".npy arrays of Python objects need pickle; amber does not read them")
+        raise archive_error(
+            "refused",
+            f"entry {entry!r} is an array of Python objects, which needs pickle; amber does not "
+            "unpickle (numpy.load(..., allow_pickle=True) reads it, if you trust the file)",
+            entry=entry,
+        )
     count = math.prod(shape)
     if count * dtype.itemsize != len(data) - offset:
-        raise ValueError(
-            f"shape {tuple(shape)} of {dtype} needs {count * dtype.itemsize} bytes, "
-            f"the entry has {len(data) - offset}"
+        raise archive_error(
+            "size_mismatch",
+            f"entry {entry!r}: shape {tuple(shape)} of {dtype} needs {count * dtype.itemsize} "
+            f"bytes, the entry has {len(data) - offset}",
+            entry=entry,
         )
     flat = np.frombuffer(data, dtype=dtype, count=count, offset=offset)
     return flat.reshape(shape, order="F" if fortran else "C")

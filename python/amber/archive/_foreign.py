@@ -19,7 +19,9 @@ from amber.archive import _entries
 from amber.archive._errors import archive_error
 
 DATAZIP_ATTRIBUTES = "__attributes__.json"
-_MAX_DEPTH = 1000
+# How deep DataZip values may nest: each level takes a few of Python's stack frames, and the
+# JSON parser itself stops near Python's recursion limit.
+_MAX_DEPTH = 200
 _FACTORIES = {
     "list": list,
     "dict": dict,
@@ -73,6 +75,7 @@ class DataZip:
         self._state = state
         self._read = read
         self._made: dict[str, Any] = {}
+        self._entry = DATAZIP_ATTRIBUTES  # the entry being decoded, for errors
 
     def keys(self) -> dict[str, dict[str, Any]]:
         out = {}
@@ -84,8 +87,18 @@ class DataZip:
         return out
 
     def read(self, key: str) -> Any:
+        """The value of `key`; anything in the file that does not make one is an ArchiveError
+        naming the entry at fault."""
         self._made = {}
-        return self._decode(self.attributes[key], 0)
+        self._entry = DATAZIP_ATTRIBUTES
+        try:
+            return self._decode(self.attributes[key], 0)
+        except (ArchiveError, MemoryError):
+            raise
+        except RecursionError:
+            raise _bad(f"key {key!r}: values nested too deeply", self._entry) from None
+        except Exception as e:
+            raise _bad(f"key {key!r}: {type(e).__name__}: {e}", self._entry) from e
 
     def _decode(self, obj: Any, depth: int) -> Any:
         if depth > _MAX_DEPTH:
@@ -116,7 +129,9 @@ class DataZip:
         if kind == "ndarray":
             value = _entries.decode({"encoding": "npy"}, [self._read(loc)], loc)
         elif kind in ("pdDataFrame", "pdSeries", "plDataFrame", "plLazyFrame", "plSeries"):
-            value = _parquet(kind, self._read(loc))
+            self._entry = loc
+            value = _parquet(kind, self._read(loc), obj, loc)
+            self._entry = DATAZIP_ATTRIBUTES
         elif kind in ("pgoFigure",) or loc.endswith(".pkl"):
             raise refused(f"entry {loc!r} is a pickle ({kind}); amber does not unpickle", loc)
         else:
@@ -128,9 +143,11 @@ class DataZip:
         cls: Any = _registered_class(kind, loc)
         if loc not in self._state:
             raise _bad(f"object {loc!r} has no state")
-        state = self._decode(self._state[loc], depth)
+        # Made before its state is decoded, so that a state that refers to the object (a cycle)
+        # finds it, as pickle and DataZip do.
         obj = cls.__new__(cls)
         self._made[loc] = obj
+        state = self._decode(self._state[loc], depth)
         if getattr(cls, "__setstate__", None) is not None:
             obj.__setstate__(state)
             return obj
@@ -154,8 +171,8 @@ class DataZip:
         return obj
 
 
-def _bad(msg: str) -> ArchiveError:
-    return archive_error("malformed", f"{DATAZIP_ATTRIBUTES}: {msg}", entry=DATAZIP_ATTRIBUTES)
+def _bad(msg: str, entry: str = DATAZIP_ATTRIBUTES) -> ArchiveError:
+    return archive_error("malformed", f"{entry}: {msg}", entry=entry)
 
 
 def _registered_class(kind: str, loc: str) -> type:
@@ -171,21 +188,45 @@ def _registered_class(kind: str, loc: str) -> type:
     return cls
 
 
-def _parquet(kind: str, data: Any) -> Any:
+def _parquet(kind: str, data: Any, obj: dict[str, Any], loc: str) -> Any:
+    """A table DataZip wrote as Parquet; a Series named as DataZip recorded beside it (its
+    Parquet column has another name: `0` for pandas, "IGNORE" for polars)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pq.read_table(pa.BufferReader(pa.py_buffer(data)))
     table.validate(full=True)
+    if kind in ("pdSeries", "plSeries") and table.num_columns != 1:
+        raise _bad(f"a {kind} stored as {table.num_columns} columns, not 1", loc)
     if kind.startswith("pd"):
         df = table.to_pandas()
-        return df.iloc[:, 0] if kind == "pdSeries" else df
+        if kind != "pdSeries":
+            return df
+        series = df.iloc[:, 0]
+        name, _ = _pair(obj.get("no_pqt_cols"))
+        series.name = tuple(name) if isinstance(name, list) else name
+        return series
     import polars as pl
 
     frame: Any = pl.from_arrow(table)
     if kind == "plSeries":
-        return frame.to_series()
+        out = frame.to_series()
+        name = obj.get("col_name")
+        if name is not None:
+            if not isinstance(name, str):
+                raise _bad(f"a polars Series named {name!r}, not a str", DATAZIP_ATTRIBUTES)
+            out = out.alias(name)
+        return out
     return frame.lazy() if kind == "plLazyFrame" else frame
+
+
+def _pair(value: Any) -> tuple[Any, Any]:
+    """DataZip's `no_pqt_cols`: [the Series' name, None], or nothing (a Series named None)."""
+    if value is None:
+        return None, None
+    if not isinstance(value, list) or len(value) != 2:
+        raise _bad(f"no_pqt_cols {value!r} is not a pair")
+    return value[0], value[1]
 
 
 def _factory(z: DataZip, obj: dict[str, Any], depth: int) -> Any:

@@ -42,9 +42,11 @@ def dump(keys: dict[str, dict[str, Any]], entries: dict[str, dict[str, Any]]) ->
 def load(data: Any, sizes: dict[str, int]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(keys, entries) from the manifest's bytes, checked against the zip's entry sizes."""
     try:
-        doc = json.loads(bytes(data).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise malformed(f"the manifest is not JSON: {e}") from None
+        doc = json.loads(bytes(data).decode("utf-8"), object_pairs_hook=_unique)
+    except (UnicodeDecodeError, ValueError) as e:  # JSONDecodeError, an int of 4,300+ digits
+        raise malformed(f"the manifest is not JSON amber reads: {e}") from None
+    except RecursionError:
+        raise malformed("the manifest nests JSON values too deeply") from None
     if not isinstance(doc, dict):
         raise malformed("the manifest is not a JSON object")
     version = doc.get("amber_archive")
@@ -82,6 +84,19 @@ def load(data: Any, sizes: dict[str, int]) -> tuple[dict[str, Any], dict[str, An
     return keys, entries
 
 
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose names are all different: a name given twice would otherwise take its
+    last value silently."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise ValueError(f"the name {name[:200]!r} appears twice in one JSON object")
+            seen.add(name)
+    return out
+
+
 def _check_entry(name: str, info: Any, sizes: dict[str, int]) -> None:
     if not isinstance(info, dict):
         raise malformed(f"entry {name!r} is described by {type(info).__name__}")
@@ -101,9 +116,16 @@ def _check_entry(name: str, info: Any, sizes: dict[str, int]) -> None:
         )
 
 
+# The longest key, in bytes of UTF-8: its entry names (the key, a suffix such as `.parquet`, and
+# `.N` for the out-of-band buffers of an amber entry) must fit the zip's 65,535-byte names.
+MAX_KEY_BYTES = 65_000
+
+
 def check_key(key: object) -> str:
     """A key is a str path of non-empty segments: no `..`, no leading `/`, no backslash or NUL,
-    and nothing under `.amber/`, which the archive keeps for itself."""
+    not a drive (a letter and a colon, as `c:x`, which zip tools take for a Windows path), at
+    most `MAX_KEY_BYTES` bytes of UTF-8, and nothing under `.amber/`, which the archive keeps
+    for itself. Every key that passes makes entry names the zip layer writes."""
     if not isinstance(key, str):
         raise TypeError(f"archive keys are str, not {type(key).__name__}")
     parts = key.split("/")
@@ -113,9 +135,20 @@ def check_key(key: object) -> str:
         or "\\" in key
         or "\x00" in key
         or key.startswith(RESERVED)
+        or (len(key) >= 2 and key[1] == ":" and key[0].isascii() and key[0].isalpha())
     ):
         raise ValueError(
-            f"invalid archive key {key!r}: use non-empty '/'-separated names without '.', "
-            f"'..', backslashes or a leading '{RESERVED}'"
+            f"invalid archive key {key[:200]!r}: use non-empty '/'-separated names without '.', "
+            f"'..', backslashes, a drive ('c:') or a leading '{RESERVED}'"
+        )
+    try:
+        size = len(key.encode("utf-8"))
+    except UnicodeEncodeError as e:
+        raise ValueError(
+            f"invalid archive key {key[:200]!r}: not valid Unicode ({e.reason})"
+        ) from None
+    if size > MAX_KEY_BYTES:
+        raise ValueError(
+            f"archive key of {size} bytes: keys are at most {MAX_KEY_BYTES} bytes of UTF-8"
         )
     return key

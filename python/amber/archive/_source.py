@@ -2,16 +2,28 @@
 with range requests, or bytes in memory. Every source answers `read(offset, n)` with exactly `n`
 bytes or raises; a local file's answers are read-only views of its map, which stay valid for as
 long as something uses them, after the archive is closed too.
+
+A remote source never takes in more than it asked for: an HTTP server that ignores the range
+asked for, or sends more than it should, or never stops, is refused after at most one byte too
+many, and no request waits longer than the timeout for a connection or for the next bytes.
 """
 
 from __future__ import annotations
 
 import mmap
 import os
+import urllib.parse
+import urllib.request
 from typing import Any, Protocol
 
 from amber._native import ArchiveError
 from amber.archive._errors import archive_error
+
+# Seconds a remote read waits to connect, and then for each next piece of the answer, unless
+# `Archive(url, timeout=...)` or the storage options say otherwise.
+DEFAULT_TIMEOUT = 10.0
+# Pieces a bounded HTTP read takes from the connection at a time.
+_CHUNK = 1 << 20
 
 
 class Source(Protocol):
@@ -48,12 +60,26 @@ class MemorySource:
 
 class MappedFile(MemorySource):
     """A local file, mapped read-only. The map is never closed by amber: it goes away when the
-    last view of it does."""
+    last view of it does.
+
+    A mapped file that another program cuts short kills the process that touches the lost pages
+    (SIGBUS), so the file stays open and every read first checks that it still has the size and
+    modification time it had at open (a file that grew, as amber's own appends make it, is
+    still what was opened up to where this source reads). A file replaced by a rename (as amber's
+    `"w"` does) is not a change: the map keeps the file that was opened."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        # Not closed with the `with`: closed by `close()`, fstat-ed before each read.
+        self._file = open(path, "rb")  # noqa: SIM115
+        try:
+            st = os.fstat(self._file.fileno())
+            mapped = (
+                mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if st.st_size else b""
+            )
+        except BaseException:
+            self._file.close()
+            raise
+        self._stat = (st.st_size, st.st_mtime_ns)
         super().__init__(mapped, os.fspath(path))
 
     def limit(self, size: int) -> None:
@@ -61,24 +87,69 @@ class MappedFile(MemorySource):
         self.size = min(self.size, size)
         self._view = self._view[: self.size]
 
+    def check(self) -> None:
+        """Raise `ArchiveError` (kind `changed`) if the file was cut or rewritten in place since
+        it was opened."""
+        if self._file.closed:
+            return
+        st = os.fstat(self._file.fileno())
+        size, mtime = self._stat
+        if st.st_size < self.size:
+            raise archive_error(
+                "changed",
+                f"{self.name} changed on disk while open: it has {st.st_size} bytes, "
+                f"amber read it with {size}; open it again",
+            )
+        # An append writes only past the archive's end (and past this view, which may stop
+        # short of the file's end at an unfinished append): a file no longer than this view
+        # whose time changed was written over.
+        if st.st_size == self.size and st.st_mtime_ns != mtime:
+            raise archive_error(
+                "changed",
+                f"{self.name} was rewritten in place while open; open it again",
+            )
+
+    def read(self, offset: int, n: int) -> memoryview:
+        self.check()
+        return super().read(offset, n)
+
     def close(self) -> None:
         # Views handed out keep the map alive; this one goes.
         self._view.release()
+        self._file.close()
 
 
 class RemoteFile:
     """Any fsspec URL (`s3://`, `http(s)://`, `memory://`, ...): one ranged request per read,
-    and nothing fetched that was not asked for. `requests` counts them."""
+    and nothing fetched that was not asked for. `requests` counts them.
 
-    def __init__(self, url: str, storage_options: dict[str, Any] | None = None) -> None:
+    HTTP(S) reads are made here, through fsspec's session, so that an answer is taken in a piece
+    at a time and refused once it passes the bytes asked for; `timeout` (seconds) bounds the
+    wait for a connection and for each piece of an answer, over HTTP(S) and S3, unless the
+    storage options set their own."""
+
+    def __init__(
+        self,
+        url: str,
+        storage_options: dict[str, Any] | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> None:
         try:
             import fsspec
         except ImportError as e:  # pragma: no cover - fsspec is a dev dependency
             raise ImportError("reading archives from URLs needs fsspec: pip install fsspec") from e
         self.name = url
-        self._fs, self._path = fsspec.core.url_to_fs(url, **(storage_options or {}))
-        self.size = int(self._fs.size(self._path))
         self.requests = 1
+        options = _with_timeout(url, dict(storage_options or {}), timeout)
+        self._fs, self._path = fsspec.core.url_to_fs(url, **options)
+        self._http = _is_http(self._fs)
+        if self._http:
+            size = self._call(lambda: _http_size(self._fs, self._path), "asking for its size")
+        else:
+            size = self._call(lambda: self._fs.size(self._path), "asking for its size")
+        if type(size) is not int or size < 0:
+            raise archive_error("remote", f"{url}: the server does not say how large the file is")
+        self.size = size
 
     def read(self, offset: int, n: int) -> memoryview:
         if offset < 0 or n < 0 or offset + n > self.size:
@@ -86,14 +157,241 @@ class RemoteFile:
         if n == 0:
             return memoryview(b"")
         self.requests += 1
-        data = self._fs.cat_file(self._path, start=offset, end=offset + n)
+        if self._http:
+            data = self._call(lambda: _http_range(self._fs, self._path, offset, n), "reading")
+        else:
+            data = self._call(
+                lambda: self._fs.cat_file(self._path, start=offset, end=offset + n), "reading"
+            )
         if len(data) != n:
             raise _short(self.name, offset, n, offset + len(data))
         return memoryview(data)
+
+    def _call(self, fn: Any, doing: str) -> Any:
+        """`fn()`, with a timeout or a broken connection raised as `ArchiveError`."""
+        try:
+            return fn()
+        except ArchiveError:
+            raise
+        except Exception as e:
+            if isinstance(e, (FileNotFoundError, PermissionError)):
+                # fsspec reports a request that timed out as a missing file.
+                if e.__cause__ is None or not _is_timeout(e.__cause__):
+                    raise
+                e = e.__cause__  # type: ignore[assignment]
+            if _is_timeout(e):
+                raise archive_error(
+                    "timeout", f"{self.name}: no answer in time while {doing} ({e!r})"
+                ) from e
+            if _is_connection_error(e):
+                raise archive_error("remote", f"{self.name}: {doing} failed: {e}") from e
+            raise
 
     def close(self) -> None:
         pass
 
 
+def _is_http(fs: Any) -> bool:
+    protocol = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
+    return any(p in ("http", "https") for p in protocol) and hasattr(fs, "set_session")
+
+
+def _with_timeout(url: str, options: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+    """The storage options, with connect and read timeouts for HTTP(S) and S3 unless they set
+    their own."""
+    if timeout is None:
+        return options
+    scheme = url.split("://", 1)[0].lower()
+    if scheme in ("http", "https"):
+        client = dict(options.get("client_kwargs") or {})
+        if "timeout" not in client:
+            import aiohttp
+
+            client["timeout"] = aiohttp.ClientTimeout(
+                total=None, connect=timeout, sock_connect=timeout, sock_read=timeout
+            )
+            options["client_kwargs"] = client
+    elif scheme in ("s3", "s3a"):
+        config = dict(options.get("config_kwargs") or {})
+        config.setdefault("connect_timeout", timeout)
+        config.setdefault("read_timeout", timeout)
+        options["config_kwargs"] = config
+    return options
+
+
+def _is_timeout(e: BaseException) -> bool:
+    import asyncio
+
+    if isinstance(e, (TimeoutError, asyncio.TimeoutError)):
+        return True
+    return type(e).__name__ in ("FSTimeoutError", "ReadTimeoutError", "ConnectTimeoutError")
+
+
+def _is_connection_error(e: BaseException) -> bool:
+    if isinstance(e, ConnectionError):
+        return True
+    try:
+        import aiohttp
+    except ImportError:  # pragma: no cover - fsspec's HTTP needs it
+        return False
+    return isinstance(e, aiohttp.ClientError)
+
+
+def _http_size(fs: Any, url: str) -> Any:
+    from fsspec.asyn import sync
+
+    size = sync(fs.loop, _http_size_async, fs, url)
+    return fs.size(url) if size is None else size
+
+
+async def _http_size_async(fs: Any, url: str) -> int | None:
+    """The file's size from a HEAD request, if the answer says it (else None: fsspec asks its
+    own ways). One request, under the session's timeouts (fsspec's own asks twice)."""
+    kw = dict(fs.kwargs)
+    headers = dict(kw.pop("headers", None) or {})
+    headers["Accept-Encoding"] = "identity"
+    kw.setdefault("allow_redirects", True)
+    session = await fs.set_session()
+    async with session.head(fs.encode_url(url), headers=headers, **kw) as r:
+        if r.status == 404:
+            raise FileNotFoundError(url)
+        if r.status >= 400:
+            raise archive_error("remote", f"{url}: HTTP {r.status} {r.reason}")
+        encoding = r.headers.get("Content-Encoding", "identity")
+        if r.content_length is None or encoding not in ("", "identity"):
+            return None
+        return int(r.content_length)
+
+
+def _http_range(fs: Any, url: str, offset: int, n: int) -> bytes:
+    from fsspec.asyn import sync
+
+    return bytes(sync(fs.loop, _http_range_async, fs, url, offset, n))
+
+
+async def _http_range_async(fs: Any, url: str, offset: int, n: int) -> bytearray:
+    """Bytes `offset` to `offset + n` of `url`, taken a piece at a time: an answer that is not
+    that range, or runs past it, is refused with at most `n + 1` bytes held."""
+    kw = dict(fs.kwargs)
+    headers = dict(kw.pop("headers", None) or {})
+    headers["Range"] = f"bytes={offset}-{offset + n - 1}"
+    headers["Accept-Encoding"] = "identity"
+    session = await fs.set_session()
+    async with session.get(fs.encode_url(url), headers=headers, **kw) as r:
+        if r.status == 404:
+            raise FileNotFoundError(url)
+        if r.status >= 400:
+            r.close()
+            raise archive_error("remote", f"{url}: HTTP {r.status} {r.reason} for bytes {offset}-")
+        # A server without range support may answer a read of the whole file with all of it.
+        whole = r.status == 200 and offset == 0 and r.content_length == n
+        if r.status != 206 and not whole:
+            r.close()
+            raise archive_error(
+                "remote",
+                f"{url}: the server ignored the range asked for (HTTP {r.status}, not 206); "
+                "amber reads archives from servers that answer range requests",
+                offset=offset,
+            )
+        got = _content_range_start(r.headers.get("Content-Range"))
+        if r.status == 206 and got is not None and got != offset:
+            r.close()
+            raise archive_error(
+                "remote",
+                f"{url}: asked for bytes from {offset}, got bytes from {got}",
+                offset=offset,
+            )
+        declared = r.content_length
+        if declared is not None and declared != n:
+            r.close()
+            raise archive_error(
+                "remote",
+                f"{url}: asked for {n} bytes at byte {offset}, the server sends {declared}",
+                offset=offset,
+            )
+        out = bytearray()
+        while len(out) <= n:
+            piece = await r.content.read(min(_CHUNK, n + 1 - len(out)))
+            if not piece:
+                break
+            out += piece
+        if len(out) > n:
+            r.close()
+            raise archive_error(
+                "remote",
+                f"{url}: asked for {n} bytes at byte {offset}, the server sends more",
+                offset=offset,
+            )
+        return out
+
+
+def _content_range_start(value: str | None) -> int | None:
+    if not value:
+        return None
+    unit, _, rest = value.strip().partition(" ")
+    first = rest.partition("-")[0]
+    return int(first) if unit == "bytes" and first.isdigit() else -1
+
+
 def is_url(target: object) -> bool:
     return isinstance(target, str) and "://" in target and not target.startswith("file://")
+
+
+def local_path(target: str | os.PathLike[str]) -> str:
+    """A local path, from a path or a `file://` URL (`file:///abs/run.zip`)."""
+    path = os.fspath(target)
+    if isinstance(path, str) and path.startswith("file://"):
+        parsed = urllib.parse.urlparse(path)
+        if parsed.netloc not in ("", "localhost"):
+            raise ValueError(f"{path}: file URLs of other hosts are not read")
+        return urllib.request.url2pathname(parsed.path)
+    return path
+
+
+def explain(e: ArchiveError, source: Source) -> ArchiveError:
+    """An error met opening `source`, naming the file, and for a file that is not a zip, saying
+    what it looks like (an amber frame, a pickle, ...)."""
+    msg = str(e)
+    if getattr(e, "kind", None) == "not_zip":
+        looks = _looks_like(source)
+        if looks:
+            msg = f"{msg}; it looks like {looks}"
+    if source.name not in msg:
+        msg = f"{source.name}: {msg}"
+    err = archive_error(
+        getattr(e, "kind", None) or "malformed",
+        msg,
+        entry=getattr(e, "entry", None),
+        offset=getattr(e, "offset", None),
+    )
+    err.path = source.name
+    return err
+
+
+def _looks_like(source: Source) -> str | None:
+    """What the first bytes of a file that is not a zip say it is, if they say."""
+    try:
+        head = bytes(source.read(0, min(source.size, 16)))
+    except (ArchiveError, OSError):
+        return None
+    if not head:
+        return "an empty file"
+    if head[0] == 0xAB:
+        return "amber format (read it with amber.load or amber.loads)"
+    if head[0] == 0x80 and len(head) > 1 and 2 <= head[1] <= 5:
+        return "a pickle (amber does not unpickle)"
+    if head.startswith(b"\x93NUMPY"):
+        return "a .npy file (read it with numpy.load)"
+    if head.startswith(b"ARROW1"):
+        return "an Arrow IPC file (read it with pyarrow)"
+    if head.startswith(b"PAR1"):
+        return "a Parquet file (read it with pyarrow.parquet)"
+    if head.startswith(b"PK\x03\x04"):
+        return "the start of a zip whose end is missing (cut short?)"
+    if head.startswith(b"\x89HDF"):
+        return "an HDF5 file"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return "text"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Literal, cast
 
 from amber import _native
-from amber._native import ZipEntry
+from amber._native import ArchiveError, ZipEntry
 from amber.archive._errors import archive_error
 from amber.archive._source import Source
 
@@ -39,16 +39,20 @@ def read_directory(source: Source, max_ratio: float | None) -> dict[str, ZipEntr
 
 
 def read_entry(source: Source, entry: ZipEntry) -> memoryview:
-    """The bytes an entry stores (compressed or not), checked against its local header."""
+    """The bytes an entry stores (compressed or not), checked against its local header; its
+    data must end before the next entry's header (or the directory) starts."""
     name_len = len(entry.name.encode("utf-8"))
     want = min(
         30 + name_len + _EXTRA_GUESS + entry.compressed_size, source.size - entry.header_offset
     )
-    head = source.read(entry.header_offset, want)
-    need = _native.zip_local_need(bytes(head[:30]))
-    if need > len(head) - entry.compressed_size:
-        head = source.read(entry.header_offset, need + entry.compressed_size)
-    start = _native.zip_data_offset(bytes(head[:need]), entry) - entry.header_offset
+    try:
+        head = source.read(entry.header_offset, want)
+        need = _native.zip_local_need(bytes(head[:30]))
+        if need > len(head) - entry.compressed_size:
+            head = source.read(entry.header_offset, need + entry.compressed_size)
+        start = _native.zip_data_offset(bytes(head[:need]), entry) - entry.header_offset
+    except ArchiveError as e:
+        raise naming(e, entry.name, entry.header_offset) from None
     data = head[start : start + entry.compressed_size]
     if len(data) != entry.compressed_size:
         raise archive_error(
@@ -60,9 +64,27 @@ def read_entry(source: Source, entry: ZipEntry) -> memoryview:
     return data
 
 
-def unpack(entry: ZipEntry | Written, data: memoryview, shuffle: int = 0) -> Any:
+def naming(e: ArchiveError, name: str, offset: int | None = None) -> ArchiveError:
+    """`e` as it is, if it names an entry; else the same error naming entry `name` (and the
+    offset, if it has none): every error about one entry says which."""
+    if getattr(e, "entry", None) is not None:
+        return e
+    at = getattr(e, "offset", None)
+    err = archive_error(
+        getattr(e, "kind", None) or "malformed",
+        f"{e} (entry {name!r})",
+        entry=name,
+        offset=at if at is not None else offset,
+    )
+    err.__cause__ = e.__cause__
+    return err
+
+
+def unpack(entry: ZipEntry | Written, data: memoryview, shuffle: int = 0, crc: bool = False) -> Any:
     """An entry's content: a view of `data` when stored, else its decompressed bytes (the
-    CRC-32 and size checked either way), unshuffled when the manifest says it is shuffled."""
+    CRC-32 and size checked either way), unshuffled when the manifest says it is shuffled.
+    A stored entry's CRC-32 is checked when `crc` is true (entries with no other checksum):
+    a full pass over its data."""
     if entry.method == "stored":
         if entry.size != len(data):
             raise archive_error(
@@ -70,7 +92,18 @@ def unpack(entry: ZipEntry | Written, data: memoryview, shuffle: int = 0) -> Any
                 f"entry {entry.name!r} stores {len(data)} bytes, not {entry.size}",
                 entry=entry.name,
             )
+        if crc and _native.archive_crc32(data) != entry.crc32:
+            raise archive_error(
+                "checksum", f"entry {entry.name!r} fails its CRC-32", entry=entry.name
+            )
         return data
+    if entry.method not in ("deflate", "zstd"):
+        raise archive_error(
+            "unsupported",
+            f"entry {entry.name!r} uses zip compression {entry.method}, which amber does not "
+            "read (stored, deflate and zstd)",
+            entry=entry.name,
+        )
     return _native.archive_decompress(
         data, entry.method, entry.size, entry.crc32, entry.name, shuffle
     )
