@@ -659,8 +659,9 @@ def _to_pandas(table: Any, extras: dict[str, Any]) -> Any:
         }
     )
     raw = plain.to_pandas(split_blocks=True)
+    fast = not rebuild and nlevels == 0 and ncolumns > 0
     columns = []
-    for i in range(ncolumns):
+    for i in range(0 if fast else ncolumns):
         how = rebuild.get(i)
         column = table.column(i)
         if how is None:
@@ -728,8 +729,11 @@ def _to_pandas(table: Any, extras: dict[str, Any]) -> Any:
     names = extras.get("column_names")
     labels = labels.set_names(names if names is not None else [None] * labels.nlevels)
 
-    data = dict(enumerate(columns[:ndata]))
-    df = pd.DataFrame(data, copy=False) if data else pd.DataFrame(index=pd.RangeIndex(nrows))
+    if fast:
+        df = raw  # every column as pandas' metadata made it: the frame itself
+    else:
+        data = dict(enumerate(columns[:ndata]))
+        df = pd.DataFrame(data, copy=False) if data else pd.DataFrame(index=pd.RangeIndex(nrows))
     df.index = index
     df.columns = labels
     if "attrs" in extras:
