@@ -930,3 +930,19 @@ def test_object_columns_of_str_stay_arrow_strings() -> None:
     got = amber.loads(amber.dumps(df))
     assert got["none"][1] is None and isinstance(got["nan"][1], float) and got["both"][0] is None
     assert_same_pandas(got, df)
+
+
+def test_attrs_stay_out_of_pandas_metadata() -> None:
+    """attrs travel as amber values in the extras; pyarrow's JSON copy (which drops what JSON
+    cannot hold, with a warning) is not written."""
+    import warnings
+
+    from amber import _frames
+
+    df = pd.DataFrame({"a": [1.5]})
+    df.attrs = {"when": dt.date(2020, 1, 1), "n": decimal.Decimal("1.10")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        extras, table = _frames.to_table(df, _frames.PD_FRAME)
+    assert not table.schema.pandas_metadata.get("attributes")
+    assert extras is not None and extras["attrs"] == df.attrs

@@ -182,7 +182,7 @@ def _from_pandas_frame(
         names = [str(i) for i in range(df.shape[1])]
         level_names = [f"__index_level_{i}__" for i in range(len(levels))]
 
-    columns = [df.iloc[:, i] for i in range(df.shape[1])]
+    columns = [column for _, column in df.items()]
     where = [f"column {label!r}" for label in labels]
     columns += [pd.Series(level, copy=False) for level in levels]
     where += [f"index level {i}" for i in range(len(levels))]
@@ -194,7 +194,7 @@ def _from_pandas_frame(
     if rebuild:
         extras["rebuild"] = rebuild
     all_names = names + level_names
-    metadata = _pandas_metadata(pa, columns, all_names, index, level_names)
+    metadata = _pandas_metadata(pa, df, names, columns[df.shape[1] :], index, level_names)
     schema = pa.schema(
         [pa.field(n, a.type) for n, a in zip(all_names, arrays, strict=True)],
         metadata={b"pandas": json.dumps(metadata).encode()},
@@ -464,18 +464,18 @@ def _cell_value(cell: Any, interval: bool = True) -> Any:
 
 
 def _pandas_metadata(
-    pa: Any, columns: list[Any], names: list[str], index: Any, level_names: list[str]
+    pa: Any, df: Any, names: list[str], levels: list[Any], index: Any, level_names: list[str]
 ) -> dict[str, Any]:
     """pyarrow's `pandas` schema metadata for these columns (what other tools read to rebuild
-    dtypes and the index; amber's decoder uses its column dtypes only)."""
+    dtypes and the index; amber's decoder uses its column dtypes only), made from the frame's
+    first zero rows."""
     import pandas as pd
 
-    empty = pd.DataFrame(
-        {n: s.iloc[:0].reset_index(drop=True) for n, s in zip(names, columns, strict=True)}
-    )
-    for n, s in zip(names, columns, strict=True):
-        if _is_object(s.dtype):
-            empty[n] = empty[n].astype(object)
+    empty = df.iloc[:0].set_axis(names, axis=1)
+    empty.index = pd.RangeIndex(0)
+    empty.attrs = {}  # kept in the extras as amber values, not as pyarrow's JSON
+    for name, level in zip(level_names, levels, strict=True):
+        empty.insert(empty.shape[1], name, pd.Series(level.array[:0]))
     metadata: dict[str, Any] = pa.Schema.from_pandas(empty, preserve_index=False).pandas_metadata
     if level_names:
         metadata["index_columns"] = list(level_names)
@@ -484,11 +484,10 @@ def _pandas_metadata(
                 name = entry["field_name"]
                 entry["name"] = None if name.startswith("__index_level_") else name
     else:
-        name = index.name if type(index.name) is str else None
         metadata["index_columns"] = [
             {
                 "kind": "range",
-                "name": name,
+                "name": index.name if type(index.name) is str else None,
                 "start": index.start,
                 "stop": index.stop,
                 "step": index.step,
@@ -639,18 +638,17 @@ def _to_pandas(table: Any, extras: dict[str, Any]) -> Any:
     for entry in metadata.get("columns", ()) if isinstance(metadata, dict) else ():
         if isinstance(entry, dict) and isinstance(entry.get("field_name"), str):
             entries[entry["field_name"]] = entry
-    arrays, columns_meta = [], []
-    for i, field in enumerate(table.schema):
-        name = f"c{i}"
-        entry = entries.get(field.name)
-        if i in rebuild and rebuild[i] in (_CELLS, _ARROW, _OBJECT, [_OBJECT, "nan"]):
-            arrays.append(pa.nulls(table.num_rows))
+    arrays, columns_meta = list(table.columns), []
+    positions = [f"c{i}" for i in range(ncolumns)]
+    own = (_CELLS, _ARROW, _OBJECT, [_OBJECT, "nan"])
+    for i, field_name in enumerate(table.schema.names):
+        entry = entries.get(field_name)
+        if i in rebuild and rebuild[i] in own:
+            arrays[i] = pa.nulls(table.num_rows)  # read back by amber, not by pandas
             entry = {"pandas_type": "empty", "numpy_type": "object", "metadata": None}
-        else:
-            arrays.append(table.column(i))
         if entry is not None:
-            columns_meta.append({**entry, "name": name, "field_name": name})
-    plain = pa.Table.from_arrays(arrays, names=[f"c{i}" for i in range(ncolumns)])
+            columns_meta.append({**entry, "name": positions[i], "field_name": positions[i]})
+    plain = pa.Table.from_arrays(arrays, names=positions)
     plain = plain.replace_schema_metadata(
         {
             b"pandas": json.dumps(
