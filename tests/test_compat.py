@@ -472,6 +472,7 @@ def test_archive_of_a_newer_version_is_refused(name: str, tmp_path: Path) -> Non
             assert e.value.kind == "unsupported"
             assert e.value.entry == MANIFEST
             assert str(e.value) == (
+                f"{path if target is path else '<memory>'}: "
                 f"archive format version {newer}: this amber reads version {newest}; upgrade it"
             )
 

@@ -752,7 +752,12 @@ def archive_v2_steps() -> Steps:
         ("put", "zstd/config", {"lr": 0.1, "tags": frozenset({"a", "b"})}, {"compression": "zstd"}),
         ("put", "zstd/with_buffer", {"w": np.arange(8192, dtype="<f8")}, {"compression": "zstd"}),
         ("put", "zstd/structured", np.zeros(4, "<i4,<f8"), {"compression": "zstd"}),
-        ("put", "deflate/i4", np.arange(256, dtype="<i4"), {"compression": "deflate"}),
+        (
+            "put",
+            "deflate/i4",
+            np.arange(256, dtype="<i4"),
+            {"compression": "deflate", "shuffle": True},  # deflate shuffles only when asked
+        ),
         (
             "put",
             "deflate/u2_unshuffled",
@@ -807,7 +812,7 @@ def archive_v2_steps() -> Steps:
     append = [
         ("put", "appended/array", np.arange(100, dtype="<f4"), {"compression": "zstd"}),
         ("put", "appended/table", pl.DataFrame({"k": ["a", "b"]}), {}),
-        ("put", "replaced", np.arange(4, dtype="<i8"), {"compression": "deflate"}),
+        ("put", "replaced", np.arange(4, dtype="<i8"), {"compression": "deflate", "shuffle": True}),
     ]
     return [("w", first), ("a", append)]
 
