@@ -497,7 +497,7 @@ class Archive(MutableMapping[str, Any]):
                 # The append is complete: a failure here leaves it as it is.
                 tmp = _compacted(self._real, self._durable)
                 _files.adopt_mode(tmp, self._real)
-                _files.replace(tmp, self._real)
+                _files.replace(tmp, self._real, self._forget_lock())
                 if self._durable:
                     _files.fsync_dir(self._real)
         finally:
@@ -554,7 +554,7 @@ class Archive(MutableMapping[str, Any]):
             else:  # a read-only archive, which "w" replaces: its journal goes with it
                 _journal.remove(self._real, self._durable)
         _files.adopt_mode(tmp, self._real)
-        _files.replace(tmp, self._real)
+        _files.replace(tmp, self._real, self._forget_lock())
 
     def _abort(self) -> None:
         """Undo this session's writes, leaving the archive as it was, and release it."""
@@ -587,6 +587,15 @@ class Archive(MutableMapping[str, Any]):
         if self._lock is not None:
             lock, self._lock = self._lock, None
             lock.release()
+
+    def _forget_lock(self) -> int | None:
+        """The lock's descriptor, for `_files.replace` to close once the archive it locked is
+        replaced (closing the last reference to a large file frees its blocks: not on this
+        thread)."""
+        if self._lock is None:
+            return None
+        lock, self._lock = self._lock, None
+        return lock.forget()
 
     def __enter__(self) -> Archive:
         return self

@@ -50,11 +50,13 @@ def link_new(tmp: str, path: str) -> None:
         os.unlink(tmp)
 
 
-def replace(tmp: str, path: str) -> None:
+def replace(tmp: str, path: str, old_fd: int | None = None) -> None:
     """Put the file `tmp` in place of `path` in one rename, and free the old file's blocks on
     a thread of their own: with an extra link kept to it, the rename only swaps names, and the
     file system's work of releasing a large file (tens of milliseconds per 100 MB on ext4)
-    happens while the caller goes on. Without hard links, the rename does it all."""
+    happens while the caller goes on. Without hard links, the rename does it all. `old_fd`, a
+    descriptor of the old file (the writer's lock), is closed on that thread too, after the
+    link: whichever goes last frees the file."""
     old = tmp + ".old"
     try:
         os.link(path, old)
@@ -64,12 +66,21 @@ def replace(tmp: str, path: str) -> None:
         os.replace(tmp, path)
     except BaseException:
         if old:
-            with contextlib.suppress(OSError):
-                os.unlink(old)
+            unlink_quietly(old)
+        if old_fd is not None:
+            os.close(old_fd)
         raise
-    if old:
+    if old or old_fd is not None:
         # Not a daemon: the interpreter waits for it at exit, so the link never outlives it.
-        threading.Thread(target=unlink_quietly, args=(old,), name="amber-free-old").start()
+        threading.Thread(target=_free, args=(old, old_fd), name="amber-free-old").start()
+
+
+def _free(old: str, old_fd: int | None) -> None:
+    if old:
+        unlink_quietly(old)
+    if old_fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(old_fd)
 
 
 def unlink_quietly(path: str) -> None:

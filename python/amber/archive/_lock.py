@@ -12,7 +12,6 @@ describes (see `_journal`).
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import sys
@@ -41,11 +40,15 @@ class Locked:
         self.id = (st.st_dev, st.st_ino)
 
     def release(self) -> None:
+        os.close(self.forget())  # closing the file releases its lock
+
+    def forget(self) -> int:
+        """Stop counting this file as held by this process, and give its descriptor to the
+        caller, whose closing it releases the lock (a replaced archive's, on the thread that
+        frees the old file)."""
         with _held_lock:
             _held.discard(self.id)
-        with contextlib.suppress(OSError):
-            _unlock(self.fd)
-        os.close(self.fd)
+        return self.fd
 
 
 def acquire(path: str, timeout: float | None) -> Locked | None:
@@ -136,15 +139,3 @@ def _try_lock(fd: int, path: str) -> bool:
             )
             return True
         raise
-
-
-def _unlock(fd: int) -> None:
-    if sys.platform == "win32":  # pragma: no cover - tested on Windows only
-        import msvcrt
-
-        os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-    else:
-        import fcntl
-
-        fcntl.flock(fd, fcntl.LOCK_UN)

@@ -22,6 +22,9 @@ from amber.archive._errors import archive_error
 # Seconds a remote read waits to connect, and then for each next piece of the answer, unless
 # `Archive(url, timeout=...)` or the storage options say otherwise.
 DEFAULT_TIMEOUT = 10.0
+# The last bytes of a local archive (its end records, directory and manifest) that tell an
+# append, which leaves them as they are, from a rewrite.
+_TAIL = 4096
 # Pieces a bounded HTTP read takes from the connection at a time.
 _CHUNK = 1 << 20
 
@@ -63,10 +66,12 @@ class MappedFile(MemorySource):
     last view of it does.
 
     A mapped file that another program cuts short kills the process that touches the lost pages
-    (SIGBUS), so the file stays open and every read first checks that it still has the size and
-    modification time it had at open (a file that grew, as amber's own appends make it, is
-    still what was opened up to where this source reads). A file replaced by a rename (as amber's
-    `"w"` does) is not a change: the map keeps the file that was opened."""
+    (SIGBUS), so the file stays open and every read first checks that it is still at least as
+    long as this source reads, and, once its modification time has changed, that its last bytes
+    up to there are still the ones it had at open (appends, amber's own included, write only
+    after them; a program that wrote the file over almost surely changed them). A file replaced
+    by a rename (as amber's `"w"` does) is not a change: the map keeps the file that was
+    opened."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         # Not closed with the `with`: closed by `close()`, fstat-ed before each read.
@@ -81,11 +86,13 @@ class MappedFile(MemorySource):
             raise
         self._stat = (st.st_size, st.st_mtime_ns)
         super().__init__(mapped, os.fspath(path))
+        self._tail = bytes(self._view[-_TAIL:])
 
     def limit(self, size: int) -> None:
         """Read the file as if it ended at `size` (an append that did not finish)."""
         self.size = min(self.size, size)
         self._view = self._view[: self.size]
+        self._tail = bytes(self._view[-_TAIL:])
 
     def check(self) -> None:
         """Raise `ArchiveError` (kind `changed`) if the file was cut or rewritten in place since
@@ -100,14 +107,15 @@ class MappedFile(MemorySource):
                 f"{self.name} changed on disk while open: it has {st.st_size} bytes, "
                 f"amber read it with {size}; open it again",
             )
-        # An append writes only past the archive's end (and past this view, which may stop
-        # short of the file's end at an unfinished append): a file no longer than this view
-        # whose time changed was written over.
-        if st.st_size == self.size and st.st_mtime_ns != mtime:
-            raise archive_error(
-                "changed",
-                f"{self.name} was rewritten in place while open; open it again",
-            )
+        # A write changes the time before the size (even one that appends): a changed time
+        # alone says the file may have been written over, which its last bytes tell.
+        if st.st_mtime_ns != mtime and self._tail:
+            now = os.pread(self._file.fileno(), len(self._tail), self.size - len(self._tail))
+            if now != self._tail:
+                raise archive_error(
+                    "changed",
+                    f"{self.name} was rewritten in place while open; open it again",
+                )
 
     def read(self, offset: int, n: int) -> memoryview:
         self.check()
