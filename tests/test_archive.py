@@ -64,6 +64,31 @@ def test_values_round_trip_exactly(tmp_path: Path) -> None:
             a["nope"]
 
 
+@pytest.mark.parametrize(
+    ("values", "version"),
+    [
+        ({"config": {"a": 1}, "w": np.arange(4.0)}, 1),
+        ({"pl": pl.DataFrame({"x": [1]}), "pa": pa.table({"x": [1]})}, 1),
+        ({"s": pd.Series([1.5])}, 3),
+        ({"df": pd.DataFrame({"x": [1]})}, 3),
+    ],
+)
+def test_archives_take_the_oldest_version_that_holds_them(
+    tmp_path: Path, values: dict[str, Any], version: int
+) -> None:
+    path = tmp_path / "a.zip"
+    write(path, values)
+    with zipfile.ZipFile(path) as z:
+        manifest = json.loads(z.read(".amber/manifest.json"))
+    assert manifest["amber_archive"] == version
+    for key, info in manifest["keys"].items():
+        assert info.get("described", False) is (type(values[key]).__module__.startswith("pandas"))
+    with amber.Archive(path, "w", compression="zstd") as a:  # a shuffled entry: version 2
+        a["w"] = np.arange(1000.0)
+    with zipfile.ZipFile(path) as z:
+        assert json.loads(z.read(".amber/manifest.json"))["amber_archive"] == 2
+
+
 def test_the_file_is_a_standard_zip_with_a_readable_manifest(tmp_path: Path) -> None:
     path = tmp_path / "a.zip"
     write(path, {**VALUES, "w": np.arange(6.0).reshape(2, 3), "df": pd.DataFrame({"x": [1]})})
@@ -72,9 +97,11 @@ def test_the_file_is_a_standard_zip_with_a_readable_manifest(tmp_path: Path) -> 
         names = z.namelist()
         manifest = json.loads(z.read(".amber/manifest.json"))
     assert {"config.amber", "w.npy", "df.arrow", ".amber/manifest.json"} <= set(names)
-    assert manifest["amber_archive"] == 1
+    # Version 3: the pandas frame is described by its extras, which amber before 0.2 misreads.
+    assert manifest["amber_archive"] == 3
     assert manifest["keys"]["w"]["encoding"] == "npy" and manifest["keys"]["w"]["shape"] == [2, 3]
     assert manifest["keys"]["df"]["type"] == "pandas.DataFrame"
+    assert manifest["keys"]["df"]["described"] is True
     with zipfile.ZipFile(path) as z, z.open("w.npy") as f:
         assert np.array_equal(np.lib.format.read_array(f), np.arange(6.0).reshape(2, 3))
 
@@ -215,9 +242,9 @@ def test_compressed_numbers_are_byte_shuffled_by_their_width(tmp_path: Path) -> 
             assert s.getinfo(name).compress_size < p.getinfo(name).compress_size * 0.95, name
     with zipfile.ZipFile(tmp_path / "s.zip") as z:
         manifest = json.loads(z.read(".amber/manifest.json"))
-    assert manifest["amber_archive"] == 2
-    with zipfile.ZipFile(tmp_path / "p.zip") as z:
-        assert json.loads(z.read(".amber/manifest.json"))["amber_archive"] == 1
+    assert manifest["amber_archive"] == 3  # shuffled entries (2) and a described frame (3)
+    with zipfile.ZipFile(tmp_path / "p.zip") as z:  # nothing shuffled; frames described
+        assert json.loads(z.read(".amber/manifest.json"))["amber_archive"] == 3
     # Shuffled entries are still zip entries whose CRC-32s check out, and appends keep them.
     write(tmp_path / "d.zip", {"i8": values["i8"]}, compression="deflate")
     with zipfile.ZipFile(tmp_path / "d.zip") as z:
@@ -692,7 +719,7 @@ def manifest(keys: dict[str, Any], entries: dict[str, Any], version: int = 1) ->
     ("entries", "kind"),
     [
         ([(".amber/manifest.json", b"{not json")], "malformed"),
-        ([(".amber/manifest.json", manifest({}, {}, version=3))], "unsupported"),
+        ([(".amber/manifest.json", manifest({}, {}, version=4))], "unsupported"),
         (
             [
                 (

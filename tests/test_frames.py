@@ -362,6 +362,40 @@ def test_arrow_item_layout_matches_the_spec() -> None:
     assert oob[8:] == b"\xd8\x00\xa8\x02\x00" and bytes(buffers[0].raw()) == stream
 
 
+def _arrow_flags(value: Any) -> tuple[bytes, int]:
+    """A frame of `value` (a table) with its stream out of band, which then ends with the
+    ARROW item's flags and buffer index 0; and the offset of those flags."""
+    frame = amber.dumps(value, buffer_callback=lambda b: None, oob_threshold=1)
+    assert frame[-1] == 0 and frame[-2] & 0x02
+    return frame, len(frame) - 2
+
+
+@pytest.mark.parametrize(
+    ("value", "flags"),
+    [
+        (pd.DataFrame({"x": [1.5]}), 0x04),
+        (pd.Series(["a"], index=[3]), 0x04),
+        (pa.table({"x": [1]}), 0x00),
+        (pa.record_batch({"x": [1]}), 0x00),
+        (pl.DataFrame({"x": [1]}), 0x00),
+        (pl.Series("s", [1]), 0x00),
+    ],
+)
+def test_pandas_tables_described_by_their_extras_are_flagged(value: Any, flags: int) -> None:
+    """A pandas table is written by §6.14's rules, which an amber that predates them would
+    misread: flag 0x04 says so, and such an amber refuses the flag. Other kinds do not set it,
+    and a decoder refuses it on them."""
+    frame, at = _arrow_flags(value)
+    assert frame[at] == 0x02 | flags
+    if flags:
+        return
+    bad = bytearray(frame)
+    bad[at] |= 0x04
+    with pytest.raises(amber.DecodeError, match="reserved") as e:
+        amber.loads(bytes(bad), buffers=[b""])
+    assert e.value.kind == "unsupported" and e.value.offset == at
+
+
 def test_hand_made_tables_are_checked() -> None:
     def frame(body: bytes) -> bytes:
         return b"\xab\x01\x00\x00" + len(body).to_bytes(4, "little") + body

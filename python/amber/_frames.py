@@ -80,8 +80,10 @@ def _pyarrow() -> Any:
     return pyarrow
 
 
-def to_arrow(obj: Any, kind: int) -> tuple[dict[str, Any] | None, Any]:
-    """(extras, stream): what Arrow does not keep, and the Arrow IPC stream as a buffer."""
+def to_arrow(obj: Any, kind: int) -> tuple[dict[str, Any] | None, Any, bool]:
+    """(extras, stream, described): what Arrow does not keep, the Arrow IPC stream as a buffer,
+    and whether the extras describe the frame by §6.14's rules (the item's ARROW_DESCRIBED flag,
+    which readers that do not know the rules refuse)."""
     pa = _pyarrow()
     extras, table = to_table(obj, kind)
     sink = pa.BufferOutputStream()
@@ -90,7 +92,13 @@ def to_arrow(obj: Any, kind: int) -> tuple[dict[str, Any] | None, Any]:
             writer.write_batch(table)
         else:
             write_table(writer, table)
-    return extras, sink.getvalue()
+    return extras, sink.getvalue(), described(extras)
+
+
+def described(extras: dict[str, Any] | None) -> bool:
+    """Whether a table's extras describe a pandas frame by §6.14's rules (its index, labels and
+    columns), which an amber that predates them would misread."""
+    return extras is not None and "index" in extras
 
 
 def write_table(writer: Any, table: Any) -> None:

@@ -339,18 +339,19 @@ fn object_state_registers_after_its_base_and_before_its_state() {
 
 #[test]
 fn arrow_items_are_framed_like_arrays() {
-    // ARROW kind 2, extras None, in band: the stream starts 8-aligned.
+    // ARROW kind 2, extras None, described, in band: the stream starts
+    // 8-aligned.
     let stream = b"not really arrow, but the walker does not look inside";
     let mut out = w::Out::new();
     let start = w::begin_frame(&mut out);
     w::write_list_header(&mut out, 2);
     w::write_arrow_header(&mut out, f::ARROW_PD_FRAME);
     w::write_none(&mut out);
-    w::write_arrow_flags(&mut out, None);
+    w::write_arrow_flags(&mut out, None, true);
     w::write_ndarray_data(&mut out, start, stream);
     w::write_arrow_header(&mut out, f::ARROW_PA_TABLE);
     w::write_none(&mut out);
-    w::write_arrow_flags(&mut out, Some(3));
+    w::write_arrow_flags(&mut out, Some(3), false);
     w::finish_frame(&mut out, start);
     let data = out.as_slice().to_vec();
     let at = data
@@ -364,13 +365,20 @@ fn arrow_items_are_framed_like_arrays() {
         let err = validate(&data[..n], Limits::default()).expect_err("truncated");
         assert_eq!(err.kind(), Some(ErrorKind::Truncated));
     }
+    // The first item, a pandas frame, is described (flag 0x04).
+    assert_eq!(data[12], f::ARROW_DESCRIBED);
     // A reserved kind and a reserved flag are refused where they stand, as
-    // a later amber's (spec §12).
-    for (i, v) in [(10, f::ARROW_KINDS), (12, 0x04)] {
+    // a later amber's (spec §12); so is "described" on a kind other than
+    // pandas' (kind 0 with flags 0x04).
+    for (at, i, v) in [
+        (10, 10, f::ARROW_KINDS),
+        (12, 12, 0x08),
+        (12, 10, f::ARROW_PA_TABLE),
+    ] {
         let mut bad = data.clone();
         bad[i] = v;
         let err = validate(&bad, Limits::default()).expect_err("refused");
-        assert_eq!((err.offset, err.kind()), (i, Some(ErrorKind::Unsupported)));
+        assert_eq!((err.offset, err.kind()), (at, Some(ErrorKind::Unsupported)));
     }
 }
 

@@ -269,6 +269,10 @@ def _table_entry(value: Any, info: dict[str, Any], name: str, encoding: str) -> 
     # A frame of no columns has rows; an Arrow table of no columns has none.
     rows = table.num_rows if kind in (_frames.PA_TABLE, _frames.PA_BATCH) else len(value)
     info.update(kind=kind, rows=rows, columns=columns)
+    if _frames.described(extras):
+        # Its extras describe the frame by rules an amber before them would misread: the
+        # manifest says so, and its version keeps such readers out (docs/spec/archive.md).
+        info["described"] = True
     if encoding == "arrow":
         # Measured first (a mock stream only counts), then streamed to the file.
         def write(sink: Any) -> None:

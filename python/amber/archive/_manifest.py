@@ -20,9 +20,10 @@ from amber._native import ArchiveError
 from amber.archive._errors import archive_error
 
 NAME = ".amber/manifest.json"
-# Version 2 adds byte-shuffled entries; an archive without them is written as version 1, which
-# every reader of amber archives reads.
-VERSION = 2
+# Version 2 adds byte-shuffled entries, version 3 pandas frames described by their extras
+# (`"described": true`); an archive is written at the oldest version that holds it, so one
+# without either is version 1, which every reader of amber archives reads.
+VERSION = 3
 SHUFFLE_WIDTHS = (2, 4, 8, 16)  # the core's `archive::data::SHUFFLE_WIDTHS`
 ENCODINGS = ("amber", "json", "npy", "arrow", "parquet")
 METHODS = ("stored", "deflate", "zstd")
@@ -34,7 +35,14 @@ def malformed(msg: str, entry: str | None = NAME) -> ArchiveError:
 
 
 def dump(keys: dict[str, dict[str, Any]], entries: dict[str, dict[str, Any]]) -> bytes:
-    version = 2 if any("shuffle" in e for e in entries.values()) else 1
+    """The manifest, at the oldest version that holds what it lists: 3 when a key holds a
+    pandas frame its extras describe, 2 when an entry is shuffled, else 1."""
+    if any(k.get("described") for k in keys.values()):
+        version = 3
+    elif any("shuffle" in e for e in entries.values()):
+        version = 2
+    else:
+        version = 1
     doc = {"amber_archive": version, "keys": keys, "entries": entries}
     return json.dumps(doc, indent=1, ensure_ascii=False).encode("utf-8") + b"\n"
 

@@ -108,7 +108,8 @@ pub const SHAPED: u8 = 0xD6;
 /// is registered after its base and before its state in identity mode.
 pub const OBJECT_STATE: u8 = 0xD7;
 /// A table as an Arrow IPC stream: the table's kind (one of `ARROW_*`), an
-/// extras item, flags (`ND_OOB` only), then a data part as NDARRAY's.
+/// extras item, flags (`ND_OOB`, `ARROW_DESCRIBED`), then a data part as
+/// NDARRAY's.
 pub const ARROW: u8 = 0xD8;
 // 0xD9..=0xDF are reserved: a decoder rejects them.
 
@@ -121,6 +122,10 @@ pub const ARROW_PL_FRAME: u8 = 4;
 pub const ARROW_PL_SERIES: u8 = 5;
 /// Kinds from this one on are unknown.
 pub const ARROW_KINDS: u8 = 6;
+/// ARROW flag: a pandas table (kinds 2 and 3) whose extras describe its
+/// index, labels and columns (spec §6.14's rules); a reader that does not
+/// know them would misread it, so it must refuse the flag.
+pub const ARROW_DESCRIBED: u8 = 0x04;
 /// UUID safety codes 0-2 (`uuid.SafeUUID`'s unknown, safe, unsafe); 3-255
 /// are reserved.
 pub const UUID_SAFETY_CODES: u8 = 3;

@@ -510,15 +510,16 @@ pub fn write_arrow_header(out: &mut Out, kind: u8) {
     out.extend(&[f::ARROW, kind]);
 }
 
-/// An ARROW item's flags, and its buffer index when the stream travels out
-/// of band.
-pub fn write_arrow_flags(out: &mut Out, oob: Option<usize>) {
+/// An ARROW item's flags (`described`: `ARROW_DESCRIBED`), and its buffer
+/// index when the stream travels out of band.
+pub fn write_arrow_flags(out: &mut Out, oob: Option<usize>, described: bool) {
+    let described = if described { f::ARROW_DESCRIBED } else { 0 };
     match oob {
         Some(i) => {
-            out.push(f::ND_OOB);
+            out.push(f::ND_OOB | described);
             out.varint(i as u64);
         }
-        None => out.push(0),
+        None => out.push(described),
     }
 }
 

@@ -264,7 +264,9 @@ impl<'a, B: Build> Walker<'a, '_, B> {
         let extras = self.item()?;
         let flags_at = self.r.pos();
         let flags = self.r.u8("table flags")?;
-        if flags & !f::ND_OOB != 0 {
+        let pandas = kind == f::ARROW_PD_FRAME || kind == f::ARROW_PD_SERIES;
+        let known = f::ND_OOB | if pandas { f::ARROW_DESCRIBED } else { 0 };
+        if flags & !known != 0 {
             return Err(DecodeError::reserved(
                 flags_at,
                 format_args!("table flags 0x{flags:02x}"),

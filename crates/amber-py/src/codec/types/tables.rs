@@ -24,14 +24,15 @@ impl<'py> Encoder<'py> {
     pub(crate) fn table(&mut self, obj: &Bound<'py, PyAny>, kind: u8) -> R {
         self.aligned_data_here()?;
         let py = self.py;
-        let (extras, stream): (Bound<'py, PyAny>, Bound<'py, PyAny>) = typeref::frames(py)
-            .and_then(|m| m.getattr(intern!(py, "to_arrow")))
-            .and_then(|f| f.call1((obj, kind)))
-            .and_then(|r| r.extract())
-            // What Arrow cannot hold (mixed-type object columns, complex
-            // numbers, duplicate column names), or no pyarrow: the value
-            // cannot travel as a table.
-            .or_fail_as(EncodeKind::Unsupported)?;
+        let (extras, stream, described): (Bound<'py, PyAny>, Bound<'py, PyAny>, bool) =
+            typeref::frames(py)
+                .and_then(|m| m.getattr(intern!(py, "to_arrow")))
+                .and_then(|f| f.call1((obj, kind)))
+                .and_then(|r| r.extract())
+                // What Arrow cannot hold (mixed-type object columns, complex
+                // numbers, duplicate column names), or no pyarrow: the value
+                // cannot travel as a table.
+                .or_fail_as(EncodeKind::Unsupported)?;
         w::write_arrow_header(&mut self.out, kind);
         // SAFETY: `extras` is held by its Bound while it is written.
         unsafe { self.item(extras.as_ptr()) }?;
@@ -42,7 +43,7 @@ impl<'py> Encoder<'py> {
         } else {
             None
         };
-        w::write_arrow_flags(&mut self.out, oob);
+        w::write_arrow_flags(&mut self.out, oob, described);
         if oob.is_none() {
             w::write_ndarray_data(&mut self.out, self.frame_start, view.bytes());
         }
