@@ -130,9 +130,10 @@ class Archive(MutableMapping[str, Any]):
             self._open_read(RemoteFile(str(target), storage_options, timeout))
         else:
             self._path = local_path(target)
-            # The file itself, through any symlinks: every mode reads, locks, journals and
-            # replaces the file the link leads to, and leaves the link in place.
-            self._real = os.path.realpath(self._path)
+            # The file itself, through a symlink: every mode reads, locks, journals and
+            # replaces the file the link leads to, and leaves the link in place. (Links among
+            # the folders above it lead to the same folder, and so to the same journal.)
+            self._real = _files.target(self._path)
             {
                 "r": self._open_local_read,
                 "w": self._open_new,
@@ -145,7 +146,9 @@ class Archive(MutableMapping[str, Any]):
     # --- opening -------------------------------------------------------------------------
 
     def _open_local_read(self) -> None:
-        self._open_read(_committed(self._real))
+        source = _committed(self._real)
+        self._open_read(source)
+        source.watch = True
 
     def _open_read(self, source: Source) -> None:
         self._source = source
@@ -225,7 +228,9 @@ class Archive(MutableMapping[str, Any]):
                 raise PermissionError(f"{self._path}: permission denied (appending writes to it)")
             fd = self._lock.fd
             _journal.clear(self._real, fd, self._durable)
-            self._open_read(MappedFile(self._real))
+            source = MappedFile(self._real)
+            self._open_read(source)
+            source.watch = True
             assert self._source is not None
             end = self._append_end = self._source.size
             _journal.write(self._real, fd, self._durable)
@@ -666,10 +671,9 @@ def _committed(path: str) -> MappedFile:
     taken again) rather than read half done."""
     for attempt in range(_OPEN_TRIES):
         before = _journal.peek(path)
-        st = os.stat(path)
         source = MappedFile(path)
         after = _journal.peek(path)
-        now = os.stat(path)
+        st, now = source.opened, os.stat(path)
         same = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (
             now.st_dev,
             now.st_ino,

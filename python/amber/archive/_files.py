@@ -12,6 +12,11 @@ TEMP_PREFIX = ".amber-"
 TEMP_SUFFIX = ".tmp"
 
 
+def target(path: str) -> str:
+    """The file `path` names: itself, or where a symlink there leads (through any chain)."""
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
 def create_temp(path: str) -> tuple[int, str]:
     """A new empty file next to `path`, open for reading and writing: `(fd, its path)`. Its
     permissions are the ones `open(path, "w")` would give a new file (0o666 less the umask and

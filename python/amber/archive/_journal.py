@@ -107,10 +107,13 @@ def write(archive: str, fd: int, durable: bool) -> bytes:
 def peek(archive: str) -> bytes | None:
     """The journal's bytes as they are now, or None if there is none."""
     try:
-        with open(path_of(archive), "rb") as f:
-            return f.read(512)
+        fd = os.open(path_of(archive), os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         return None
+    try:
+        return os.read(fd, 512)
+    finally:
+        os.close(fd)
 
 
 def read(archive: str, fd: int | None) -> Journal:

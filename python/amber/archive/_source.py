@@ -85,6 +85,10 @@ class MappedFile(MemorySource):
             self._file.close()
             raise
         self._stat = (st.st_size, st.st_mtime_ns)
+        self.opened = st  # what the file was when it was mapped
+        # Reads check the file first once the archive is open (its own reads at open follow
+        # the map within microseconds).
+        self.watch = False
         super().__init__(mapped, os.fspath(path))
         self._tail = bytes(self._view[-_TAIL:])
 
@@ -118,7 +122,8 @@ class MappedFile(MemorySource):
                 )
 
     def read(self, offset: int, n: int) -> memoryview:
-        self.check()
+        if self.watch:
+            self.check()
         return super().read(offset, n)
 
     def close(self) -> None:
