@@ -74,15 +74,13 @@ class MappedFile(MemorySource):
     opened."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        # Not closed with the `with`: closed by `close()`, fstat-ed before each read.
-        self._file = open(path, "rb")  # noqa: SIM115
+        # Kept open until `close()`, and fstat-ed before each read once the archive is open.
+        self._fd: int | None = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
-            st = os.fstat(self._file.fileno())
-            mapped = (
-                mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if st.st_size else b""
-            )
+            st = os.fstat(self._fd)
+            mapped = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) if st.st_size else b""
         except BaseException:
-            self._file.close()
+            os.close(self._fd)
             raise
         self._stat = (st.st_size, st.st_mtime_ns)
         self.opened = st  # what the file was when it was mapped
@@ -101,9 +99,9 @@ class MappedFile(MemorySource):
     def check(self) -> None:
         """Raise `ArchiveError` (kind `changed`) if the file was cut or rewritten in place since
         it was opened."""
-        if self._file.closed:
+        if self._fd is None:
             return
-        st = os.fstat(self._file.fileno())
+        st = os.fstat(self._fd)
         size, mtime = self._stat
         if st.st_size < self.size:
             raise archive_error(
@@ -114,7 +112,7 @@ class MappedFile(MemorySource):
         # A write changes the time before the size (even one that appends): a changed time
         # alone says the file may have been written over, which its last bytes tell.
         if st.st_mtime_ns != mtime and self._tail:
-            now = os.pread(self._file.fileno(), len(self._tail), self.size - len(self._tail))
+            now = os.pread(self._fd, len(self._tail), self.size - len(self._tail))
             if now != self._tail:
                 raise archive_error(
                     "changed",
@@ -129,7 +127,9 @@ class MappedFile(MemorySource):
     def close(self) -> None:
         # Views handed out keep the map alive; this one goes.
         self._view.release()
-        self._file.close()
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
 
 
 class RemoteFile:
