@@ -181,6 +181,9 @@ class Hostile(http.server.BaseHTTPRequestHandler):
             return
         self.send_response(200)
         self.send_header("Content-Length", str(self.size))
+        # What an S3 client wants to see of an object (an HTTP client ignores them).
+        self.send_header("ETag", '"0"')
+        self.send_header("Last-Modified", "Fri, 27 Nov 2026 00:00:00 GMT")
         self.end_headers()
 
     def _chunks(self, chunk: bytes, count: int, last: bool = True) -> None:
@@ -252,7 +255,10 @@ def hostile(tmp_path: Path) -> Iterator[Any]:
         a["w"] = np.arange(1000.0)
     data = path.read_bytes()
 
-    def start(behaviour: str) -> tuple[str, list[int]]:
+    def start(behaviour: str, protocol: str = "http") -> tuple[str, list[int]]:
+        """The archive's URL on a server that behaves so, and its count of body bytes sent;
+        for `protocol` "s3", the same server reached as an S3 endpoint (path-style,
+        anonymous): `s3://bucket/a.zip`, its options in `options[url]`."""
         sent = [0]
         handler = type(
             "H", (Hostile,), {"behaviour": behaviour, "size": len(data), "data": data, "sent": sent}
@@ -261,14 +267,26 @@ def hostile(tmp_path: Path) -> Iterator[Any]:
         server.daemon_threads = True
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/a.zip", sent
+        endpoint = f"http://127.0.0.1:{server.server_address[1]}"
+        if protocol == "s3":
+            pytest.importorskip("s3fs")
+            url = f"s3://bucket{len(servers)}/a.zip"
+            start.options[url] = {  # type: ignore[attr-defined]
+                "anon": True,
+                "client_kwargs": {"endpoint_url": endpoint, "region_name": "us-east-1"},
+                "config_kwargs": {"retries": {"max_attempts": 1}},
+            }
+            return url, sent
+        return f"{endpoint}/a.zip", sent
 
+    start.options = {}  # type: ignore[attr-defined]
     yield start
     for server in servers:
         server.shutdown()
         server.server_close()
 
 
+@pytest.mark.parametrize("protocol", ["http", "s3"])
 @pytest.mark.parametrize(
     "behaviour",
     [
@@ -282,11 +300,11 @@ def hostile(tmp_path: Path) -> Iterator[Any]:
     ],
 )
 def test_a_server_that_sends_other_bytes_gets_an_archive_error(
-    hostile: Any, behaviour: str
+    hostile: Any, behaviour: str, protocol: str
 ) -> None:
-    url, sent = hostile(behaviour)
+    url, sent = hostile(behaviour, protocol)
     with pytest.raises(ArchiveError) as e:
-        Archive(url)
+        Archive(url, storage_options=hostile.options.get(url))
     assert e.value.kind in ("remote", "truncated"), e.value
     assert url in str(e.value)
     # What the client took in is bounded by what it asked for (about 65 kB); the server's count
@@ -294,9 +312,10 @@ def test_a_server_that_sends_other_bytes_gets_an_archive_error(
     assert sent[0] < 16 << 20
 
 
-def test_an_honest_range_server_reads_back(hostile: Any) -> None:
-    url, _ = hostile("honest")
-    with Archive(url) as a:
+@pytest.mark.parametrize("protocol", ["http", "s3"])
+def test_an_honest_range_server_reads_back(hostile: Any, protocol: str) -> None:
+    url, _ = hostile("honest", protocol)
+    with Archive(url, storage_options=hostile.options.get(url)) as a:
         assert a["config"] == {"lr": 0.1}
         assert np.array_equal(a["w"], np.arange(1000.0))
 

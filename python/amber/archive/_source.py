@@ -156,6 +156,7 @@ class RemoteFile:
         options = _with_timeout(url, dict(storage_options or {}), timeout)
         self._fs, self._path = fsspec.core.url_to_fs(url, **options)
         self._http = _is_http(self._fs)
+        self._s3 = _is_s3(self._fs)
         if self._http:
             size = self._call(lambda: _http_size(self._fs, self._path), "asking for its size")
         else:
@@ -172,6 +173,8 @@ class RemoteFile:
         self.requests += 1
         if self._http:
             data = self._call(lambda: _http_range(self._fs, self._path, offset, n), "reading")
+        elif self._s3:
+            data = self._call(lambda: _s3_range(self._fs, self._path, offset, n), "reading")
         else:
             data = self._call(
                 lambda: self._fs.cat_file(self._path, start=offset, end=offset + n), "reading"
@@ -207,6 +210,11 @@ class RemoteFile:
 def _is_http(fs: Any) -> bool:
     protocol = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
     return any(p in ("http", "https") for p in protocol) and hasattr(fs, "set_session")
+
+
+def _is_s3(fs: Any) -> bool:
+    """s3fs's file system, whose client amber asks for ranges itself (to bound the answer)."""
+    return type(fs).__module__.startswith("s3fs") and hasattr(fs, "_call_s3")
 
 
 def _with_timeout(url: str, options: dict[str, Any], timeout: float | None) -> dict[str, Any]:
@@ -274,6 +282,61 @@ async def _http_size_async(fs: Any, url: str) -> int | None:
         if r.content_length is None or encoding not in ("", "identity"):
             return None
         return int(r.content_length)
+
+
+def _s3_range(fs: Any, path: str, offset: int, n: int) -> bytes:
+    from fsspec.asyn import sync
+
+    return bytes(sync(fs.loop, _s3_range_async, fs, path, offset, n))
+
+
+async def _s3_range_async(fs: Any, path: str, offset: int, n: int) -> bytearray:
+    """Bytes `offset` to `offset + n` of the object at `path`, through s3fs's client (its
+    credentials, endpoint, retries and timeouts), taken a piece at a time as over HTTP: an
+    answer that is not that range, or runs past it, is refused with at most `n + 1` bytes
+    held. (s3fs's own `cat_file` takes in the whole answer first.)"""
+    bucket, key, version = fs.split_path(path)
+    extra = {"VersionId": version} if version else {}
+    resp = await fs._call_s3(
+        "get_object", Bucket=bucket, Key=key, Range=f"bytes={offset}-{offset + n - 1}", **extra
+    )
+    body = resp["Body"]
+    try:
+        status = resp.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        declared = resp.get("ContentLength")
+        got = _content_range_start(resp.get("ContentRange"))
+        whole = status == 200 and offset == 0 and declared == n
+        if status != 206 and not whole:
+            raise archive_error(
+                "remote",
+                f"s3://{path}: the server ignored the range asked for (HTTP {status}, not 206)",
+                offset=offset,
+            )
+        if got is not None and got != offset:
+            raise archive_error(
+                "remote", f"s3://{path}: asked for bytes from {offset}, got bytes from {got}"
+            )
+        if declared is not None and declared != n:
+            raise archive_error(
+                "remote",
+                f"s3://{path}: asked for {n} bytes at byte {offset}, the server sends {declared}",
+                offset=offset,
+            )
+        out = bytearray()
+        while len(out) <= n:
+            piece = await body.read(min(_CHUNK, n + 1 - len(out)))
+            if not piece:
+                break
+            out += piece
+        if len(out) > n:
+            raise archive_error(
+                "remote",
+                f"s3://{path}: asked for {n} bytes at byte {offset}, the server sends more",
+                offset=offset,
+            )
+        return out
+    finally:
+        body.close()
 
 
 def _http_range(fs: Any, url: str, offset: int, n: int) -> bytes:
