@@ -8,6 +8,7 @@ import decimal
 import pickle
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -450,3 +451,54 @@ def test_column_labels_of_mixed_types_come_back_as_they_were() -> None:
     back = amber.loads(amber.dumps(frame))
     assert list(back.columns) == ["a", 7, (1, "t"), None]
     assert_frame_equal(back, frame)
+
+
+class _Meters(pa.ExtensionType):
+    """A user's Arrow extension type (int64 storage), registered only inside the test."""
+
+    def __init__(self) -> None:
+        super().__init__(pa.int64(), "amber.test.meters")
+
+    def __arrow_ext_serialize__(self) -> bytes:
+        return b""
+
+    @classmethod
+    def __arrow_ext_deserialize__(cls, storage_type: Any, serialized: bytes) -> _Meters:
+        return cls()
+
+
+def test_extension_types_come_back_where_registered_and_are_refused_elsewhere(
+    tmp_path: Path,
+) -> None:
+    """A column, a struct's field or a list's items of a user's extension type come back as that
+    type where it is registered; where it is not, pyarrow would read the storage type, so the
+    read is refused (kind `refused`), in the codec and the archive alike."""
+    pa.register_extension_type(_Meters())
+    try:
+        ext = pa.ExtensionArray.from_storage(_Meters(), pa.array([1, 2, None]))
+        tables = {
+            "column": pa.table({"m": ext}),
+            "struct field": pa.table({"s": pa.StructArray.from_arrays([ext], names=["in"])}),
+            "list items": pa.table({"l": pa.ListArray.from_arrays(pa.array([0, 2, 3]), ext)}),
+        }
+        frames = {name: amber.dumps(t) for name, t in tables.items()}
+        path = tmp_path / "ext.zip"
+        with amber.Archive(path, "w") as a:
+            for name, t in tables.items():
+                a[name] = t
+        for name, t in tables.items():
+            assert amber.loads(frames[name]).equals(t)
+            with amber.Archive(path) as a:
+                assert a[name].equals(t)
+    finally:
+        pa.unregister_extension_type("amber.test.meters")
+    for name in tables:
+        with pytest.raises(amber.DecodeError, match=r"amber\.test\.meters") as d:
+            amber.loads(frames[name])
+        assert d.value.kind == "refused"
+        with (
+            amber.Archive(path) as a,
+            pytest.raises(amber.ArchiveError, match="not registered") as e,
+        ):
+            a[name]
+        assert e.value.kind == "refused" and e.value.entry == f"{name}.arrow"

@@ -560,6 +560,7 @@ def from_table(kind: int, extras: Any, table: Any) -> Any:
     extras = extras or {}
     if not isinstance(extras, dict):
         raise ValueError("table extras must be a dict or None")
+    _check_extension_types(table.schema)
     if kind in (PA_TABLE, PA_BATCH):
         return table
     if kind == PD_FRAME:
@@ -584,6 +585,36 @@ def from_table(kind: int, extras: Any, table: Any) -> Any:
             raise ValueError(f"a polars Series stream holds {frame.width} columns, not 1")
         return frame.to_series().alias(extras.get("name", _SERIES_COLUMN))
     raise ValueError(f"unknown table kind {kind}")
+
+
+_EXTENSION_NAME = b"ARROW:extension:name"
+
+
+class Unregistered(ImportError):
+    """A table holds an Arrow extension type this process has not registered: like a class
+    whose module is not imported, what the data needs is missing here (the codec reports it as
+    a DecodeError of kind `refused`, the archive as an ArchiveError of that kind)."""
+
+
+def _check_extension_types(schema: Any) -> None:
+    """Refuse a column (or a field inside one) of an Arrow extension type that is not registered
+    in this process: pyarrow reads it as its storage type, keeping the type's name only in the
+    field's metadata, which would change the value silently."""
+
+    def visit(field: Any, path: str) -> None:
+        name = (field.metadata or {}).get(_EXTENSION_NAME)
+        if name is not None:
+            raise Unregistered(
+                f"column {path!r} holds the Arrow extension type "
+                f"{name.decode('utf-8', 'replace')!r}, which is not registered in this process; "
+                "register it (pyarrow.register_extension_type) before reading"
+            )
+        for i in range(field.type.num_fields):
+            child = field.type.field(i)
+            visit(child, f"{path}.{child.name}")
+
+    for field in schema:
+        visit(field, field.name)
 
 
 def _rebuild_map(extras: dict[str, Any], ncolumns: int) -> dict[int, Any]:

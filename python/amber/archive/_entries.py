@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from amber import _frames, _native
-from amber._native import ArchiveError
+from amber._native import ArchiveError, DecodeError
 from amber.archive import _zip
 from amber.archive._errors import archive_error
 from amber.archive._manifest import SHUFFLE_WIDTHS
@@ -118,8 +118,15 @@ def decode(info: dict[str, Any], contents: list[Any], entry: str) -> Any:
     except MemoryError:
         raise
     except Exception as e:
+        # What this process lacks (a registration, pyarrow) or a later amber's data is not a
+        # malformed entry: keep those kinds.
+        kind = getattr(e, "kind", None) if isinstance(e, DecodeError) else None
+        if isinstance(e, ImportError):
+            kind = "refused"
+        if kind not in ("refused", "unsupported"):
+            kind = "malformed"
         raise archive_error(
-            "malformed", f"entry {entry!r} does not hold a valid {encoding} value: {e}", entry=entry
+            kind, f"entry {entry!r} does not hold a valid {encoding} value: {e}", entry=entry
         ) from e
 
 
