@@ -527,6 +527,7 @@ def test_an_archive_left_open_at_exit_is_finished(tmp_path: Path) -> None:
         appended = amber.Archive({str(tmp_path / "other.zip")!r}, "a")
         appended["y"] = 2
     """
+    write(path, old="replaced at exit")
     r = run_python(code)
     assert r.returncode == 0, r.stderr
     assert contents(path) == {"x": {"a": 1}}

@@ -698,6 +698,7 @@ _open_writers: dict[int, weakref.ref[Archive]] = {}
 
 
 def _close_open_writers() -> None:
+    _files.free_inline = True
     for ref in list(_open_writers.values()):
         archive = ref()
         if archive is not None:

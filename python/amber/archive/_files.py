@@ -10,6 +10,9 @@ import threading
 
 TEMP_PREFIX = ".amber-"
 TEMP_SUFFIX = ".tmp"
+# True once the interpreter is exiting: no thread started then would be waited for, so the
+# old file of a replaced archive is freed on the spot.
+free_inline = False
 
 
 def target(path: str) -> str:
@@ -75,7 +78,9 @@ def replace(tmp: str, path: str, old_fd: int | None = None) -> None:
         if old_fd is not None:
             os.close(old_fd)
         raise
-    if old or old_fd is not None:
+    if free_inline:
+        _free(old, old_fd)
+    elif old or old_fd is not None:
         # Not a daemon: the interpreter waits for it at exit, so the link never outlives it.
         threading.Thread(target=_free, args=(old, old_fd), name="amber-free-old").start()
 
