@@ -10,8 +10,10 @@ many, and no request waits longer than the timeout for a connection or for the n
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
+import stat
 import urllib.parse
 import urllib.request
 from typing import Any, Protocol
@@ -78,6 +80,8 @@ class MappedFile(MemorySource):
         self._fd: int | None = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
             st = os.fstat(self._fd)
+            if stat.S_ISDIR(st.st_mode):  # which os.open opens, unlike open()
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path))
             mapped = mmap.mmap(self._fd, 0, access=mmap.ACCESS_READ) if st.st_size else b""
         except BaseException:
             os.close(self._fd)
