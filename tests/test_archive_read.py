@@ -229,6 +229,12 @@ def test_manifest_json_edge_cases_are_archive_errors(tmp_path: Path, case: str) 
     text = manifest_cases()[case]
     data = text.encode("latin-1") if case == "not UTF-8" else text.encode()
     path = crafted(tmp_path / "m.zip", ENT, data)
+    if case == "deep objects" and sys.version_info >= (3, 14):
+        # CPython 3.14's json parses 50,000 nested objects without running out of stack: the
+        # manifest is then valid, and the field amber does not know is ignored.
+        with Archive(path) as a:
+            assert a["config"] == {"a": 1}
+        return
     with pytest.raises(ArchiveError) as e:
         Archive(path)
     assert e.value.kind in ("malformed", "unsupported", "size_mismatch"), e.value

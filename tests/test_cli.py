@@ -210,7 +210,10 @@ def test_ls_prints_one_line_per_key_for_scripts_and_a_table_for_people(archive: 
     # On a terminal (a pseudo-terminal here) the header comes by itself.
     import pty
 
-    pid, fd = pty.fork()
+    try:
+        pid, fd = pty.fork()
+    except OSError as e:  # a root without /dev/pts (the CPython 3.14/3.15 test root)
+        pytest.skip(f"no pseudo-terminal here: {e}")
     if pid == 0:  # pragma: no cover - the child
         os.execv(AMBER, [AMBER, "ls", "--bytes", str(archive)])
     out = b""

@@ -502,3 +502,32 @@ def test_extension_types_come_back_where_registered_and_are_refused_elsewhere(
         ):
             a[name]
         assert e.value.kind == "refused" and e.value.entry == f"{name}.arrow"
+
+
+def test_pandas_extension_columns_read_in_a_fresh_process(tmp_path: Path) -> None:
+    """pandas registers its Arrow extension types (periods, intervals) only once it has
+    converted such a column itself: a process that has not must still read them back exactly."""
+    import subprocess
+    import sys
+    import textwrap
+
+    df = pd.DataFrame(
+        {"p": pd.period_range("2020-01", periods=3, freq="M"), "i": pd.interval_range(0, 3)}
+    )
+    (tmp_path / "f.amb").write_bytes(amber.dumps(df))
+    with amber.Archive(tmp_path / "f.zip", "w") as a:
+        a["df"] = df
+    pd.to_pickle(df, tmp_path / "want.pkl")
+    code = f"""
+        import amber, pandas as pd
+        want = pd.read_pickle({str(tmp_path / "want.pkl")!r})
+        got = [amber.loads(open({str(tmp_path / "f.amb")!r}, "rb").read())]
+        got.append(amber.Archive({str(tmp_path / "f.zip")!r})["df"])
+        for g in got:
+            pd.testing.assert_frame_equal(g, want, check_exact=True, check_index_type=True)
+        print("ok")
+    """
+    r = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
+    assert r.stdout.strip() == "ok", r.stderr

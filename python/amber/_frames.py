@@ -32,7 +32,9 @@ they always were.
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
 from typing import Any
 
 # Kinds of ARROW items (spec §6.14); the codec's format.rs has the same numbers.
@@ -543,6 +545,8 @@ def from_arrow(kind: int, extras: Any, stream: Any) -> Any:
     # Arrow checks the messages' structure as it reads them; a full validation also checks
     # every offset and UTF-8 string against the buffers, so bytes from anywhere never make a
     # column that reads outside its memory.
+    if register_pandas_types(reader.schema):
+        reader = pa.ipc.open_stream(pa.py_buffer(stream))
     if kind == PA_BATCH:
         batches = list(reader)
         if len(batches) != 1:
@@ -552,6 +556,38 @@ def from_arrow(kind: int, extras: Any, stream: Any) -> Any:
     table = reader.read_all()
     table.validate(full=True)
     return from_table(kind, extras, table)
+
+
+def register_pandas_types(schema: Any) -> bool:
+    """Whether reading a table of this schema must start again, because it names pandas' own
+    Arrow extension types (periods, intervals) that pyarrow did not know when it read the
+    schema and that importing pandas' module for them has now registered. pandas registers them
+    only once it has converted such a column itself, which a reading process may not have."""
+    module = "pandas.core.arrays.arrow.extension_types"
+    if module in sys.modules:
+        return False  # registered already: what is unknown stays unknown
+    if not any(n.startswith("pandas.") for n in _unknown_extension_names(schema)):
+        return False
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+def _unknown_extension_names(schema: Any) -> set[str]:
+    out: set[str] = set()
+
+    def visit(field: Any) -> None:
+        name = (field.metadata or {}).get(_EXTENSION_NAME)
+        if name is not None:
+            out.add(name.decode("utf-8", "replace"))
+        for i in range(field.type.num_fields):
+            visit(field.type.field(i))
+
+    for field in schema:
+        visit(field)
+    return out
 
 
 def from_table(kind: int, extras: Any, table: Any) -> Any:

@@ -444,12 +444,17 @@ def _decode_table(info: dict[str, Any], data: Any, encoding: str) -> Any:
     kind = info.get("kind")
     if type(kind) is not int or not 0 <= kind < 6:
         raise ValueError(f"unknown table kind {kind!r}")
-    if encoding == "arrow":
-        table = pa.ipc.open_file(pa.py_buffer(data)).read_all()
-    else:
+
+    def read() -> Any:
+        if encoding == "arrow":
+            return pa.ipc.open_file(pa.py_buffer(data)).read_all()
         import pyarrow.parquet as pq
 
-        table = pq.read_table(pa.BufferReader(pa.py_buffer(data)))
+        return pq.read_table(pa.BufferReader(pa.py_buffer(data)))
+
+    table = read()
+    if _frames.register_pandas_types(table.schema):
+        table = read()
     table.validate(full=True)
     metadata = dict(table.schema.metadata or {})
     extras = loads(metadata.pop(EXTRAS_KEY)) if EXTRAS_KEY in metadata else None
