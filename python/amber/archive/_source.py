@@ -306,39 +306,15 @@ async def _s3_range_async(fs: Any, path: str, offset: int, n: int) -> bytearray:
     )
     body = resp["Body"]
     try:
-        status = resp.get("ResponseMetadata", {}).get("HTTPStatusCode")
-        declared = resp.get("ContentLength")
-        got = _content_range_start(resp.get("ContentRange"))
-        whole = status == 200 and offset == 0 and declared == n
-        if status != 206 and not whole:
-            raise archive_error(
-                "remote",
-                f"s3://{path}: the server ignored the range asked for (HTTP {status}, not 206)",
-                offset=offset,
-            )
-        if got is not None and got != offset:
-            raise archive_error(
-                "remote", f"s3://{path}: asked for bytes from {offset}, got bytes from {got}"
-            )
-        if declared is not None and declared != n:
-            raise archive_error(
-                "remote",
-                f"s3://{path}: asked for {n} bytes at byte {offset}, the server sends {declared}",
-                offset=offset,
-            )
-        out = bytearray()
-        while len(out) <= n:
-            piece = await body.read(min(_CHUNK, n + 1 - len(out)))
-            if not piece:
-                break
-            out += piece
-        if len(out) > n:
-            raise archive_error(
-                "remote",
-                f"s3://{path}: asked for {n} bytes at byte {offset}, the server sends more",
-                offset=offset,
-            )
-        return out
+        _check_answer(
+            f"s3://{path}",
+            resp.get("ResponseMetadata", {}).get("HTTPStatusCode"),
+            resp.get("ContentRange"),
+            resp.get("ContentLength"),
+            offset,
+            n,
+        )
+        return await _read_at_most(body.read, f"s3://{path}", offset, n)
     finally:
         body.close()
 
@@ -363,46 +339,59 @@ async def _http_range_async(fs: Any, url: str, offset: int, n: int) -> bytearray
         if r.status >= 400:
             r.close()
             raise archive_error("remote", f"{url}: HTTP {r.status} {r.reason} for bytes {offset}-")
-        # A server without range support may answer a read of the whole file with all of it.
-        whole = r.status == 200 and offset == 0 and r.content_length == n
-        if r.status != 206 and not whole:
-            r.close()
-            raise archive_error(
-                "remote",
-                f"{url}: the server ignored the range asked for (HTTP {r.status}, not 206); "
-                "amber reads archives from servers that answer range requests",
-                offset=offset,
+        try:
+            _check_answer(
+                url, r.status, r.headers.get("Content-Range"), r.content_length, offset, n
             )
-        got = _content_range_start(r.headers.get("Content-Range"))
-        if r.status == 206 and got is not None and got != offset:
+            return await _read_at_most(r.content.read, url, offset, n)
+        except ArchiveError:
             r.close()
-            raise archive_error(
-                "remote",
-                f"{url}: asked for bytes from {offset}, got bytes from {got}",
-                offset=offset,
-            )
-        declared = r.content_length
-        if declared is not None and declared != n:
-            r.close()
-            raise archive_error(
-                "remote",
-                f"{url}: asked for {n} bytes at byte {offset}, the server sends {declared}",
-                offset=offset,
-            )
-        out = bytearray()
-        while len(out) <= n:
-            piece = await r.content.read(min(_CHUNK, n + 1 - len(out)))
-            if not piece:
-                break
-            out += piece
-        if len(out) > n:
-            r.close()
-            raise archive_error(
-                "remote",
-                f"{url}: asked for {n} bytes at byte {offset}, the server sends more",
-                offset=offset,
-            )
-        return out
+            raise
+
+
+def _check_answer(
+    name: str, status: Any, content_range: str | None, declared: Any, offset: int, n: int
+) -> None:
+    """Refuse an answer to a request for bytes `offset` to `offset + n` that is not that range:
+    another status than 206 (a server without range support may answer a read of the whole
+    file with all of it), another start, or another length."""
+    whole = status == 200 and offset == 0 and declared == n
+    if status != 206 and not whole:
+        raise archive_error(
+            "remote",
+            f"{name}: the server ignored the range asked for (HTTP {status}, not 206); "
+            "amber reads archives from servers that answer range requests",
+            offset=offset,
+        )
+    got = _content_range_start(content_range)
+    if status == 206 and got is not None and got != offset:
+        raise archive_error(
+            "remote", f"{name}: asked for bytes from {offset}, got bytes from {got}", offset=offset
+        )
+    if declared is not None and declared != n:
+        raise archive_error(
+            "remote",
+            f"{name}: asked for {n} bytes at byte {offset}, the server sends {declared}",
+            offset=offset,
+        )
+
+
+async def _read_at_most(read: Any, name: str, offset: int, n: int) -> bytearray:
+    """The `n` bytes of an answer, read `_CHUNK` at a time with `read(size)`: an answer that
+    runs past them is refused once `n + 1` bytes are held."""
+    out = bytearray()
+    while len(out) <= n:
+        piece = await read(min(_CHUNK, n + 1 - len(out)))
+        if not piece:
+            break
+        out += piece
+    if len(out) > n:
+        raise archive_error(
+            "remote",
+            f"{name}: asked for {n} bytes at byte {offset}, the server sends more",
+            offset=offset,
+        )
+    return out
 
 
 def _content_range_start(value: str | None) -> int | None:
