@@ -56,6 +56,28 @@ PATHS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+REFUSED = object()
+
+
+def through(path: str, value: Any) -> Any:
+    """`value` through `path`, or REFUSED when the write refused it as it should: a Parquet
+    file this pyarrow cannot read back (pyarrow 25 cannot read fixed-size lists with nulls)."""
+    try:
+        return PATHS[path](value)
+    except amber.EncodeError as e:
+        if path.startswith("archive parquet") and "cannot read back the Parquet" in str(e):
+            return REFUSED
+        raise
+
+
+# Frames are checked against pandas 3, whose behaviour the rules of format spec §6.14 follow;
+# pandas 2 (the newest on CPython 3.10) rebuilds some index kinds otherwise (an object index of
+# None and tz-aware timestamps comes back as a DatetimeIndex), which the guide lists.
+PANDAS_3 = pytest.mark.skipif(
+    int(pd.__version__.split(".")[0]) < 3, reason="exact frames are checked on pandas 3"
+)
+
+
 def _out_of_band(value: Any) -> Any:
     buffers: list[Any] = []
     data = amber.dumps(value, buffer_callback=buffers.append, oob_threshold=0)
@@ -528,16 +550,22 @@ def pandas_series(draw: Any) -> Any:
     return s
 
 
+@PANDAS_3
 @SETTINGS
 @given(pandas_frames(), st.sampled_from(sorted(PATHS)))
 def test_pandas_frames_come_back_exactly(df: Any, path: str) -> None:
-    assert_same_pandas(PATHS[path](df), df)
+    back = through(path, df)
+    if back is not REFUSED:
+        assert_same_pandas(back, df)
 
 
+@PANDAS_3
 @SETTINGS
 @given(pandas_series(), st.sampled_from(sorted(PATHS)))
 def test_pandas_series_come_back_exactly(s: Any, path: str) -> None:
-    assert_same_pandas(PATHS[path](s), s)
+    back = through(path, s)
+    if back is not REFUSED:
+        assert_same_pandas(back, s)
 
 
 # --- polars values -----------------------------------------------------------------------------
@@ -606,9 +634,11 @@ def test_polars_frames_and_series_come_back_exactly(columns: list[Any], path: st
     rows = {len(s) for s in columns}
     if len(rows) == 1:
         df = pl.DataFrame([s.alias(f"c{i}") for i, s in enumerate(columns)])
-        assert_same_polars(PATHS[path](df), df)
+        if (back := through(path, df)) is not REFUSED:
+            assert_same_polars(back, df)
     for s in columns[:1]:
-        assert_same_polars(PATHS[path](s), s)
+        if (back := through(path, s)) is not REFUSED:
+            assert_same_polars(back, s)
 
 
 # --- pyarrow values ----------------------------------------------------------------------------
@@ -674,7 +704,9 @@ def arrow_tables(draw: Any) -> Any:
 @given(arrow_tables(), st.booleans(), st.sampled_from(sorted(PATHS)))
 def test_pyarrow_tables_and_batches_come_back_exactly(table: Any, batch: bool, path: str) -> None:
     value = table.combine_chunks().to_batches()[0] if batch and table.num_rows else table
-    got = PATHS[path](value)
+    got = through(path, value)
+    if got is REFUSED:
+        return
     assert type(got) is type(value)
     assert got.schema.equals(value.schema, check_metadata=True), (got.schema, value.schema)
     for name in value.schema.names:

@@ -48,6 +48,9 @@ _CELLS = "cells"  # amber-encoded cells in a large_binary column, back as dtype 
 _ARROW = "arrow"  # an ArrowDtype column, back over the Arrow column itself
 _STRING = "string"  # ["string", storage, na_is_nan]: a pandas StringDtype
 _OBJECT_CATEGORIES = "object_categories"  # a categorical whose categories are object str
+# ["tz", tzinfo]: tz-aware datetimes whose zone is a `zoneinfo.ZoneInfo` or `datetime.timezone`,
+# which some pandas and pyarrow versions rebuild from its name as another kind of object
+_TZ = "tz"
 
 
 def kind_of(tp: type) -> int | None:
@@ -335,7 +338,14 @@ def _pandas_column(pa: Any, s: Any, where: str, position: int, rebuild: dict[int
         if not (isinstance(sub, np.dtype) and sub.kind in "iufmM"):
             raise TypeError(f"{where} holds intervals of {sub}, which Arrow does not keep")
         return pa.array(s, from_pandas=True)
-    if isinstance(dtype, (pd.DatetimeTZDtype, pd.PeriodDtype)) or _is_masked(dtype):
+    if isinstance(dtype, pd.DatetimeTZDtype):
+        import datetime as dt
+        import zoneinfo
+
+        if type(dtype.tz) in (zoneinfo.ZoneInfo, dt.timezone):
+            rebuild[position] = [_TZ, dtype.tz]
+        return pa.array(s, from_pandas=True)
+    if isinstance(dtype, pd.PeriodDtype) or _is_masked(dtype):
         return pa.array(s, from_pandas=True)
     raise TypeError(f"{where} has dtype {dtype}, which amber does not keep through Arrow")
 
@@ -751,6 +761,14 @@ def _to_pandas(table: Any, extras: dict[str, Any]) -> Any:
             columns.append(_object_series(_decode_cells(column)))
         elif how == _ARROW:
             columns.append(pd.Series(pd.arrays.ArrowExtensionArray(column), copy=False))
+        elif isinstance(how, list) and len(how) == 2 and how[0] == _TZ:
+            s = raw.iloc[:, i]
+            if not isinstance(s.dtype, pd.DatetimeTZDtype):
+                raise ValueError(f"column {i} is not of tz-aware datetimes")
+            zone = how[1]
+            if type(s.dtype.tz) is not type(zone) or s.dtype.tz != zone:
+                s = s.dt.tz_convert(zone)  # the same instants, in the zone object written
+            columns.append(s)
         elif how == _OBJECT_CATEGORIES:
             s = raw.iloc[:, i]
             if not isinstance(s.dtype, pd.CategoricalDtype):

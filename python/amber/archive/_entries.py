@@ -267,6 +267,7 @@ def _table_entry(value: Any, info: dict[str, Any], name: str, encoding: str) -> 
     index = (extras or {}).get("index")
     if kind in (_frames.PD_FRAME, _frames.PD_SERIES) and index and index[0] == "levels":
         columns -= index[1]  # the index levels are not columns of the frame
+    arrow_table = table
     if encoding == "parquet":
         table, extras = _parquet_table(table, extras)
     if extras:
@@ -303,7 +304,34 @@ def _table_entry(value: Any, info: dict[str, Any], name: str, encoding: str) -> 
 
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
-    return Encoded(info, [(name, sink.getvalue())])
+    data = sink.getvalue()
+    _check_parquet(data, arrow_table)
+    return Encoded(info, [(name, data)])
+
+
+def _check_parquet(data: Any, written: Any) -> None:
+    """Read the Parquet file back as a reader would and refuse it unless it gives a table of
+    the written schema and length: Parquet readers differ between pyarrow versions (some cannot
+    read what they wrote, such as fixed-size lists with nulls in pyarrow 25), and a file is
+    never written that cannot be read back. (The values themselves are what the rules of
+    `_parquet_table` keep.)"""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        back = pq.read_table(pa.BufferReader(data))
+        back.validate(full=True)
+        metadata = dict(back.schema.metadata or {})
+        extras = loads(metadata.pop(EXTRAS_KEY)) if EXTRAS_KEY in metadata else None
+        if isinstance(extras, dict):
+            back = _parquet_restore(back, dict(extras))
+        same = back.num_rows == written.num_rows and back.schema.remove_metadata().equals(
+            written.schema.remove_metadata()
+        )
+    except Exception as e:
+        raise TypeError(f"this pyarrow cannot read back the Parquet file it writes: {e}") from e
+    if not same:
+        raise TypeError("Parquet would not give this table back as it is; use the arrow encoding")
 
 
 # Parquet: what Arrow types come back from a Parquet file as they were written. Some come
