@@ -531,3 +531,24 @@ def test_pandas_extension_columns_read_in_a_fresh_process(tmp_path: Path) -> Non
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
     )
     assert r.stdout.strip() == "ok", r.stderr
+
+
+@pytest.mark.parametrize("path", ["codec", "archive"])
+def test_an_object_index_of_times_stays_an_object_index(path: str, tmp_path: Path) -> None:
+    """pandas 2 infers a DatetimeIndex from an `object` index of None and zoned timestamps
+    unless told the dtype; it stays `object`, every label its own type."""
+    import zoneinfo
+
+    tokyo = zoneinfo.ZoneInfo("Asia/Tokyo")
+    index = pd.Index([None, pd.Timestamp("2020-01-02 03:00", tz=tokyo)], dtype=object)
+    s = pd.Series([1.5, 2.5], index=index)
+    if path == "codec":
+        back = amber.loads(amber.dumps(s))
+    else:
+        with amber.Archive(tmp_path / "a.zip", "w") as a:
+            a["s"] = s
+        with amber.Archive(tmp_path / "a.zip") as a:
+            back = a["s"]
+    assert type(back.index) is pd.Index and back.index.dtype == object
+    assert [type(v) for v in back.index] == [type(None), pd.Timestamp]
+    assert back.index[1] == s.index[1] and back.index[1].tzinfo == tokyo

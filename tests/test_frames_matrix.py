@@ -70,9 +70,9 @@ def through(path: str, value: Any) -> Any:
         raise
 
 
-# Frames are checked against pandas 3, whose behaviour the rules of format spec §6.14 follow;
-# pandas 2 (the newest on CPython 3.10) rebuilds some index kinds otherwise (an object index of
-# None and tz-aware timestamps comes back as a DatetimeIndex), which the guide lists.
+# Frames are checked against pandas 3, whose behaviour the rules of format spec §6.14 follow.
+# pandas 2 (the newest on CPython 3.10) makes the generator's zoned timestamps with pytz, which
+# amber refuses in `object` cells (the guide says so), where this matrix expects a round trip.
 PANDAS_3 = pytest.mark.skipif(
     int(pd.__version__.split(".")[0]) < 3, reason="exact frames are checked on pandas 3"
 )

@@ -197,7 +197,8 @@ def _from_pandas_frame(
 
     columns = [column for _, column in df.items()]
     where = [f"column {label!r}" for label in labels]
-    columns += [pd.Series(level, copy=False) for level in levels]
+    # With the dtype given: pandas 2 infers one from an object index (tz-aware times, say).
+    columns += [pd.Series(level, dtype=level.dtype, copy=False) for level in levels]
     where += [f"index level {i}" for i in range(len(levels))]
     rebuild: dict[int, Any] = {}
     arrays = [
@@ -278,7 +279,7 @@ def _describe_index(index: Any, where: str) -> Any:
             return ["list", list(index)]
     timed = isinstance(index, (pd.DatetimeIndex, pd.TimedeltaIndex))
     freq = index.freq if timed else None
-    values = pd.Series(index.array, copy=False)
+    values = pd.Series(index.array, dtype=index.dtype, copy=False)
     return ["frame", pd.DataFrame({"labels": values}), freq.freqstr if freq is not None else None]
 
 
@@ -495,7 +496,7 @@ def _pandas_metadata(
     empty.index = pd.RangeIndex(0)
     empty.attrs = {}  # kept in the extras as amber values, not as pyarrow's JSON
     for name, level in zip(level_names, levels, strict=True):
-        empty.insert(empty.shape[1], name, pd.Series(level.array[:0]))
+        empty.insert(empty.shape[1], name, pd.Series(level.array[:0], dtype=level.dtype))
     metadata: dict[str, Any] = pa.Schema.from_pandas(empty, preserve_index=False).pandas_metadata
     if level_names:
         metadata["index_columns"] = list(level_names)
