@@ -5,7 +5,7 @@ entries alone, through a map of a local file or ranged requests for a URL. Writi
 value completely before any byte of it is written, writes to a new file that replaces the old
 one when the archive closes (`"w"`, `"x"`), or appends after the old end behind a journal that
 says where the archive ended (`"a"`): a write that fails or is killed midway leaves the previous
-archive as it was. A writer holds the archive's lock for its whole session (`_lock`), so there
+archive as it was. A writer holds the archive's lock from open to close (`_lock`), so there
 is one writer at a time; the journal's states and what each mode does with them are in
 `_journal` and docs/spec/archive.md.
 """
@@ -64,7 +64,7 @@ class Archive(MutableMapping[str, Any]):
     Writes are atomic whatever happens to the process; `durable=True` also syncs the file and
     its folder to disk before the archive counts as written, so it survives a power loss too (at
     the cost of waiting for the disk). One writer at a time: a writer holds an OS lock on the
-    archive for its session, and another waits up to `lock_timeout` seconds (None: without
+    archive from open to close, and another waits up to `lock_timeout` seconds (None: without
     limit) for it, then raises ArchiveError (kind `locked`). Close a writer (or use `with`): an
     archive dropped open is closed when it is collected or at exit, with a ResourceWarning.
     """
@@ -95,11 +95,11 @@ class Archive(MutableMapping[str, Any]):
         self._verify_reads = verify
         self._durable = durable
         self._lock_timeout = lock_timeout
-        # The writer's lock on the archive file, while it is held; the file this session created
-        # for mode "a" on a missing path, as (device, inode, size), to remove if nothing is kept.
+        # The writer's lock on the archive file, while it is held; the empty archive that mode
+        # "a" created on a missing path, as (device, inode, size), to remove if nothing is kept.
         self._lock: _lock.Locked | None = None
         self._created: tuple[int, int, int] | None = None
-        # Whether this session's file holds bytes no key uses (a "w" key written twice).
+        # Whether the new file of mode "w" or "x" holds bytes no key uses (a key written twice).
         self._dead = False
         self._max_ratio = max_ratio
         self._keys: dict[str, dict[str, Any]] = {}
@@ -201,7 +201,7 @@ class Archive(MutableMapping[str, Any]):
 
     def _open_new(self) -> None:
         """Modes "w" and "x": a new file beside the target, which becomes it at close. "w" locks
-        the archive it replaces for the session, so no append to it is lost underneath."""
+        the archive it replaces until it is closed, so no append to it is lost underneath."""
         if self.mode == "x" and os.path.lexists(self._path):
             raise FileExistsError(f"{self._path} exists (mode 'x')")
         if self.mode == "w":
@@ -562,7 +562,8 @@ class Archive(MutableMapping[str, Any]):
         _files.replace(tmp, self._real, self._forget_lock())
 
     def _abort(self) -> None:
-        """Undo this session's writes, leaving the archive as it was, and release it."""
+        """Undo what this writer wrote since it was opened, leaving the archive as it was, and
+        release it."""
         try:
             if self._file is not None and not self._file.closed:
                 if self._append_end is not None:
@@ -579,8 +580,8 @@ class Archive(MutableMapping[str, Any]):
             self._release()
 
     def _remove_created(self) -> None:
-        """Remove the empty archive this session created for mode "a", if it is still the one
-        at the path and still empty: the session leaves nothing behind."""
+        """Remove the empty archive that mode "a" created on a missing path, if it is still the
+        one at the path and still empty: a failed append leaves nothing behind."""
         if self._created is None or self._lock is None:
             return
         dev, ino, size = self._created

@@ -1,7 +1,7 @@
 """The writer's lock: one writer per archive at a time, across processes and within one.
 
-A writer (modes "w", "x" and "a") holds an exclusive OS lock on the archive file for its whole
-session: `flock` on POSIX, `LockFileEx` through `msvcrt.locking` on Windows (on one byte far
+A writer (modes "w", "x" and "a") holds an exclusive OS lock on the archive file from open to
+close: `flock` on POSIX, `LockFileEx` through `msvcrt.locking` on Windows (on one byte far
 past the end of the file, where it blocks no read). The operating system releases it when the
 process dies, however it dies, so a crashed writer never leaves the archive locked. The lock
 belongs to the file, not to its name: a writer that gets it checks that the name still leads to
