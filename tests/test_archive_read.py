@@ -549,48 +549,20 @@ def test_local_header_errors_name_the_entry(tmp_path: Path) -> None:
         assert e.value.entry == "w.npy" and e.value.kind == kind, e.value
 
 
+def _local_header(name: bytes, content: bytes, extra: bytes = b"") -> bytes:
+    """A stored entry's local header (zip version 2.0, UTF-8 name, 1980-01-01), then its
+    extra field."""
+    fields = (0x04034B50, 20, 0x800, 0, 0, 33, zlib.crc32(content), len(content), len(content))
+    return struct.pack("<IHHHHHIIIHH", *fields, len(name), len(extra)) + name + extra
+
+
 def test_entries_sharing_bytes_through_a_long_local_extra_field_are_refused(tmp_path: Path) -> None:
     b_content = npy_bytes(np.arange(6.0))
-    b_local = (
-        struct.pack(
-            "<IHHHHHIIIHH",
-            0x04034B50,
-            20,
-            0x800,
-            0,
-            0,
-            33,
-            zlib.crc32(b_content),
-            len(b_content),
-            len(b_content),
-            5,
-            0,
-        )
-        + b"b.npy"
-        + b_content
-    )
+    b_local = _local_header(b"b.npy", b_content) + b_content
     m = 1000
     a_content = npy_bytes(np.frombuffer(b_local + b"\0" * (m - len(b_local)), np.uint8))
     extra = struct.pack("<HH", 0xCAFE, m - 4) + b"\0" * (m - 4)
-    out = (
-        struct.pack(
-            "<IHHHHHIIIHH",
-            0x04034B50,
-            20,
-            0x800,
-            0,
-            0,
-            33,
-            zlib.crc32(a_content),
-            len(a_content),
-            len(a_content),
-            5,
-            m,
-        )
-        + b"a.npy"
-        + extra
-        + a_content
-    )
+    out = _local_header(b"a.npy", a_content, extra) + a_content
     b_off = 30 + 5 + len(a_content)
     assert out[b_off : b_off + 4] == b"PK\x03\x04"
     cd_at = len(out)

@@ -32,8 +32,7 @@ class Locked:
     """An open file of the archive with its writer's lock held; `fd` is open for reading and
     writing, unless the file is read-only to this process."""
 
-    def __init__(self, path: str, fd: int, writable: bool) -> None:
-        self.path = path
+    def __init__(self, fd: int, writable: bool) -> None:
         self.fd = fd
         self.writable = writable
         st = os.fstat(fd)
@@ -77,7 +76,7 @@ def acquire(path: str, timeout: float | None) -> Locked | None:
             os.close(fd)
             raise
         if got:
-            locked = Locked(path, fd, writable)
+            locked = Locked(fd, writable)
             try:
                 now = os.stat(path)
             except FileNotFoundError:

@@ -86,7 +86,6 @@ class MappedFile(MemorySource):
         except BaseException:
             os.close(self._fd)
             raise
-        self._stat = (st.st_size, st.st_mtime_ns)
         self.opened = st  # what the file was when it was mapped
         # Reads check the file first once the archive is open (its own reads at open follow
         # the map within microseconds).
@@ -106,16 +105,15 @@ class MappedFile(MemorySource):
         if self._fd is None:
             return
         st = os.fstat(self._fd)
-        size, mtime = self._stat
         if st.st_size < self.size:
             raise archive_error(
                 "changed",
                 f"{self.name} changed on disk while open: it has {st.st_size} bytes, "
-                f"amber read it with {size}; open it again",
+                f"amber read it with {self.opened.st_size}; open it again",
             )
         # A write changes the time before the size (even one that appends): a changed time
         # alone says the file may have been written over, which its last bytes tell.
-        if st.st_mtime_ns != mtime and self._tail:
+        if st.st_mtime_ns != self.opened.st_mtime_ns and self._tail:
             now = os.pread(self._fd, len(self._tail), self.size - len(self._tail))
             if now != self._tail:
                 raise archive_error(
