@@ -289,9 +289,9 @@ def _check_into(into: str) -> Literal["rows", "arrow", "numpy"]:
     """The reader's mode for `into`."""
     if into == "rows":
         return "rows"
-    if into == "columns":
+    if into in ("columns", "pandas"):
         return "numpy"
-    if into in ("arrow", "pandas", "polars"):
+    if into in ("arrow", "polars"):
         return "arrow"
     raise ValueError(f"into must be 'rows', 'columns', 'arrow', 'pandas' or 'polars', not {into!r}")
 
@@ -352,7 +352,9 @@ def copy_out(conn: psycopg.Connection[Any], query: Query, into: Into = "rows") -
         else:
             for data in copy:
                 reader.feed(data)
-    return _arrow.shape(reader.finish(True), names, oids, into)
+    result = reader.finish(True)
+    del reader  # released here, on this thread, whatever shaping the result raises
+    return _arrow.shape(result, names, oids, into)
 
 
 def fetch(
@@ -394,4 +396,6 @@ def _fetch(
         else:
             for r in range(res.ntuples):
                 reader.add_row([res.get_value(r, c) for c in range(res.nfields)])
-        return _arrow.shape(reader.finish(False), names, oids, into)
+        result = reader.finish(False)
+        del reader  # released here, on this thread, whatever shaping the result raises
+    return _arrow.shape(result, names, oids, into)

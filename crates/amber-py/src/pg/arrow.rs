@@ -1,24 +1,30 @@
 //! Columnar results: each column's values appended to Arrow buffers (a
 //! validity bitmap, then bit-packed bools, little-endian fixed-width values,
 //! or int64 offsets and bytes), handed to Python as `bytes` that
-//! `pyarrow.Array.from_buffers` wraps. Arrays and types amber does not know
-//! are kept as Python objects, for pyarrow to convert.
+//! `pyarrow.Array.from_buffers` wraps. Arrays, types amber does not know and
+//! types Arrow has no type for (inet, cidr, timetz) are kept as the Python
+//! objects rows hold, for `amber.pg` to give a type or refuse.
 
 use amber_core::pg::types::datetime::{self as dt, Date, Timestamp};
-use amber_core::pg::types::net::decode_inet;
 use amber_core::pg::types::numeric::decode_numeric;
 use amber_core::pg::types::{numbers as n, text as t};
 use amber_core::pg::{PgType, Scalar};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
-use super::from_pg::{self, inet_text, timetz_text, Ctx, Got};
+use super::from_pg::{self, Ctx, Got};
 use super::{Column, Fail};
 
 /// Microseconds from 1970-01-01 to 2000-01-01.
 const PG_EPOCH_US: i64 = 946_684_800_000_000;
 /// Days from 1970-01-01 to 2000-01-01.
 const PG_EPOCH_DAYS: i32 = 10_957;
+
+/// Whether Arrow has a type holding the type's values exactly (numeric is
+/// kept as its exact text, and JSON as its text).
+fn arrow_native(s: Scalar) -> bool {
+    !matches!(s, Scalar::Inet | Scalar::Cidr | Scalar::TimeTz)
+}
 
 /// Whether NumPy has a dtype for the type's values.
 fn numpy_native(s: Scalar) -> bool {
@@ -64,10 +70,18 @@ pub struct Builder {
 impl Builder {
     /// A builder for `col`. With `numpy`, only types NumPy holds natively
     /// (bool, numbers, date, timestamp, interval) get buffers; the others are
-    /// kept as Python objects (Decimal, str, UUID, ...).
+    /// kept as Python objects (Decimal, str, UUID, ...). Without, the types
+    /// Arrow has no type for are kept as Python objects.
     pub fn new(col: &Column, numpy: bool) -> Builder {
+        let buffers = |s: Scalar| {
+            if numpy {
+                numpy_native(s)
+            } else {
+                arrow_native(s)
+            }
+        };
         let (tag, layout, scalar) = match col {
-            Column::Native(PgType::Scalar(s)) if !numpy || numpy_native(*s) => {
+            Column::Native(PgType::Scalar(s)) if buffers(*s) => {
                 let (tag, layout) = match s {
                     Scalar::Bool => ("bool", Layout::Bool),
                     Scalar::Int2 => ("int16", Layout::Fixed),
@@ -181,16 +195,6 @@ impl Builder {
                     }
                     Scalar::Numeric => {
                         let text = decode_numeric(b)?.to_string();
-                        self.data.extend_from_slice(text.as_bytes());
-                    }
-                    Scalar::Inet | Scalar::Cidr => {
-                        let cidr = s == Scalar::Cidr;
-                        let text = inet_text(&decode_inet(b, cidr)?, cidr);
-                        self.data.extend_from_slice(text.as_bytes());
-                    }
-                    Scalar::TimeTz => {
-                        let v = dt::decode_timetz(b)?;
-                        let text = timetz_text(v.micros, v.offset_west);
                         self.data.extend_from_slice(text.as_bytes());
                     }
                     _ => self.data.extend_from_slice(t::decode_text(b)?.as_bytes()),

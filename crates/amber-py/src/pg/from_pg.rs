@@ -19,9 +19,10 @@
 //! In Arrow: integers, floats and bool as themselves, oid as uint32, date
 //! as date32, time as time64[us], timestamp(tz) as timestamp[us] (UTC),
 //! interval as duration[us], uuid as fixed_size_binary(16), bytea as
-//! large_binary, and text, json, jsonb, numeric, inet, cidr and timetz as
-//! large_string in PostgreSQL's text form; infinities as the type's
-//! largest and smallest values.
+//! large_binary, and text, json, jsonb and numeric as large_string in
+//! PostgreSQL's text form; infinities as the type's largest and smallest
+//! values. inet, cidr and timetz, which Arrow has no type for, as the
+//! Python objects above.
 
 use std::collections::HashMap;
 
@@ -226,28 +227,6 @@ fn new_interval<'py>(py: Python<'py>, b: &[u8]) -> Got<Bound<'py, PyAny>> {
             microseconds: (rest % 1_000_000) as i32,
         },
     )?)
-}
-
-/// The text form of a timetz, as PostgreSQL prints it.
-pub fn timetz_text(micros: i64, offset_west: i32) -> String {
-    let t = py_time_fields(micros.rem_euclid(dt::USECS_PER_DAY));
-    let mut s = format!("{:02}:{:02}:{:02}", t.hour, t.minute, t.second);
-    if t.microsecond != 0 {
-        let frac = format!("{:06}", t.microsecond);
-        s.push('.');
-        s.push_str(frac.trim_end_matches('0'));
-    }
-    let east = -offset_west;
-    let sign = if east < 0 { '-' } else { '+' };
-    let a = east.unsigned_abs();
-    s.push_str(&format!("{sign}{:02}", a / 3600));
-    if a % 3600 != 0 {
-        s.push_str(&format!(":{:02}", a / 60 % 60));
-        if a % 60 != 0 {
-            s.push_str(&format!(":{:02}", a % 60));
-        }
-    }
-    s
 }
 
 /// A cidr's or inet's text: cidr always shows its prefix.
