@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -226,3 +227,210 @@ def test_store_get_many_decodes_in_rust_and_keeps_order(conn: Any) -> None:
     with pytest.raises(amber.EncodeError):
         store.get_many(["nul\x00key"])
     assert store.get_many([]) == {} and store.get_many(["k1", "k1"]) == {"k1": {"i": 1, "v": [1]}}
+
+
+@pytest.mark.parametrize("registered", [False, True])
+def test_every_store_method_on_plain_and_registered_connections(
+    conn: Any, registered: bool
+) -> None:
+    """What `register(conn)` does to the connection's cursors changes nothing in a Store: its
+    values are read as amber frames in every method, and bytes come back as bytes."""
+    if registered:
+        register(conn, dump=[dict])
+    store = Store(conn, "objects")
+    blob = amber.dumps({"inner": 1})  # bytes that happen to be an amber frame
+    store["v"] = VALUE
+    store["blob"] = blob
+    store.put("b2", b"\x00raw")
+    store.put_many({"m1": {"x": 1}, "m2": [blob]})
+    assert_exact(store["v"], VALUE)
+    assert store["blob"] == blob and type(store["blob"]) is bytes
+    assert store.get("b2") == b"\x00raw" and store.get("zz", 5) == 5
+    assert store.get_many(["blob", "m2", "zz"]) == {"blob": blob, "m2": [blob]}
+    assert "m1" in store and "zz" not in store and len(store) == 5
+    assert list(store) == ["b2", "blob", "m1", "m2", "v"]
+    assert dict(store.items())["m1"] == {"x": 1}
+    assert store.delete("m1") and not store.delete("m1")
+    del store["m2"]
+    assert store.pop("b2") == b"\x00raw"
+    store.clear()
+    assert len(store) == 0
+    # What the table holds is amber bytes, whichever connection wrote it.
+    store["k"] = [1, 2]
+    with conn.cursor() as cur:
+        cur.adapters.register_loader("bytea", psycopg.types.string.ByteaBinaryLoader)
+        cur.adapters.register_loader("bytea", psycopg.types.string.ByteaLoader)
+        (raw,) = cur.execute("select value from objects where key = 'k'").fetchone()
+    assert bytes(raw) == amber.dumps([1, 2])
+
+
+def test_amber_values_adapt_without_register(pg_server: Any) -> None:
+    """`Amber(value)` goes as amber bytea on any connection made after amber.pg is imported,
+    and nothing else those connections send or read changes."""
+    with pg_server.connect() as c:
+        c.execute("create temp table t (v bytea)")
+        c.execute("insert into t values (%s), (%s)", (Amber({"a": {1}}), b"plain"))
+        rows = [bytes(r[0]) for r in c.execute("select v from t").fetchall()]
+        assert rows == [amber.dumps({"a": {1}}), b"plain"]
+        assert c.execute("select %s::text", ({"x": 1}.__class__.__name__,)).fetchone() == ("dict",)
+        with pytest.raises(psycopg.ProgrammingError):
+            c.execute("select %s", (object(),))
+
+
+def test_same_kind_and_a_hint_for_non_amber_bytes_on_every_path(conn: Any) -> None:
+    from amber.pg import copy_out, fetch
+
+    conn.execute("create temp table t (key text primary key, value bytea not null)")
+    conn.execute("insert into t values ('k', 'not amber')")
+    register(conn)
+    paths: dict[str, Callable[[], Any]] = {
+        "cursor": lambda: conn.execute("select value from t").fetchone(),
+        "text cursor": lambda: conn.execute("select value from t", binary=False).fetchone(),
+        "fetch": lambda: fetch(conn, "select value from t"),
+        "copy_out": lambda: copy_out(conn, "select value from t"),
+        "columns": lambda: fetch(conn, "select value from t", into="columns"),
+    }
+    for label, read in paths.items():
+        with pytest.raises(amber.DecodeError) as ei:
+            read()
+        assert ei.value.kind == "not_amber", label
+        assert "amber.pg.register" in str(ei.value) and "raw bytes" in str(ei.value), label
+        if label in ("fetch", "copy_out", "columns"):
+            assert ei.value.path == "$[0].value" and "row 0, column 'value'" in str(ei.value)
+    store = Store(conn, "t", create=False)
+    for read in (lambda: store["k"], lambda: store.get_many(["k"])):
+        with pytest.raises(amber.DecodeError) as ei:
+            read()
+        assert ei.value.kind == "not_amber" and ei.value.path == '$["k"]'
+        assert str(ei.value).startswith("key 'k' of table \"t\": not amber data")
+        assert "register" not in str(ei.value)  # a Store reads amber on every connection
+
+    # An amber frame naming an unregistered class: refused, with the codec's kind.
+    class Secret:
+        pass
+
+    amber.register(Secret, name="test.pg.Secret2")
+    try:
+        data = amber.dumps(Secret())
+    finally:
+        amber.unregister(Secret)
+    conn.execute("insert into t values ('s', %b)", (data,))
+    with pytest.raises(amber.DecodeError) as ei:
+        fetch(conn, "select value from t where key = 's'")
+    assert ei.value.kind == "refused"
+    with pytest.raises(amber.DecodeError) as ei:
+        store["s"]
+    assert ei.value.kind == "refused"
+
+
+UNKNOWN_TYPES = [
+    "12.34::money",
+    "B'1010'::bit(4)",
+    "'08:00:2b:01:02:03'::macaddr",
+    "'a fat cat'::tsvector",
+    "'(1,2)'::point",
+    "'ok'::mood",
+    "array['1.5'::money]",
+]
+
+
+@pytest.mark.parametrize("expr", UNKNOWN_TYPES)
+def test_types_nobody_reads_are_refused_not_handed_over_raw(conn: Any, expr: str) -> None:
+    from amber.pg import copy_out, fetch
+
+    conn.execute("create type mood as enum ('ok')")
+    for read in (fetch, copy_out):
+        for into in ("rows", "arrow"):
+            with pytest.raises(amber.DecodeError) as ei:
+                read(conn, f"select 1 as n, {expr} as odd", into=into)
+            assert ei.value.kind == "unsupported" and ei.value.path == "$[*].odd"
+            assert "column 'odd'" in str(ei.value) and "cast it in SQL" in str(ei.value)
+        # Cast in SQL, the value reads as text, as psycopg's text cursors give it.
+        (want,) = conn.execute(f"select ({expr})::text").fetchone()
+        assert read(conn, f"select ({expr})::text as odd") == [(want,)]
+    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+
+
+QUERIES = [
+    "select 1 as x -- the answer\n",
+    "select 1 as x -- the answer",
+    "select 1 as x; -- done",
+    "select 1 as x /* a /* nested */ comment */ ;",
+    "  select 1 as x ;  ; ",
+    "select '--' || ';' as x -- quoted text is not a comment",
+    "select $$ ) -- $$ as x",
+    "select $tag$ /* $tag$ as x",
+    'select 1 as "x--y" -- and a comment',
+    "select E'\\' -- ' as x -- an escaped quote",
+    "/* leading */ select 1 as x",
+]
+
+
+def test_copy_out_takes_the_query_text_fetch_takes(conn: Any) -> None:
+    from amber.pg import copy_out, fetch
+
+    for q in QUERIES:
+        assert copy_out(conn, q) == fetch(conn, q), q
+        assert copy_out(conn, q.encode()) == fetch(conn, q), q
+        assert copy_out(conn, sql.SQL(q)) == fetch(conn, q), q
+    assert conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+
+
+def test_into_is_keyword_only(conn: Any) -> None:
+    from amber.pg import copy_out, fetch
+
+    with pytest.raises(TypeError, match=r"copy_out takes no parameters \(COPY has none\); use"):
+        copy_out(conn, "select %s", [1])  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="keyword-only"):
+        copy_out(conn, "select 1", "arrow")  # type: ignore[call-overload]
+    with pytest.raises(TypeError):
+        fetch(conn, "select 1", None, "arrow")  # type: ignore[call-overload]
+    assert fetch(conn, "select %s::int", [1], into="columns")["int4"].tolist() == [1]
+
+
+def test_value_errors_say_the_value_once(conn: Any) -> None:
+    from amber.pg import copy_in
+
+    conn.execute("create temp table t (small int2, s text)")
+    with pytest.raises(amber.EncodeError) as ei:
+        copy_in(conn, "t", [(1, "a"), (70000, "b")])
+    assert str(ei.value) == "row 1, column 'small' (int2): 70000 is out of range for int2"
+    with pytest.raises(amber.EncodeError) as ei:
+        copy_in(conn, "t", [("x", "a")])
+    assert (
+        str(ei.value)
+        == "row 0, column 'small' (int2): cannot write a value of type str as int2: 'x'"
+    )
+
+
+def test_the_readme_postgresql_block_runs_as_written(
+    pg_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's PostgreSQL example, pasted on a fresh database (its `testing.start()`
+    given this suite's server through AMBER_TEST_DSN, on a database of its own)."""
+    import pathlib
+    import re
+
+    readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+    block = re.search(r"## PostgreSQL\n\n```python\n(.*?)```", readme, re.S)
+    assert block is not None
+    db = f"readme_{threading.get_ident()}"
+    with pg_server.connect(autocommit=True) as admin:
+        admin.execute(sql.SQL("drop database if exists {}").format(sql.Identifier(db)))
+        admin.execute(sql.SQL("create database {}").format(sql.Identifier(db)))
+    try:
+        dsn = psycopg.conninfo.make_conninfo(pg_server.dsn, dbname=db)
+        monkeypatch.setenv("AMBER_TEST_DSN", dsn)
+        scope: dict[str, Any] = {"__name__": "readme"}
+        exec(compile(block.group(1), "README.md", "exec"), scope)
+        assert scope["back"] == {"auc": 0.91, "seen": {1, 2}}
+        assert scope["rows"] == [(1, 9.9)] and scope["table"].num_rows == 2
+        with psycopg.connect(dsn) as c:
+            assert c.execute("select count(*) from objects").fetchone() == (10_000,)
+            assert c.execute("select day::date::text from events order by id").fetchall() == [
+                ("2026-11-22",),
+                ("2026-11-23",),
+            ]
+    finally:
+        with pg_server.connect(autocommit=True) as admin:
+            admin.execute(sql.SQL("drop database if exists {}").format(sql.Identifier(db)))

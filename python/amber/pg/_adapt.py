@@ -17,6 +17,7 @@ from psycopg.adapt import Dumper, Loader
 from psycopg.postgres import types as pg_types
 from psycopg.pq import Escaping, Format
 
+from amber._native import DecodeError
 from amber.codec import dumps, loads
 
 BYTEA_OID: int = pg_types["bytea"].oid
@@ -24,7 +25,9 @@ BYTEA_OID: int = pg_types["bytea"].oid
 
 class Amber:
     """Wraps a value so that it is sent as amber-format `bytea`, whatever its type:
-    `cur.execute("insert into t values (%s)", [Amber({"a": 1})])`."""
+    `cur.execute("insert into t values (%s)", [Amber({"a": 1})])`. Every connection made
+    after `amber.pg` is imported sends it (its dumper is on psycopg's global adapters, for
+    this class only); on a connection made before, call `register(conn)` first."""
 
     __slots__ = ("obj",)
 
@@ -45,13 +48,32 @@ class AmberDumper(Dumper):
         return dumps(obj.obj if type(obj) is Amber else obj)
 
 
+#: Said after "not amber data" where a registered loader read the bytes.
+RAW_HINT = (
+    "this connection reads bytea as amber (amber.pg.register): read raw bytes through a "
+    "connection or cursor without it"
+)
+
+
+def _not_amber(err: DecodeError) -> DecodeError:
+    """`err` with the hint that amber was asked to decode this bytea (same kind and place)."""
+    new = DecodeError(f"{err}; {RAW_HINT}")
+    new.kind, new.offset, new.path = err.kind, err.offset, err.path
+    return new
+
+
 class AmberLoader(Loader):
     """Loads a binary bytea value with `amber.loads`, from a view of the result buffer."""
 
     format = Format.BINARY
 
     def load(self, data: Buffer) -> Any:
-        return loads(data)
+        try:
+            return loads(data)
+        except DecodeError as e:
+            if e.kind == "not_amber":
+                raise _not_amber(e) from None
+            raise
 
 
 class AmberTextLoader(Loader):
@@ -64,7 +86,12 @@ class AmberTextLoader(Loader):
         self._escaping = Escaping()
 
     def load(self, data: Buffer) -> Any:
-        return loads(self._escaping.unescape_bytea(bytes(data)))
+        try:
+            return loads(self._escaping.unescape_bytea(bytes(data)))
+        except DecodeError as e:
+            if e.kind == "not_amber":
+                raise _not_amber(e) from None
+            raise
 
 
 def register(
@@ -85,3 +112,8 @@ def register(
     if load:
         adapters.register_loader(BYTEA_OID, AmberLoader)
         adapters.register_loader(BYTEA_OID, AmberTextLoader)
+
+
+# `Amber(value)` adapts on every connection made from now on, registered or not: its dumper
+# serves this class only, so nothing else any connection sends or reads changes.
+global_adapters.register_dumper(Amber, AmberDumper)

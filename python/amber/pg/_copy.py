@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, cast
+from collections.abc import Coroutine, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast, overload
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -37,32 +38,52 @@ CHUNK_BYTES = 128 << 10
 BATCH_ROWS = 1 << 20
 
 _TEXT_OID = 25
+_BYTEA_ARRAY_OID = 1001
 
 
 # --- names and types -------------------------------------------------------------------------
 
 
 def _table_identifier(table: TableName) -> sql.Identifier:
-    """`"name"`, `"schema.name"` (split at the dot), a (schema, name) sequence, or an
-    Identifier: always quoted, so a name can never inject SQL."""
+    """The table named by `table`: a str is one name, dots and all (as PostgreSQL reads
+    `"my.t"`); a (schema, name) tuple (or (database, schema, name)) or a psycopg
+    `sql.Identifier` names a table in a schema. Always quoted, so no name can inject SQL; a
+    name with NUL (which PostgreSQL cannot hold) is refused."""
     if isinstance(table, sql.Identifier):
         return table
+    parts: tuple[object, ...]
     if isinstance(table, str):
-        parts = table.split(".")
-        if len(parts) > 3 or not all(parts):
-            raise ValueError(f"table name {table!r}: pass a (schema, name) tuple for dotted names")
-        return sql.Identifier(*parts)
-    parts = list(table)
-    if not parts or not all(isinstance(p, str) and p for p in parts):
-        raise ValueError(f"table name {table!r} is not a sequence of names")
-    return sql.Identifier(*parts)
+        parts = (table,)
+    elif isinstance(table, (tuple, list)):
+        parts = tuple(table)
+    else:
+        parts = ()
+    if not 1 <= len(parts) <= 3 or not all(isinstance(p, str) and p for p in parts):
+        raise ValueError(
+            "a table is a name (str, dots included), a (schema, name) tuple or a psycopg "
+            f"sql.Identifier, not {table!r}"
+        )
+    if any("\x00" in cast(str, p) for p in parts):
+        raise ValueError(f"table name {table!r} holds a NUL character, which PostgreSQL refuses")
+    return sql.Identifier(*cast(tuple[str, ...], parts))
 
 
+def _table_text(conn: Any, table: sql.Identifier) -> str:
+    """The quoted name as SQL text, for messages and to_regclass."""
+    return table.as_string(conn)
+
+
+#: The insertable columns of the table whose quoted name is the one parameter: (name, OID,
+#: typtype, declared type) in order; a table that does not exist gives one row of NULLs (see
+#: `_columns_from_rows`). to_regclass raises nothing, so a missing table is a message of
+#: amber's, not the server's.
 _COLUMNS_QUERY = """
-WITH RECURSIVE cols AS (
+WITH RECURSIVE rel AS (
+    SELECT to_regclass(%s) AS oid
+), cols AS (
     SELECT a.attnum, a.attname::text AS name, a.atttypid AS oid, a.atttypid AS declared
     FROM pg_catalog.pg_attribute a
-    WHERE a.attrelid = %s::regclass AND a.attnum > 0 AND NOT a.attisdropped
+    WHERE a.attrelid = (SELECT oid FROM rel) AND a.attnum > 0 AND NOT a.attisdropped
       AND a.attgenerated = ''
 ), base AS (
     SELECT c.attnum, c.name, c.declared, t.oid, t.typtype, t.typbasetype
@@ -72,24 +93,49 @@ WITH RECURSIVE cols AS (
     FROM base b JOIN pg_catalog.pg_type t ON t.oid = b.typbasetype
     WHERE b.typtype = 'd'
 )
-SELECT b.name, b.oid, b.typtype, format_type(b.declared, NULL)
-FROM base b WHERE b.typtype <> 'd' ORDER BY b.attnum
+SELECT name, oid, typtype, declared FROM (
+    SELECT b.attnum, b.name, b.oid, b.typtype::text AS typtype,
+           format_type(b.declared, NULL) AS declared
+    FROM base b WHERE b.typtype <> 'd'
+    UNION ALL
+    SELECT 0, NULL, NULL, NULL, NULL FROM rel WHERE rel.oid IS NULL
+) c ORDER BY attnum
 """
 
 
-def _table_columns(
-    conn: psycopg.Connection[Any], table: sql.Identifier
+def _columns_from_rows(
+    rows: Sequence[Sequence[Any]], table: TableName, text: str
 ) -> dict[str, tuple[int, str]]:
-    """The table's insertable columns in order: name -> (OID of the type COPY reads for it, the
-    declared type's name). Domains are read as their base type and enums as text, as the
-    server's binary input does."""
-    with conn.cursor(binary=False) as cur:
-        cur.execute(_COLUMNS_QUERY, (table.as_string(conn),))
-        rows = cur.fetchall()
+    """`_COLUMNS_QUERY`'s rows as name -> (OID of the type COPY reads for it, the declared
+    type's name); `text` is the quoted name. Domains are read as their base type and enums as
+    text, as the server's binary input does. A missing table raises psycopg's UndefinedTable
+    naming it."""
+    if len(rows) == 1 and rows[0][0] is None:
+        hint = (
+            f"; {table!r} is one name: pass a (schema, name) tuple for a table in a schema"
+            if isinstance(table, str) and "." in table
+            else ""
+        )
+        raise pg_errors.UndefinedTable(f"table {text} does not exist{hint}")
+    # On a SQL_ASCII connection psycopg reads text as bytes: names are UTF-8 there (as
+    # psycopg writes a str).
+    rows = [[v.decode() if isinstance(v, bytes) else v for v in row] for row in rows]
     return {
         name: (_TEXT_OID if typtype == "e" else oid, declared)
         for name, oid, typtype, declared in rows
     }
+
+
+def _table_columns(
+    conn: psycopg.Connection[Any], table: sql.Identifier, given: TableName | None = None
+) -> dict[str, tuple[int, str]]:
+    """The table's insertable columns in order (see `_columns_from_rows`); `given` is the
+    name as the caller wrote it, for the message when there is no such table."""
+    text = _table_text(conn, table)
+    with conn.cursor(binary=False) as cur:
+        cur.execute(_COLUMNS_QUERY, (text,))
+        rows = cur.fetchall()
+    return _columns_from_rows(rows, table if given is None else given, text)
 
 
 def _dumper(conn: psycopg.Connection[Any], oid: int) -> Any:
@@ -102,9 +148,45 @@ def _dumper(conn: psycopg.Connection[Any], oid: int) -> Any:
 
 def _loader(conn: psycopg.Connection[Any], oid: int) -> Any:
     cls = conn.adapters.get_loader(oid, pq.Format.BINARY)
-    if cls is None:
-        return bytes
-    return cls(oid, conn).load
+    return None if cls is None else cls(oid, conn).load
+
+
+def _column_place(name: str) -> str:
+    """A column's `path`, whatever the row: `$[*].name`, or `$[*]["odd name"]`."""
+    if name and all(c.isascii() and (c.isalnum() or c == "_") for c in name):
+        return f"$[*].{name}"
+    return f"$[*][{json.dumps(name)}]"
+
+
+_VOID_OID = 2278
+
+
+def _void(data: Any) -> None:
+    return None
+
+
+def _element_readable(conn: psycopg.Connection[Any], oid: int) -> bool:
+    """False for an array whose elements neither amber nor psycopg reads (psycopg's array
+    loader would hand them over as their send format)."""
+    info = conn.adapters.types.get(oid)
+    if info is None or info.array_oid != oid or info.oid == oid:
+        return True
+    return _native.pg_type(info.oid) is not None or _loader(conn, info.oid) is not None
+
+
+def _unreadable(conn: psycopg.Connection[Any], name: str, oid: int) -> Exception:
+    """The error for a result column of a type that neither amber nor psycopg reads."""
+    info = conn.adapters.types.get(oid)
+    ty = f"type {info.name}" if info is not None else f"a type (OID {oid})"
+    err = _native.DecodeError(
+        f"column {name!r} has {ty}, which neither amber nor psycopg can read in "
+        "binary: cast it in SQL (to text, for instance) or register a psycopg binary loader "
+        "for it"
+    )
+    err.kind = "unsupported"
+    err.path = _column_place(name)
+    err.offset = None
+    return err
 
 
 def _write_specs(
@@ -127,23 +209,32 @@ def _write_specs(
 
 
 def _read_specs(
-    conn: psycopg.Connection[Any], oids: Sequence[int], amber: bool | None = None
+    conn: psycopg.Connection[Any],
+    oids: Sequence[int],
+    amber: bool | None = None,
+    names: Sequence[str] | None = None,
 ) -> list[tuple[int, Any]]:
     """How to read each column: natively (None), by psycopg's loader, or, for `bytea`, as amber
     frames: when `amber` says so, or (`amber=None`) when `register` put amber's loader on
-    `conn`, so these reads give what the connection's cursors give."""
+    `conn`, so these reads give what the connection's cursors give. A type that neither amber
+    nor psycopg reads is refused (`amber.DecodeError`, kind "unsupported", naming the column
+    from `names`) rather than handed over as its binary send format."""
     if amber is None:
         amber = issubclass(
             conn.adapters.get_loader(BYTEA_OID, pq.Format.BINARY) or bytes, AmberLoader
         )
     specs: list[tuple[int, Any]] = []
-    for oid in oids:
-        if oid == BYTEA_OID and amber:
+    for i, oid in enumerate(oids):
+        if oid in (BYTEA_OID, _BYTEA_ARRAY_OID) and amber:
             specs.append((oid, "amber"))
         elif _native.pg_type(oid) is not None:
             specs.append((oid, None))
+        elif (load := _loader(conn, oid)) is not None and _element_readable(conn, oid):
+            specs.append((oid, load))
+        elif oid == _VOID_OID:  # what a function returning void gives: nothing
+            specs.append((oid, _void))
         else:
-            specs.append((oid, _loader(conn, oid)))
+            raise _unreadable(conn, names[i] if names is not None else f"#{i + 1}", oid)
     return specs
 
 
@@ -172,8 +263,14 @@ def _libpq() -> bool:
     """Bind the libpq psycopg uses, for reads without a Python call per row. Only a library
     already loaded is bound (never a second copy), and only when it is psycopg's: the one in
     psycopg's wheel, or the only libpq in the process, of the version psycopg reports.
-    `AMBER_PG_LIBPQ=0` turns this off."""
+    amber is then handed psycopg's own PGconn and PGresult objects (never an address) and
+    reads their pointer itself, relying on the GIL to keep it live: an interpreter running
+    without the GIL reads through psycopg. `AMBER_PG_LIBPQ=0` turns this off."""
+    import sys
+
     if os.environ.get("AMBER_PG_LIBPQ", "1") == "0":
+        return False
+    if not getattr(sys, "_is_gil_enabled", lambda: True)():
         return False
     mapped = _mapped_libpqs()
     impl = getattr(pq, "__impl__", "")
@@ -187,15 +284,20 @@ def _libpq() -> bool:
     elif impl == "python":
         from psycopg.pq import _pq_ctypes
 
+        # ctypes loaded it by soname (libpq.so.5): the mapped file is what that name in the
+        # file's own directory resolves to (libpq.so.5.15).
         name = os.path.basename(getattr(getattr(_pq_ctypes, "pq", None), "_name", "") or "")
         mapped = [
-            p for p in mapped if os.path.basename(p) == name or os.path.realpath(p).endswith(name)
+            p
+            for p in mapped
+            if name
+            and os.path.realpath(os.path.join(os.path.dirname(p), name)) == os.path.realpath(p)
         ]
     else:
         mapped = [p for p in mapped if ".libs" not in os.path.dirname(p)]
     if len(mapped) != 1:
         return False
-    return _native.pg_bind_libpq(mapped[0])
+    return _native.pg_bind_libpq(mapped[0], pq.PGconn, pq.PGresult)
 
 
 def _raise_server(failure: tuple[str, str]) -> None:
@@ -209,36 +311,85 @@ def _raise_server(failure: tuple[str, str]) -> None:
 # --- atomicity -------------------------------------------------------------------------------
 
 
+class _Plan(NamedTuple):
+    """The statements around an operation of several steps: run `enter` first, `done` after
+    success, `undo` (in order) after a failure."""
+
+    enter: str
+    done: str
+    undo: tuple[str, ...]
+
+
+_SAVEPOINT = _Plan(
+    "SAVEPOINT amber_copy",
+    "RELEASE SAVEPOINT amber_copy",
+    ("ROLLBACK TO SAVEPOINT amber_copy", "RELEASE SAVEPOINT amber_copy"),
+)
+_OWN_TRANSACTION = _Plan("BEGIN", "COMMIT", ("ROLLBACK",))
+
+
+def _atomic_plan(status: pq.TransactionStatus, autocommit: bool) -> _Plan:
+    """What to wrap an operation of several statements in (a table lookup and a COPY, a
+    describe and a COPY), given `conn.info.transaction_status` and `conn.autocommit`.
+
+    In a transaction, however it began (a non-autocommit connection, which psycopg opens one
+    on, or `with conn.transaction():` on an autocommit one), a savepoint: a failure rolls back
+    to it and the caller's transaction goes on. On an idle autocommit connection, a
+    transaction of its own, so that every step sees the same catalog (the locks taken by the
+    first are held to the end) and a failure leaves nothing."""
+    if autocommit and status == pq.TransactionStatus.IDLE:
+        return _OWN_TRANSACTION
+    return _SAVEPOINT
+
+
+def _undo_applies(status: pq.TransactionStatus) -> bool:
+    """Whether a failed operation's `undo` can run: the connection is still in the
+    transaction the plan opened (a COMMIT that failed has already ended it)."""
+    return status in (pq.TransactionStatus.INTRANS, pq.TransactionStatus.INERROR)
+
+
 @contextlib.contextmanager
 def _atomic(conn: psycopg.Connection[Any]) -> Iterator[None]:
-    """Inside a transaction, a failure rolls back to a savepoint: nothing of the COPY stays
-    and the caller's transaction goes on. In autocommit mode the COPY is its own transaction."""
-    if conn.autocommit:
-        yield
-        return
+    """Run the block as one unit (see `_atomic_plan`): nothing of it stays after a failure,
+    and the caller's transaction, if any, carries on."""
+    plan = _atomic_plan(conn.info.transaction_status, conn.autocommit)
     with conn.cursor() as cur:
-        cur.execute("SAVEPOINT amber_copy")
+        cur.execute(plan.enter)
     try:
         yield
     except BaseException:
-        if not conn.closed and not conn.broken:
+        if not conn.closed and not conn.broken and _undo_applies(conn.info.transaction_status):
             with contextlib.suppress(psycopg.Error), conn.cursor() as cur:
-                cur.execute("ROLLBACK TO SAVEPOINT amber_copy")
-                cur.execute("RELEASE SAVEPOINT amber_copy")
+                for stmt in plan.undo:
+                    cur.execute(stmt)
         raise
     with conn.cursor() as cur:
-        cur.execute("RELEASE SAVEPOINT amber_copy")
+        cur.execute(plan.done)
 
 
 # --- COPY in ---------------------------------------------------------------------------------
 
 
+@overload
+def copy_in(
+    conn: psycopg.AsyncConnection[Any],
+    table: TableName,
+    data: Any,
+    columns: Sequence[str] | None = None,
+) -> Coroutine[Any, Any, int]: ...
+@overload
 def copy_in(
     conn: psycopg.Connection[Any],
     table: TableName,
     data: Any,
     columns: Sequence[str] | None = None,
-) -> int:
+) -> int: ...
+def copy_in(
+    conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any],
+    table: TableName,
+    data: Any,
+    columns: Sequence[str] | None = None,
+) -> int | Coroutine[Any, Any, int]:
     """Load `data` into `table` with one binary COPY, encoded in Rust; return the rows written.
 
     `data` is an iterable of rows (tuples or lists), a pandas or polars DataFrame, a pyarrow
@@ -247,38 +398,47 @@ def copy_in(
     rows, and the frame's or dict's own column names for columnar data. Column types are read
     from the table. A value that does not fit its column raises `amber.EncodeError` naming the
     row, the column and the value, and nothing of the COPY is kept: inside a transaction it is
-    rolled back to a savepoint, so the transaction goes on.
+    rolled back to a savepoint, so the transaction goes on. On a psycopg `AsyncConnection` it
+    returns a coroutine doing the same (`await copy_in(aconn, ...)`).
     """
+    if isinstance(conn, psycopg.AsyncConnection):
+        from amber.pg import _async
+
+        return _async.copy_in(conn, table, data, columns)
     ident = _table_identifier(table)
     frame = _arrow.columnar(data)
     if columns is None and frame is not None:
         columns = frame.names
-    table_cols = _table_columns(conn, ident)
-    if not table_cols:
-        raise ValueError(f"table {ident.as_string(conn)} has no columns to COPY into")
-    names = list(table_cols) if columns is None else list(columns)
-    missing = [n for n in names if n not in table_cols]
-    if missing:
-        raise ValueError(f"table {ident.as_string(conn)} has no column {missing[0]!r}")
-    oids = [table_cols[n][0] for n in names]
-    writer = _native.PgCopyWriter(_write_specs(conn, table_cols, names), names)
-    stmt = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
-        ident, sql.SQL(", ").join(sql.Identifier(n) for n in names)
-    )
-    with _atomic(conn), conn.cursor() as cur, cur.copy(stmt) as copy:
-        if frame is None:
-            rows = iter(data)
-            while chunk := writer.write_rows(rows, CHUNK_BYTES):
-                copy.write(chunk)
-        else:
-            if frame.names != names:
-                frame = frame.select(names)
-            for batch in frame.batches(oids, BATCH_ROWS):
-                start, n = 0, batch.length
-                while start < n:
-                    chunk, start = writer.write_columns(batch.sources, start, CHUNK_BYTES)
+    # The lookup runs inside the same savepoint (or transaction) as the COPY: a missing table
+    # or column leaves the caller's transaction as it was.
+    with _atomic(conn):
+        table_cols = _table_columns(conn, ident, table)
+        text = _table_text(conn, ident)
+        if not table_cols:
+            raise ValueError(f"table {text} has no columns to COPY into")
+        names = list(table_cols) if columns is None else list(columns)
+        missing = [n for n in names if n not in table_cols]
+        if missing:
+            raise ValueError(f"table {text} has no column {missing[0]!r}")
+        oids = [table_cols[n][0] for n in names]
+        writer = _native.PgCopyWriter(_write_specs(conn, table_cols, names), names)
+        stmt = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
+            ident, sql.SQL(", ").join(sql.Identifier(n) for n in names)
+        )
+        with conn.cursor() as cur, cur.copy(stmt) as copy:
+            if frame is None:
+                rows = iter(data)
+                while chunk := writer.write_rows(rows, CHUNK_BYTES):
                     copy.write(chunk)
-        copy.write(writer.finish())
+            else:
+                if frame.names != names:
+                    frame = frame.select(names)
+                for batch in frame.batches(oids, BATCH_ROWS):
+                    start, n = 0, batch.length
+                    while start < n:
+                        chunk, start = writer.write_columns(batch.sources, start, CHUNK_BYTES)
+                        copy.write(chunk)
+            copy.write(writer.finish())
     return writer.rows
 
 
@@ -306,7 +466,69 @@ def _query_text(conn: psycopg.Connection[Any], query: Query) -> str:
     )
     if text is None:
         text = bytes(query).decode(conn.info.encoding)  # type: ignore[arg-type]
-    return text.strip().rstrip(";").rstrip()
+    return text[: _statement_end(text)].strip()
+
+
+def _statement_end(text: str) -> int:
+    """Where the statement in `text` ends: after its last character that is not blank, part
+    of a comment or a `;`. Quoted strings, quoted names and dollar-quoted bodies are skipped
+    whole, so what they hold is never taken for a comment."""
+    end, i, n = 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c.isspace() or c == ";":
+            i += 1
+            continue
+        if text.startswith("--", i):
+            nl = text.find("\n", i)
+            i = n if nl < 0 else nl + 1
+            continue
+        if text.startswith("/*", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if text.startswith("/*", i):
+                    depth, i = depth + 1, i + 2
+                elif text.startswith("*/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+            if depth:  # an unclosed comment is the server's error to report
+                end = n
+            continue
+        prev = text[i - 1] if i else " "
+        word = prev.isalnum() or prev in "_$"
+        if c in "'\"":
+            escapes = c == "'" and prev in "eE" and (i < 2 or not _word_char(text[i - 2]))
+            i += 1
+            while i < n:
+                if escapes and text[i] == "\\":
+                    i += 2
+                elif text[i] == c:
+                    if text.startswith(c, i + 1):
+                        i += 2
+                    else:
+                        break
+                else:
+                    i += 1
+            i = end = min(i + 1, n)
+            continue
+        if c == "$" and not word:
+            j = i + 1
+            if j < n and (text[j].isalpha() or text[j] == "_"):
+                j += 1
+                while j < n and (text[j].isalnum() or text[j] == "_"):
+                    j += 1
+            if j < n and text[j] == "$":
+                tag = text[i : j + 1]
+                close = text.find(tag, j + 1)
+                i = end = n if close < 0 else close + len(tag)
+                continue
+        i = end = i + 1
+    return end
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c in "_$"
 
 
 def _describe(conn: psycopg.Connection[Any], text: str) -> tuple[list[str], list[int]]:
@@ -331,43 +553,105 @@ def _fields(res: pq.abc.PGresult, encoding: str) -> tuple[list[str], list[int]]:
     return names, [res.ftype(i) for i in range(n)]
 
 
-def copy_out(conn: psycopg.Connection[Any], query: Query, into: Into = "rows") -> Any:
+def _copy_out_statement(text: str) -> sql.Composed:
+    """`COPY (text) TO STDOUT (FORMAT BINARY)`, the query on lines of its own (see
+    `_query_text`), so that nothing it ends with can swallow the closing parenthesis."""
+    return sql.SQL("COPY (\n{}\n) TO STDOUT (FORMAT BINARY)").format(sql.SQL(cast(Any, text)))
+
+
+def _no_params(params: object, name: str) -> None:
+    """`copy_out` takes no query parameters (COPY has none), and `into` only by keyword."""
+    if params is None:
+        return
+    if isinstance(params, str) and params in ("rows", "columns", "arrow", "pandas", "polars"):
+        raise TypeError(f"{name}'s into is keyword-only: {name}(conn, query, into={params!r})")
+    raise TypeError(f"{name} takes no parameters (COPY has none); use amber.pg.fetch")
+
+
+@overload
+def copy_out(
+    conn: psycopg.AsyncConnection[Any], query: Query, params: None = None, *, into: Into = "rows"
+) -> Coroutine[Any, Any, Any]: ...
+@overload
+def copy_out(
+    conn: psycopg.Connection[Any], query: Query, params: None = None, *, into: Into = "rows"
+) -> Any: ...
+def copy_out(
+    conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any],
+    query: Query,
+    params: None = None,
+    *,
+    into: Into = "rows",
+) -> Any:
     """Run `COPY (query) TO STDOUT (FORMAT BINARY)` and parse the stream in Rust.
 
     `into`: "rows" (a list of tuples), "columns" (a dict of NumPy arrays: numbers, bools, dates,
     timestamps and intervals as typed arrays, masked where NULL, other types as object arrays),
     "arrow" (a pyarrow Table), "pandas" or "polars" (a DataFrame). The query is a SELECT,
-    VALUES or TABLE statement, or a DML statement with RETURNING.
+    VALUES or TABLE statement, or a DML statement with RETURNING. On a psycopg
+    `AsyncConnection` it returns a coroutine doing the same.
     """
+    if isinstance(conn, psycopg.AsyncConnection):
+        from amber.pg import _async
+
+        _no_params(params, "copy_out")
+        return _async.copy_out(conn, query, into)
+    _no_params(params, "copy_out")
     mode = _check_into(into)
     text = _query_text(conn, query)
-    names, oids = _describe(conn, text)
-    reader = _native.PgReader(_read_specs(conn, oids), names, mode)
-    stmt = sql.SQL("COPY ({}) TO STDOUT (FORMAT BINARY)").format(sql.SQL(cast(Any, text)))
-    with conn.cursor() as cur, cur.copy(stmt) as copy:
-        if _libpq():
-            failure = reader.drain(cast(Any, conn.pgconn).pgconn_ptr)
-            if failure is not None:
-                _raise_server(failure)
-        else:
-            for data in copy:
-                reader.feed(data)
+    # Describe and COPY in one savepoint (or transaction): the locks the describe step takes on
+    # the query's tables are held to its end, so no ALTER can change a column's type between
+    # the types amber reads and the bytes the COPY sends; and a failure mid-stream (a value
+    # amber refuses, a server error) leaves the caller's transaction as it was.
+    with _atomic(conn):
+        names, oids = _describe(conn, text)
+        reader = _native.PgReader(_read_specs(conn, oids, names=names), names, mode)
+        with conn.cursor() as cur, cur.copy(_copy_out_statement(text)) as copy:
+            if _libpq():
+                failure = reader.drain(conn.pgconn)
+                if isinstance(failure, tuple):
+                    _raise_server(failure)
+            else:
+                for data in copy:
+                    reader.feed(data)
     result = reader.finish(True)
     del reader  # released here, on this thread, whatever shaping the result raises
     return _arrow.shape(result, names, oids, into)
 
 
+@overload
+def fetch(
+    conn: psycopg.AsyncConnection[Any],
+    query: Query,
+    params: Sequence[Any] | Mapping[str, Any] | None = None,
+    *,
+    into: Into = "rows",
+) -> Coroutine[Any, Any, Any]: ...
+@overload
 def fetch(
     conn: psycopg.Connection[Any],
     query: Query,
     params: Sequence[Any] | Mapping[str, Any] | None = None,
+    *,
+    into: Into = "rows",
+) -> Any: ...
+def fetch(
+    conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any],
+    query: Query,
+    params: Sequence[Any] | Mapping[str, Any] | None = None,
+    *,
     into: Into = "rows",
 ) -> Any:
     """Run a query with binary parameters and a binary result, decoded in Rust.
 
     `params` are psycopg's (`%s` or `%(name)s` placeholders). `into` as for `copy_out`. Types
-    amber does not know are loaded by psycopg's loaders for them.
+    amber does not know are loaded by psycopg's loaders for them. On a psycopg
+    `AsyncConnection` it returns a coroutine doing the same.
     """
+    if isinstance(conn, psycopg.AsyncConnection):
+        from amber.pg import _async
+
+        return _async.fetch(conn, query, params, into)
     return _fetch(conn, query, params, into, None)
 
 
@@ -390,9 +674,9 @@ def _fetch(
         if res is None or res.status != pq.ExecStatus.TUPLES_OK:
             raise psycopg.ProgrammingError("the query returned no result to fetch")
         names, oids = _fields(res, conn.info.encoding)
-        reader = _native.PgReader(_read_specs(conn, oids, amber), names, mode)
+        reader = _native.PgReader(_read_specs(conn, oids, amber, names), names, mode)
         if _libpq():
-            reader.read_result(cast(Any, res).pgresult_ptr)
+            reader.read_result(res)
         else:
             for r in range(res.ntuples):
                 reader.add_row([res.get_value(r, c) for c in range(res.nfields)])

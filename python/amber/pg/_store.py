@@ -3,9 +3,11 @@ transaction."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any
 
+import psycopg
 from psycopg import sql
 from psycopg.abc import Buffer
 from psycopg.adapt import Dumper
@@ -13,8 +15,9 @@ from psycopg.postgres import types as pg_types
 from psycopg.pq import Format
 
 from amber import _native
-from amber.codec import dumps, loads
-from amber.pg._copy import _fetch
+from amber._native import DecodeError
+from amber.codec import dumps
+from amber.pg._copy import TableName, _atomic, _fetch, _table_identifier
 
 # put_many sends its rows in batches of this many (one pipeline of INSERTs each).
 BATCH = 1000
@@ -39,12 +42,37 @@ class _KeysDumper(Dumper):
         return obj.data
 
 
-def _table_name(table: str | tuple[str, ...]) -> sql.Composable:
-    """A quoted identifier: a name, or (schema, name). Dots in a str are part of the name."""
-    parts = (table,) if isinstance(table, str) else tuple(table)
-    if not parts or not all(isinstance(p, str) and p for p in parts):
-        raise ValueError(f"a table is a name or a (schema, name) tuple, not {table!r}")
-    return sql.Identifier(*parts)
+def _table_name(table: TableName) -> sql.Identifier:
+    """The table, by the rules of `copy_in`: a str is one name (dots are part of it), a
+    (schema, name) tuple or a psycopg `sql.Identifier` a qualified one; NUL is refused."""
+    return _table_identifier(table)
+
+
+def _table_sql(conn: Any, table: sql.Identifier) -> tuple[str, str]:
+    """The quoted name as SQL text: as it goes in a statement without parameters, and with
+    every `%` doubled for one with parameters (psycopg reads `%` there as a placeholder, and
+    `%%` as a `%`), so a name holding `%` names its own table."""
+    text = table.as_string(conn)
+    return text, text.replace("%", "%%")
+
+
+def _statement(query: str, table_sql: tuple[str, str], params: bool) -> sql.SQL:
+    """`query` with `{t}` the table (see `_table_sql`); `params`: whether it is run with
+    parameters."""
+    return sql.SQL(query.replace("{t}", table_sql[1] if params else table_sql[0]))
+
+
+def _value_error(err: DecodeError, key: str, table: str) -> DecodeError:
+    """A stored value that does not decode, as a DecodeError naming its key and table, with
+    the codec's kind and place within the value."""
+    cause = err.__cause__ if isinstance(err.__cause__, DecodeError) else err
+    inner = cause.path or "$"
+    new = DecodeError(f"key {key!r} of table {table}: {cause}")
+    new.kind = cause.kind
+    new.path = f"$[{json.dumps(key)}]{inner[1:]}"
+    new.offset = cause.offset
+    new.__cause__ = cause
+    return new
 
 
 class Store(MutableMapping[str, Any]):
@@ -54,28 +82,40 @@ class Store(MutableMapping[str, Any]):
     Every call runs inside the connection's current transaction and never commits: commit (or
     use the connection as a context manager) to make writes durable. `put_many` writes inside
     a savepoint, so a batch that fails leaves the store and the transaction as they were. The
-    table is created if it does not exist unless `create=False`. Table and column names are
-    quoted as identifiers, so no name can inject SQL.
+    table is created if it does not exist unless `create=False`. `table` is one name (a str,
+    dots included) or a (schema, name) tuple, quoted as an identifier, so no name can inject
+    SQL. Values are read as amber frames whatever adapters the connection has (`register` or
+    not).
     """
 
-    def __init__(self, conn: Any, table: str | tuple[str, ...], *, create: bool = True) -> None:
+    def __init__(self, conn: Any, table: TableName, *, create: bool = True) -> None:
+        if isinstance(conn, psycopg.AsyncConnection):
+            raise TypeError("Store takes a sync psycopg Connection: use amber.pg.AsyncStore")
         self.conn = conn
         self._table = _table_name(table)
+        self._sql = _table_sql(conn, self._table)
         if create:
             self._run("create table if not exists {t} (key text primary key, value bytea not null)")
 
     def _run(self, query: str, params: Any = None) -> Any:
         cur = self.conn.cursor(binary=True)
-        cur.execute(sql.SQL(query).format(t=self._table), params)
+        cur.execute(_statement(query, self._sql, params is not None), params)
         return cur
 
     # --- one key ----------------------------------------------------------------------------
 
     def __getitem__(self, key: str) -> Any:
-        row = self._run("select value from {t} where key = %s", (key,)).fetchone()
-        if row is None:
+        self._check_key(key)
+        # Read as amber frames in Rust whatever the connection has registered: a connection
+        # where `register` put amber's loader would otherwise hand over the value decoded.
+        query = _statement("select value from {t} where key = %s", self._sql, True)
+        try:
+            rows = _fetch(self.conn, query, (key,), "rows", True)
+        except DecodeError as e:
+            raise _value_error(e, key, self._sql[0]) from None
+        if not rows:
             raise KeyError(key)
-        return loads(row[0])
+        return rows[0][0]
 
     def __setitem__(self, key: str, value: Any) -> None:
         self.put(key, value)
@@ -100,14 +140,11 @@ class Store(MutableMapping[str, Any]):
     def put(self, key: str, value: Any) -> None:
         """Store `value` under `key`, replacing what was there (an upsert)."""
         self._check_key(key)
-        self._run(
-            "insert into {t} (key, value) values (%s, %b) "
-            "on conflict (key) do update set value = excluded.value",
-            (key, dumps(value)),
-        )
+        self._run(_PUT, (key, dumps(value)))
 
     def delete(self, key: str) -> bool:
         """Remove `key`; whether it was there."""
+        self._check_key(key)
         return bool(self._run("delete from {t} where key = %s", (key,)).rowcount)
 
     # --- many keys --------------------------------------------------------------------------
@@ -122,12 +159,17 @@ class Store(MutableMapping[str, Any]):
         # The server returns the rows in the order of `wanted` (one per key found); the keys go
         # as one binary text[] encoded in Rust, and the values are decoded in Rust as the
         # result is read: no Python call per key or row.
-        query = sql.SQL(
-            "select t.key, t.value from unnest(%b) with ordinality as w(key, at) "
-            "join {t} t on t.key = w.key order by w.at"
-        ).format(t=self._table)
+        query = _statement(_GET_MANY, self._sql, True)
         param = _Keys(_native.pg_send(TEXT_ARRAY_OID, wanted))
-        return dict(_fetch(self.conn, query, (param,), "rows", True, {_Keys: _KeysDumper}))
+        try:
+            rows = _fetch(self.conn, query, (param,), "rows", True, {_Keys: _KeysDumper})
+            # On SQL_ASCII text reads as bytes: the keys went as UTF-8 (as psycopg sends a str).
+            return {k.decode() if isinstance(k, bytes) else k: v for k, v in rows}
+        except DecodeError as e:
+            # Which key: the rows again, as raw bytes (an error path only).
+            row = int(e.path[2 : e.path.index("]")]) if e.path and e.path[:2] == "$[" else 0
+            raw = _fetch(self.conn, query, (param,), "rows", False, {_Keys: _KeysDumper})
+            raise _value_error(e, raw[row][0], self._sql[0]) from None
 
     def put_many(self, items: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None:
         """Store many values in batches; all of them or, if any fails, none."""
@@ -137,11 +179,10 @@ class Store(MutableMapping[str, Any]):
         for key, value in pairs:
             self._check_key(key)
             rows.append((key, dumps(value)))
-        query = sql.SQL(
-            "insert into {t} (key, value) values (%s, %b) "
-            "on conflict (key) do update set value = excluded.value"
-        ).format(t=self._table)
-        with self.conn.transaction(), self.conn.cursor(binary=True) as cur:
+        query = _statement(_PUT, self._sql, True)
+        # A savepoint in a transaction (a transaction of its own on an idle autocommit
+        # connection): never a COMMIT of the caller's work.
+        with _atomic(self.conn), self.conn.cursor(binary=True) as cur:
             for start in range(0, len(rows), BATCH):
                 cur.executemany(query, rows[start : start + BATCH])
 
@@ -154,4 +195,14 @@ class Store(MutableMapping[str, Any]):
             raise TypeError(f"Store keys are str, not {type(key).__name__}")
 
     def __repr__(self) -> str:
-        return f"<amber.pg.Store {self._table.as_string(None)}>"
+        return f"<amber.pg.Store {self._sql[0]}>"
+
+
+_GET_MANY = (
+    "select t.key, t.value from unnest(%b) with ordinality as w(key, at) "
+    "join {t} t on t.key = w.key order by w.at"
+)
+_PUT = (
+    "insert into {t} (key, value) values (%s, %b) "
+    "on conflict (key) do update set value = excluded.value"
+)

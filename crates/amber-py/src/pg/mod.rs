@@ -144,7 +144,13 @@ fn encode_fail(
         py,
         errors::encode_error(py),
         kind,
-        format!("row {row}, column '{name}' ({ty}): {detail}: {what}"),
+        // A detail that already quotes the value ("70000 is out of range for int2")
+        // is not followed by it again.
+        if detail.starts_with(&what) {
+            format!("row {row}, column '{name}' ({ty}): {detail}")
+        } else {
+            format!("row {row}, column '{name}' ({ty}): {detail}: {what}")
+        },
         None,
         Some(place(row, name)),
         cause,
@@ -185,14 +191,44 @@ fn decode_fail(
 ) -> PyErr {
     let ty = type_name(oid);
     let (kind, detail, cause, at) = match f {
-        Fail::Data(e) => (e.kind.name(), e.message, None, e.offset),
+        Fail::Data(e) => (e.kind.name().to_owned(), e.message, None, e.offset),
         // Reading never compares a value's kind with a type.
-        Fail::Mismatch => ("type_mismatch", "unexpected value".into(), None, None),
+        Fail::Mismatch => (
+            "type_mismatch".into(),
+            "unexpected value".into(),
+            None,
+            None,
+        ),
         Fail::Py(e) => {
             if errors::passes_through(py, &e) {
                 return e;
             }
-            ("raised", errors::described(py, &e), Some(e), None)
+            // An amber frame in bytea that does not decode: the codec's own kind and
+            // message (as a registered cursor gives them), with a hint for raw bytes.
+            let amber = {
+                let value = e.value(py);
+                value
+                    .is_instance(errors::decode_error(py))
+                    .unwrap_or(false)
+                    .then(|| {
+                        let kind = value
+                            .getattr(pyo3::intern!(py, "kind"))
+                            .and_then(|k| k.extract::<String>())
+                            .unwrap_or_else(|_| "raised".into());
+                        let hint = if kind == "not_amber" {
+                            "; this connection reads bytea as amber (amber.pg.register): read \
+                             raw bytes through a connection or cursor without it"
+                        } else {
+                            ""
+                        };
+                        (kind, format!("{value}{hint}"))
+                    })
+            };
+            if let Some((kind, detail)) = amber {
+                (kind, detail, Some(e), None)
+            } else {
+                ("raised".into(), errors::described(py, &e), Some(e), None)
+            }
         }
     };
     let offset = match (offset, at) {
@@ -203,7 +239,7 @@ fn decode_fail(
     errors::make(
         py,
         errors::decode_error(py),
-        kind,
+        &kind,
         format!("row {row}, column '{name}' ({ty}): {detail}"),
         offset.map(|o| o as usize),
         Some(place(row, name)),
