@@ -400,7 +400,7 @@ def _type_name(oid: int) -> str:
     return f"{t[0][1:]}[]" if t[1] else t[0]
 
 
-def _place(row: int, name: str) -> str:
+def _place(row: int | str, name: str) -> str:
     """A value's place as amber's errors give it (`$[3].price`, `$[3]["unit price"]`)."""
     if name and all(c.isascii() and (c.isalnum() or c == "_") for c in name):
         return f"$[{row}].{name}"
@@ -428,6 +428,7 @@ def _no_type(name: str, oid: int, target: str, reads: str) -> Exception:
         f"column {name!r} ({_type_name(oid)}): {target} has no type that holds these values "
         f"exactly; read it with into={reads}, or cast it in SQL (to text, for instance)",
         "unsupported",
+        _place("*", name),
     )
 
 
