@@ -497,6 +497,9 @@ impl PgCopyWriter {
     }
 }
 
+/// Bytes of a result's values `read_result` copies out at a time.
+const RESULT_BATCH_BYTES: usize = 64 << 10;
+
 enum Out {
     Rows(Py<PyList>),
     Columns(Vec<arrow::Builder>),
@@ -514,6 +517,8 @@ pub struct PgReader {
     rows: u64,
     /// Per column, the last value read and its object (see [`Last`]).
     last: Vec<Option<Last>>,
+    /// Where `drain` stands (it may be called again when not blocking).
+    drain: libpq::Drain,
 }
 
 /// The last value of a column whose objects are immutable: when the next
@@ -714,6 +719,7 @@ impl PgReader {
             out,
             ctx: from_pg::Ctx::new(),
             rows: 0,
+            drain: libpq::Drain::default(),
         })
     }
 
@@ -723,50 +729,107 @@ impl PgReader {
         self.consume(py, view.bytes())
     }
 
-    /// Read a whole `COPY ... TO STDOUT (FORMAT BINARY)` in progress on the
-    /// libpq connection at `pgconn` (psycopg's `pgconn.pgconn_ptr`, whose
-    /// connection lock the caller holds). Returns None when the COPY ended
-    /// well, else `(sqlstate, message)`: the server's error, or an empty
-    /// SQLSTATE when the connection failed.
-    fn drain(&mut self, py: Python<'_>, pgconn: usize) -> PyResult<Option<(String, String)>> {
+    /// Read a `COPY ... TO STDOUT (FORMAT BINARY)` in progress on psycopg's
+    /// `PGconn` object `pgconn` (`conn.pgconn`, whose connection lock the
+    /// caller holds). Returns None when the COPY ended well, else
+    /// `(sqlstate, message)`: the server's error, or an empty SQLSTATE when
+    /// the connection failed. With `block=False` it reads what the socket
+    /// holds, takes every message buffered and returns "wait" when it needs
+    /// the socket to be readable: call again once it is. A connection
+    /// closed meanwhile raises psycopg's `OperationalError`.
+    #[pyo3(signature = (pgconn, block = true))]
+    fn drain<'py>(
+        &mut self,
+        py: Python<'py>,
+        pgconn: &Bound<'py, PyAny>,
+        block: bool,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let lib = libpq::get().ok_or_else(|| PyRuntimeError::new_err("libpq is not bound"))?;
-        // SAFETY: the caller passes the live PGconn of a psycopg connection
-        // made by the bound libpq, and holds its lock for this call.
-        let conn = unsafe { libpq::Conn::new(lib, pgconn) };
-        loop {
-            match conn.copy_step() {
-                libpq::CopyStep::Data(msg) => self.consume(py, msg.bytes())?,
-                libpq::CopyStep::WouldBlock => {
-                    if let Err(msg) = py.detach(move || conn.wait_and_consume(100)) {
-                        return Ok(Some((String::new(), msg)));
-                    }
-                    py.check_signals()?;
-                }
-                libpq::CopyStep::Done => return Ok(conn.finish_results().err()),
-                libpq::CopyStep::Failed(msg) => return Ok(Some((String::new(), msg))),
-            }
-        }
+        let conn = lib.conn(pgconn)?;
+        let mut drain = std::mem::take(&mut self.drain);
+        let end = drain.run(&conn, block, |data| self.consume(py, data));
+        self.drain = drain;
+        Ok(match end? {
+            libpq::DrainEnd::Finished(None) => None,
+            libpq::DrainEnd::Finished(Some(f)) => Some(f.into_pyobject(py)?.into_any()),
+            libpq::DrainEnd::Wait => Some(pyo3::intern!(py, "wait").clone().into_any()),
+        })
     }
 
-    /// Read every row of the binary result at `pgresult` (psycopg's
-    /// `pgresult.pgresult_ptr`, kept alive by the caller).
-    fn read_result(&mut self, py: Python<'_>, pgresult: usize) -> PyResult<()> {
+    /// Read rows `start..stop` (by default all) of psycopg's binary
+    /// `PGresult` object `pgresult` (`cur.pgresult`).
+    #[pyo3(signature = (pgresult, start = 0, stop = None))]
+    fn read_result(
+        &mut self,
+        py: Python<'_>,
+        pgresult: &Bound<'_, PyAny>,
+        start: usize,
+        stop: Option<usize>,
+    ) -> PyResult<()> {
         let lib = libpq::get().ok_or_else(|| PyRuntimeError::new_err("libpq is not bound"))?;
-        // SAFETY: the caller passes a live PGresult of the bound libpq and
-        // holds its psycopg object for this call.
-        let res = unsafe { libpq::ResultView::new(lib, pgresult) };
-        if res.fields() != self.cols.len() {
-            return Err(PyValueError::new_err(
-                "the result's columns differ from the reader's",
-            ));
+        let res = lib.result(pgresult)?;
+        let fields = self.cols.len();
+        let rows = {
+            // SAFETY: the view is dropped before any Python code runs.
+            let v = unsafe { res.view() }?;
+            if v.fields() != fields {
+                return Err(PyValueError::new_err(
+                    "the result's columns differ from the reader's",
+                ));
+            }
+            if (0..fields).any(|c| !v.is_binary(c)) {
+                return Err(PyValueError::new_err("the result is not in binary format"));
+            }
+            v.rows()
+        };
+        let stop = stop.unwrap_or(rows);
+        if start > stop || stop > rows {
+            return Err(PyValueError::new_err(format!(
+                "rows {start}..{stop} are not within the result's {rows}"
+            )));
         }
-        if (0..res.fields()).any(|c| !res.is_binary(c)) {
-            return Err(PyValueError::new_err("the result is not in binary format"));
-        }
+        // A loader or codec may run Python code, and Python code may clear
+        // the result (or let a thread that does run): the values are copied
+        // out a batch of rows at a time, under a view taken afresh, and
+        // decoded from the copy.
         let _pause = GcPause::new(py);
-        for r in 0..res.rows() {
-            let res = &res;
-            self.take_row(py, (0..res.fields()).map(move |c| (res.value(r, c), None)))?;
+        let mut buf: Vec<u8> = Vec::with_capacity(RESULT_BATCH_BYTES + 4096);
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        let mut r = start;
+        while r < stop {
+            buf.clear();
+            spans.clear();
+            let first = r;
+            {
+                // SAFETY: the view is used only to copy values into `buf`,
+                // and dropped before any Python code runs.
+                let v = unsafe { res.view() }?;
+                if v.rows() < stop || v.fields() != fields {
+                    return Err(PyValueError::new_err(
+                        "the result changed while it was read",
+                    ));
+                }
+                while r < stop && buf.len() < RESULT_BATCH_BYTES {
+                    for c in 0..fields {
+                        spans.push(match v.value(r, c) {
+                            None => (usize::MAX, 0),
+                            Some(b) => {
+                                buf.extend_from_slice(b);
+                                (buf.len() - b.len(), b.len())
+                            }
+                        });
+                    }
+                    r += 1;
+                }
+            }
+            for row in spans.chunks_exact(fields).take(r - first) {
+                let buf = &buf;
+                self.take_row(
+                    py,
+                    row.iter()
+                        .map(move |&(at, n)| ((at != usize::MAX).then(|| &buf[at..at + n]), None)),
+                )?;
+            }
         }
         Ok(())
     }
@@ -813,10 +876,16 @@ impl PgReader {
     }
 }
 
-/// Bind the libpq loaded at `path` (see `libpq.rs`); whether it worked.
+/// Bind the libpq loaded at `path` for psycopg's `PGconn` and `PGresult`
+/// classes (see `libpq.rs`); whether it worked.
 #[pyfunction]
-fn pg_bind_libpq(path: &str) -> bool {
-    libpq::bind(path)
+fn pg_bind_libpq(
+    py: Python<'_>,
+    path: &str,
+    pgconn_type: &Bound<'_, pyo3::types::PyType>,
+    pgresult_type: &Bound<'_, pyo3::types::PyType>,
+) -> PyResult<bool> {
+    libpq::bind(py, path, pgconn_type, pgresult_type)
 }
 
 /// `(typname, is_array)` for a type OID amber reads and writes itself, else
