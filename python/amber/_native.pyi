@@ -295,7 +295,10 @@ _PgColumnSpec: TypeAlias = tuple[int, Any]
 
 @final
 class PgCopyWriter:
-    def __new__(cls, columns: list[_PgColumnSpec], names: list[str]) -> PgCopyWriter: ...
+    # `encoding`: the Python codec of the connection's client encoding (conn.info.encoding).
+    def __new__(
+        cls, columns: list[_PgColumnSpec], names: list[str], encoding: str | None = None
+    ) -> PgCopyWriter: ...
     def write_rows(self, rows: Iterable[Any], limit: int) -> bytes: ...
     def write_columns(
         self, columns: list[tuple[Any, ...]], start: int, limit: int
@@ -307,7 +310,11 @@ class PgCopyWriter:
 @final
 class PgReader:
     def __new__(
-        cls, columns: list[_PgColumnSpec], names: list[str], into: Literal["rows", "arrow", "numpy"]
+        cls,
+        columns: list[_PgColumnSpec],
+        names: list[str],
+        into: Literal["rows", "arrow", "numpy"],
+        encoding: str | None = None,
     ) -> PgReader: ...
     def feed(self, data: Buffer) -> None: ...
     # `pgconn` is psycopg's `conn.pgconn` and `pgresult` a `cur.pgresult`, of the classes given
@@ -326,7 +333,7 @@ class PgReader:
 
 def pg_bind_libpq(path: str, pgconn_type: type, pgresult_type: type) -> bool: ...
 def pg_type(oid: int) -> tuple[str, bool] | None: ...
-def pg_send(oid: int, value: Any) -> bytes: ...
+def pg_send(oid: int, value: Any, encoding: str | None = None) -> bytes: ...
 
 # amber.proto: compiled schemas, the message base class and its containers (`amber.proto` is
 # the only caller of the schema; users meet Message and the containers).

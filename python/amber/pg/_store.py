@@ -160,7 +160,7 @@ class Store(MutableMapping[str, Any]):
         # as one binary text[] encoded in Rust, and the values are decoded in Rust as the
         # result is read: no Python call per key or row.
         query = _statement(_GET_MANY, self._sql, True)
-        param = _Keys(_native.pg_send(TEXT_ARRAY_OID, wanted))
+        param = _Keys(_native.pg_send(TEXT_ARRAY_OID, wanted, self.conn.info.encoding))
         try:
             rows = _fetch(self.conn, query, (param,), "rows", True, {_Keys: _KeysDumper})
             # On SQL_ASCII text reads as bytes: the keys went as UTF-8 (as psycopg sends a str).

@@ -6,6 +6,7 @@
 //!
 //! - [`types`]: types by OID; each type's encoder and decoder;
 //! - [`copy`]: the COPY BINARY writer and the incremental parser;
+//! - [`encoding`]: the client encoding text travels in;
 //! - [`error`]: [`PgError`], with the kind, byte offset, row and column.
 //!
 //! Format reference: the PostgreSQL documentation of COPY, "Binary Format",
@@ -13,10 +14,12 @@
 //! Every integer is big-endian (network byte order).
 
 pub mod copy;
+pub mod encoding;
 pub mod error;
 pub mod types;
 pub mod wire;
 
 pub use copy::{CopyParser, CopyWriter, Field, Row};
+pub use encoding::ClientEncoding;
 pub use error::{PgError, PgErrorKind};
 pub use types::{decode_value, encode_value, PgType, Scalar, Value};

@@ -117,6 +117,27 @@ impl Builder {
         }
     }
 
+    /// On a SQL_ASCII connection (with `on`), whose text is bytes (as
+    /// psycopg reads it), text types are Arrow binary.
+    pub fn binary_text(mut self, on: bool) -> Builder {
+        let text = matches!(
+            self.scalar,
+            Some(
+                Scalar::Text
+                    | Scalar::Varchar
+                    | Scalar::Bpchar
+                    | Scalar::Name
+                    | Scalar::Char
+                    | Scalar::Json
+                    | Scalar::Jsonb
+            )
+        );
+        if on && text && self.tag == "large_string" {
+            self.tag = "large_binary";
+        }
+        self
+    }
+
     fn valid(&mut self, ok: bool) {
         let i = self.len;
         if i % 8 == 0 {
@@ -183,21 +204,26 @@ impl Builder {
             Layout::Var => {
                 match s {
                     Scalar::Bytea => self.data.extend_from_slice(t::decode_bytea(b)),
-                    Scalar::Jsonb => self.data.extend_from_slice(t::decode_jsonb(b)?.as_bytes()),
-                    Scalar::Name => self.data.extend_from_slice(t::decode_name(b)?.as_bytes()),
-                    Scalar::Char => {
-                        let c = t::decode_char(b)?;
-                        if c != 0 {
-                            let mut buf = [0; 4];
-                            let s = char::from(c).encode_utf8(&mut buf);
-                            self.data.extend_from_slice(s.as_bytes());
-                        }
+                    Scalar::Jsonb => {
+                        let text = ctx.codec.utf8(py, t::decode_jsonb_bytes(b)?)?;
+                        self.data.extend_from_slice(&text);
                     }
+                    Scalar::Name => {
+                        let text = ctx.codec.utf8(py, t::decode_name_bytes(b)?)?;
+                        self.data.extend_from_slice(&text);
+                    }
+                    Scalar::Char => match from_pg::char_value(ctx, py, t::decode_char(b)?) {
+                        from_pg::CharValue::Byte(c) => self.data.push(c),
+                        from_pg::CharValue::Text(s) => self.data.extend_from_slice(s.as_bytes()),
+                    },
                     Scalar::Numeric => {
                         let text = decode_numeric(b)?.to_string();
                         self.data.extend_from_slice(text.as_bytes());
                     }
-                    _ => self.data.extend_from_slice(t::decode_text(b)?.as_bytes()),
+                    _ => {
+                        let text = ctx.codec.utf8(py, b)?;
+                        self.data.extend_from_slice(&text);
+                    }
                 }
                 self.offsets.push(self.data.len() as i64);
             }
@@ -241,7 +267,7 @@ impl Builder {
             }
             Scalar::Interval => {
                 let iv = dt::decode_interval(b)?;
-                let days = i64::from(iv.days) + i64::from(iv.months) * 30;
+                let days = i64::from(iv.days) + dt::months_as_days(iv.months);
                 let v = days
                     .checked_mul(dt::USECS_PER_DAY)
                     .and_then(|x| x.checked_add(iv.micros))

@@ -10,7 +10,10 @@
 //! object column (whose NaN and missing markers are NULL).
 //!
 //! Every buffer's length is checked against the column's length before a
-//! value is read, and each string's offsets against its data.
+//! value is read, and each string's offsets against its data. Strings are
+//! UTF-8; they are written in the connection's client encoding. Integers
+//! and decimals go into integer columns exactly (a decimal with a fraction
+//! refused), and floats into float4 only when they fit.
 
 use std::cell::Cell;
 
@@ -397,6 +400,7 @@ impl Source {
     /// gave.
     pub fn write(
         &self,
+        py: Python<'_>,
         i: usize,
         item: Option<&Bound<'_, PyAny>>,
         target: &Column,
@@ -418,12 +422,12 @@ impl Source {
             (Kind::Int(..), _) => int_to(out, s, self.int(i))?,
             (Kind::Float(_), _) => float_to(out, s, self.float(i))?,
             (Kind::Str(_), Scalar::Text | Scalar::Varchar | Scalar::Bpchar)
-                if self.clean_text(i) =>
+                if ctx.codec.enc.writes_utf8() && self.clean_text(i) =>
             {
                 // Checked for UTF-8 and NUL bytes with its block.
                 out.extend_from_slice(self.bytes(i)?);
             }
-            (Kind::Str(_), _) => str_to(out, s, self.str(i)?)?,
+            (Kind::Str(_), _) => str_to(py, out, s, self.str(i)?, ctx)?,
             (Kind::Bin(_), Scalar::Bytea) => t::encode_bytea(out, self.bytes(i)?),
             (Kind::FixedBinary16, Scalar::Uuid) => {
                 let mut u = [0u8; 16];
@@ -438,10 +442,16 @@ impl Source {
                     )));
                 }
                 let raw = self.i64_at(i);
+                // In microseconds (the unit amber reads timestamps in), the
+                // largest value and the smallest (and the smallest plus one,
+                // what amber reads -infinity as) are the infinities; in
+                // other units they are real instants (pandas' Timestamp.min
+                // is the smallest plus one nanosecond).
                 let v = match raw {
-                    i64::MAX => Timestamp::Infinity,
-                    // What amber reads -infinity as, and the very smallest.
-                    i64::MIN | -9_223_372_036_854_775_807 => Timestamp::NegInfinity,
+                    i64::MAX if self.unit == 2 => Timestamp::Infinity,
+                    i64::MIN | -9_223_372_036_854_775_807 if self.unit == 2 => {
+                        Timestamp::NegInfinity
+                    }
                     _ => Timestamp::Micros(self.micros(raw)? - PG_EPOCH_US),
                 };
                 dt::encode_timestamp(out, v)?;
@@ -493,10 +503,32 @@ impl Source {
                 };
                 encode_numeric_value(out, &v)?;
             }
-            (Kind::Decimal128, Scalar::Float8 | Scalar::Float4) => {
+            (Kind::Decimal128, Scalar::Float8) => {
                 let raw = i128::from_le_bytes(self.fixed(i).try_into().unwrap_or([0; 16]));
-                let v = raw as f64 / 10f64.powi(self.unit as i32);
-                float_to(out, s, v)?;
+                let v = n::decimal_float::<f64>(raw, self.unit).ok_or_else(|| bad_decimal(raw))?;
+                n::encode_float8(out, v);
+            }
+            (Kind::Decimal128, Scalar::Float4) => {
+                // Rounded once, from the exact value (a decimal128 is within
+                // float4's range).
+                let raw = i128::from_le_bytes(self.fixed(i).try_into().unwrap_or([0; 16]));
+                let v = n::decimal_float::<f32>(raw, self.unit).ok_or_else(|| bad_decimal(raw))?;
+                n::encode_float4(out, v);
+            }
+            (Kind::Decimal128, Scalar::Int2 | Scalar::Int4 | Scalar::Int8 | Scalar::Oid) => {
+                let raw = i128::from_le_bytes(self.fixed(i).try_into().unwrap_or([0; 16]));
+                let v = n::decimal_integer(raw, self.unit).ok_or_else(|| {
+                    Fail::Data(PgError::invalid_value(format!(
+                        "{} is not an integer",
+                        decimal_text(raw, self.unit)
+                    )))
+                })?;
+                int_to(out, s, v).map_err(|f| match f {
+                    Fail::Data(e) if e.kind == amber_core::pg::PgErrorKind::OutOfRange => {
+                        oor(decimal_text(raw, self.unit), s.name())
+                    }
+                    f => f,
+                })?;
             }
             _ => return Err(Fail::Mismatch),
         }
@@ -516,7 +548,11 @@ impl Source {
     pub fn describe(&self, i: usize) -> String {
         match self.kind {
             Kind::Int(..) => self.int(i).to_string(),
-            Kind::Float(_) => self.float(i).to_string(),
+            Kind::Float(_) => float_text(self.float(i)),
+            Kind::Decimal128 => decimal_text(
+                i128::from_le_bytes(self.fixed(i).try_into().unwrap_or([0; 16])),
+                self.unit,
+            ),
             Kind::Str(_) => match self.str(i) {
                 Ok(s) if s.chars().count() > 80 => {
                     format!("{:?}...", s.chars().take(77).collect::<String>())
@@ -548,6 +584,32 @@ fn b8(b: &[u8]) -> [u8; 8] {
     let mut a = [0u8; 8];
     a.copy_from_slice(&b[..8]);
     a
+}
+
+/// A float as Python would print it near enough for a message (`1e39`,
+/// not 40 digits).
+fn float_text(v: f64) -> String {
+    format!("{v:?}")
+}
+
+/// A decimal128's exact text: `raw` * 10^-`scale`.
+fn decimal_text(raw: i128, scale: u32) -> String {
+    let digits = raw.unsigned_abs().to_string();
+    let sign = if raw < 0 { "-" } else { "" };
+    let scale = scale as usize;
+    if scale == 0 {
+        return format!("{sign}{digits}");
+    }
+    let padded = format!("{digits:0>width$}", width = scale + 1);
+    let (int, frac) = padded.split_at(padded.len() - scale);
+    format!("{sign}{int}.{frac}")
+}
+
+#[cold]
+fn bad_decimal(raw: i128) -> Fail {
+    Fail::Data(PgError::invalid_value(format!(
+        "decimal {raw} has no float value"
+    )))
 }
 
 fn to_days(d: i64) -> Result<Date, Fail> {
@@ -593,7 +655,10 @@ fn int_to(out: &mut Vec<u8>, s: Scalar, v: i128) -> Put {
 
 fn float_to(out: &mut Vec<u8>, s: Scalar, v: f64) -> Put {
     match s {
-        Scalar::Float4 => n::encode_float4(out, v as f32),
+        Scalar::Float4 => n::encode_float4(
+            out,
+            n::narrow_to_float4(v).ok_or_else(|| oor(float_text(v), "float4"))?,
+        ),
         Scalar::Float8 => n::encode_float8(out, v),
         Scalar::Numeric => {
             let text = format!("{v}");
@@ -603,32 +668,36 @@ fn float_to(out: &mut Vec<u8>, s: Scalar, v: f64) -> Put {
             encode_numeric_value(out, &num)?;
         }
         Scalar::Int2 | Scalar::Int4 | Scalar::Int8 | Scalar::Oid => {
-            if v.fract() != 0.0 || !v.is_finite() || v.abs() >= 1.7e38 {
+            if v.fract() != 0.0 || !v.is_finite() {
                 return Err(Fail::Data(PgError::invalid_value(format!(
-                    "{v} is not an integer"
+                    "{} is not an integer",
+                    float_text(v)
                 ))));
             }
-            int_to(out, s, v as i128)?;
+            let too_big = || oor(float_text(v), s.name());
+            if v.abs() >= 1.7e38 {
+                return Err(too_big());
+            }
+            // An integral float is its integer exactly.
+            int_to(out, s, v as i128).map_err(|f| match f {
+                Fail::Data(e) if e.kind == amber_core::pg::PgErrorKind::OutOfRange => too_big(),
+                f => f,
+            })?;
         }
         _ => return Err(Fail::Mismatch),
     }
     Ok(())
 }
 
-fn str_to(out: &mut Vec<u8>, s: Scalar, v: &str) -> Put {
+fn str_to(py: Python<'_>, out: &mut Vec<u8>, s: Scalar, v: &str, ctx: &Ctx) -> Put {
+    let codec = &ctx.codec;
     match s {
-        Scalar::Text | Scalar::Varchar | Scalar::Bpchar | Scalar::Json => t::encode_text(out, v)?,
-        Scalar::Name => t::encode_name(out, v)?,
-        Scalar::Jsonb => t::encode_jsonb(out, v)?,
-        Scalar::Char => match v.as_bytes() {
-            [c] => t::encode_char(out, *c),
-            [] => t::encode_char(out, 0),
-            _ => {
-                return Err(Fail::Data(PgError::invalid_value(
-                    "\"char\" takes one ASCII character",
-                )))
-            }
-        },
+        Scalar::Text | Scalar::Varchar | Scalar::Bpchar | Scalar::Json => {
+            codec.with_str_bytes(py, v, |b| t::encode_text_bytes(out, b))?
+        }
+        Scalar::Name => codec.with_str_bytes(py, v, |b| t::encode_name_bytes(out, b))?,
+        Scalar::Jsonb => codec.with_str_bytes(py, v, |b| t::encode_jsonb_bytes(out, b))?,
+        Scalar::Char => t::encode_char(out, to_pg::char_byte(py, v, codec)?),
         Scalar::Uuid => {
             let u = parse_uuid(v).ok_or_else(|| {
                 Fail::Data(PgError::invalid_value(format!("{v:?} is not a UUID")))

@@ -4,17 +4,23 @@
 //! What each type becomes (the guide's table, `docs/pg.md`):
 //! - numbers: `bool`, `int`, `float` (NaN and infinities kept), numeric as
 //!   `Decimal` (NaN and ±Infinity too);
-//! - text types as `str`, `"char"` as a one-character `str`, bytea as
-//!   `bytes`, json and jsonb parsed with `json.loads`, uuid as `UUID`;
+//! - text types as `str`, decoded from the connection's client encoding
+//!   (on SQL_ASCII as `bytes`, as psycopg reads them); `"char"` as a
+//!   one-character `str` (its byte in the client encoding; a byte that is no
+//!   character there in PostgreSQL's text form `\ooo`); bytea as `bytes`;
+//!   json and jsonb parsed with `json.loads`; uuid as `UUID`;
 //! - date, time, timestamp as `date`, `time`, naive `datetime`; timestamptz
 //!   as a `datetime` in UTC; timetz as a `time` with a fixed-offset zone;
 //!   PostgreSQL's `infinity` and `-infinity` as `date.max`/`date.min` and
 //!   `datetime.max`/`datetime.min` (in UTC for timestamptz); other values
 //!   outside Python's years 1..9999 raise;
-//! - interval as `timedelta`, a month counting 30 days;
+//! - interval as `timedelta`, its months counted as psycopg counts them
+//!   (365 days a year, 30 a month);
 //! - inet as `ip_interface` (or `ip_address` for a full-length prefix),
 //!   cidr as `ip_network`;
-//! - arrays as nested lists (lower bounds are not kept).
+//! - arrays as nested lists (lower bounds are not kept); a json or jsonb
+//!   array as a list of JSON values, and one of more dimensions refused (its
+//!   nested lists would be JSON arrays when written back).
 //!
 //! In Arrow: integers, floats and bool as themselves, oid as uint32, date
 //! as date32, time as time64[us], timestamp(tz) as timestamp[us] (UTC),
@@ -31,7 +37,7 @@ use amber_core::pg::types::datetime::{self as dt, Date, Timestamp};
 use amber_core::pg::types::net::{decode_inet, Inet};
 use amber_core::pg::types::numeric::decode_numeric;
 use amber_core::pg::types::{numbers as n, text as t};
-use amber_core::pg::{PgError, PgType, Scalar};
+use amber_core::pg::{ClientEncoding, PgError, PgType, Scalar};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
@@ -39,6 +45,7 @@ use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use crate::values::datetime::{self as vdt, Date as PyDate, Delta, Time as PyTime};
 use crate::values::{decimal, uuid};
 
+use super::encoding::TextCodec;
 use super::{Column, Fail};
 
 pub type Got<T> = Result<T, Fail>;
@@ -47,19 +54,22 @@ fn out_of_range(what: String) -> Fail {
     Fail::Data(PgError::out_of_range(what))
 }
 
-/// Functions and objects found once per read.
+/// Functions and objects found once per read, and the connection's text
+/// encoding.
 pub struct Ctx {
     json_loads: Option<Py<PyAny>>,
     ip: Option<[Py<PyAny>; 3]>,
     zones: HashMap<i32, Py<PyAny>>,
+    pub codec: TextCodec,
 }
 
 impl Ctx {
-    pub fn new() -> Ctx {
+    pub fn new(codec: TextCodec) -> Ctx {
         Ctx {
             json_loads: None,
             ip: None,
             zones: HashMap::new(),
+            codec,
         }
     }
 
@@ -205,11 +215,13 @@ fn new_timestamp<'py>(
     Ok(vdt::new_datetime(py, d, t, tz)?)
 }
 
-/// An interval as a timedelta: a month is 30 days.
+/// An interval as a timedelta, its months counted as psycopg's loader
+/// counts them (365 days a year, 30 a month).
 fn new_interval<'py>(py: Python<'py>, b: &[u8]) -> Got<Bound<'py, PyAny>> {
     let iv = dt::decode_interval(b)?;
-    let days =
-        i64::from(iv.days) + i64::from(iv.months) * 30 + iv.micros.div_euclid(dt::USECS_PER_DAY);
+    let days = i64::from(iv.days)
+        + dt::months_as_days(iv.months)
+        + iv.micros.div_euclid(dt::USECS_PER_DAY);
     let rest = iv.micros.rem_euclid(dt::USECS_PER_DAY);
     let days = i32::try_from(days)
         .ok()
@@ -259,23 +271,27 @@ pub fn scalar<'py>(py: Python<'py>, s: Scalar, b: &[u8], ctx: &mut Ctx) -> Got<B
             .into_any(),
         Scalar::Float8 => n::decode_float8(b)?.into_pyobject(py)?.into_any(),
         Scalar::Numeric => decimal::new_decimal(py, &decode_numeric(b)?.to_string())?,
-        Scalar::Text | Scalar::Varchar | Scalar::Bpchar => new_str(py, t::decode_text(b)?)?,
-        Scalar::Name => new_str(py, t::decode_name(b)?)?,
-        Scalar::Char => {
-            let c = t::decode_char(b)?;
-            if c == 0 {
-                PyString::new(py, "").into_any()
-            } else {
-                PyString::new(py, char::from(c).encode_utf8(&mut [0; 4])).into_any()
-            }
-        }
+        Scalar::Text | Scalar::Varchar | Scalar::Bpchar => match ctx.codec.enc {
+            ClientEncoding::Utf8 => new_str(py, t::decode_text(b)?)?,
+            _ => ctx.codec.read(py, b)?,
+        },
+        Scalar::Name => ctx.codec.read(py, t::decode_name_bytes(b)?)?,
+        Scalar::Char => match char_value(ctx, py, t::decode_char(b)?) {
+            CharValue::Byte(c) => PyBytes::new(py, &[c]).into_any(),
+            CharValue::Text(s) => PyString::new(py, &s).into_any(),
+        },
         Scalar::Bytea => PyBytes::new(py, t::decode_bytea(b)).into_any(),
-        Scalar::Json => ctx
-            .json_loads(py)?
-            .call1((new_str(py, t::decode_text(b)?)?,))?,
-        Scalar::Jsonb => ctx
-            .json_loads(py)?
-            .call1((new_str(py, t::decode_jsonb(b)?)?,))?,
+        Scalar::Json => {
+            let text = ctx.codec.read(py, b)?;
+            ctx.json_loads(py)?.call1((text,))?
+        }
+        Scalar::Jsonb => {
+            let text = ctx
+                .codec
+                .read(py, t::decode_jsonb_bytes(b)?)
+                .map_err(|f| rebase(f, 1))?;
+            ctx.json_loads(py)?.call1((text,))?
+        }
         Scalar::Uuid => uuid::new_uuid(py, &t::decode_uuid(b)?, uuid::Safety::Unknown)?,
         Scalar::Date => new_date(py, dt::decode_date(b)?)?,
         Scalar::Time => {
@@ -311,17 +327,63 @@ pub fn scalar<'py>(py: Python<'py>, s: Scalar, b: &[u8], ctx: &mut Ctx) -> Got<B
     })
 }
 
-/// An array value as nested lists of its elements.
+fn rebase(f: Fail, by: u64) -> Fail {
+    match f {
+        Fail::Data(err) => Fail::Data(err.rebase(by)),
+        other => other,
+    }
+}
+
+/// What a `"char"` byte reads as.
+pub enum CharValue {
+    /// On SQL_ASCII: the byte, as psycopg reads it.
+    Byte(u8),
+    /// The byte's character in the client encoding (0 is `'\x00'`, as
+    /// psycopg reads it), or PostgreSQL's text form `\ooo` for a byte that
+    /// is no character there (psycopg's binary loader raises; its text
+    /// loader gives this form; both are written back as the byte).
+    Text(String),
+}
+
+pub fn char_value(ctx: &Ctx, py: Python<'_>, c: u8) -> CharValue {
+    if ctx.codec.enc == ClientEncoding::SqlAscii {
+        return CharValue::Byte(c);
+    }
+    CharValue::Text(
+        ctx.codec
+            .char_of(py, c)
+            .unwrap_or_else(|| t::char_octal(c).iter().map(|&x| char::from(x)).collect()),
+    )
+}
+
+/// An array value as nested lists of its elements: for json and jsonb, of
+/// one dimension only (see the module's notes).
 fn array<'py>(py: Python<'py>, elem: Scalar, b: &[u8], ctx: &mut Ctx) -> Got<Bound<'py, PyAny>> {
     let a = decode_array(b, Some(elem.oid()))?;
+    if matches!(elem, Scalar::Json | Scalar::Jsonb) && a.dims.len() > 1 {
+        return Err(Fail::Data(PgError::unsupported(format!(
+            "a {}-dimensional {}[] has no exact Python form (a JSON value's own lists would be \
+             taken for its dimensions when written back): select it as one dimension or as {}",
+            a.dims.len(),
+            elem.name(),
+            elem.name()
+        ))));
+    }
+    elements(py, &a, |v, ctx| scalar(py, elem, v, ctx), ctx)
+}
+
+/// An array's elements, each read by `read`, in nested lists.
+fn elements<'py>(
+    py: Python<'py>,
+    a: &amber_core::pg::types::array::Array<'_>,
+    mut read: impl FnMut(&[u8], &mut Ctx) -> Got<Bound<'py, PyAny>>,
+    ctx: &mut Ctx,
+) -> Got<Bound<'py, PyAny>> {
     let mut items = Vec::with_capacity(a.elements.len());
     for e in &a.elements {
         items.push(match e.value {
             None => py.None().into_bound(py),
-            Some(v) => scalar(py, elem, v, ctx).map_err(|f| match f {
-                Fail::Data(err) => Fail::Data(err.rebase(e.offset as u64)),
-                other => other,
-            })?,
+            Some(v) => read(v, ctx).map_err(|f| rebase(f, e.offset as u64))?,
         });
     }
     if a.dims.is_empty() {
@@ -357,6 +419,10 @@ pub fn value<'py>(
         Column::Native(PgType::Array(s)) => array(py, *s, b, ctx),
         Column::Adapter(load) => Ok(load.bind(py).call1((PyBytes::new(py, b),))?),
         Column::Amber => Ok(crate::codec::loads_slice(py, b)?),
+        Column::AmberArray => {
+            let a = decode_array(b, Some(Scalar::Bytea.oid()))?;
+            elements(py, &a, |v, _| Ok(crate::codec::loads_slice(py, v)?), ctx)
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 
 mod arrow;
 mod columns;
+mod encoding;
 mod from_pg;
 mod libpq;
 mod to_pg;
@@ -33,6 +34,10 @@ pub enum Column {
     /// (Reading) amber frames in a `bytea` column, decoded as `amber.loads`
     /// would, straight from the result.
     Amber,
+    /// (Reading) a `bytea[]` column of amber frames, each element decoded
+    /// as `Amber` is (what a connection's cursors give once `register` put
+    /// amber's loader on bytea).
+    AmberArray,
 }
 
 /// Each column's way of being written or read, and its OID; `what` names
@@ -58,6 +63,7 @@ fn columns_of(
                 .is_some_and(|a| a.bind(py).extract::<&str>().is_ok_and(|s| s == "amber"));
         cols.push(match (PgType::from_oid(oid), adapter) {
             (Some(PgType::Scalar(Scalar::Bytea)), _) if amber => Column::Amber,
+            (Some(PgType::Array(Scalar::Bytea)), _) if amber => Column::AmberArray,
             (Some(t), _) => Column::Native(t),
             (None, Some(a)) => Column::Adapter(a),
             (None, None) => {
@@ -303,6 +309,38 @@ pub struct PgCopyWriter {
     ctx: to_pg::Ctx,
 }
 
+/// Why `row` (neither a tuple nor a list) is not a row of values, or
+/// `None` when it is one (an iterable whose items are the values in order:
+/// a NumPy record or array row): a `str` or a bytes-like object (whose
+/// items are characters or ints), a mapping (whose items are its keys) or
+/// a set (whose order is its hashes').
+fn not_a_row(py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<Option<&'static str>> {
+    use pyo3::types::{PyByteArray, PyDict, PyFrozenSet, PyMemoryView, PySet, PyString};
+    if row.is_instance_of::<PyString>() {
+        return Ok(Some("text"));
+    }
+    if row.is_instance_of::<PyBytes>()
+        || row.is_instance_of::<PyByteArray>()
+        || row.is_instance_of::<PyMemoryView>()
+    {
+        return Ok(Some("bytes"));
+    }
+    if row.is_instance_of::<PyDict>() {
+        return Ok(Some("a mapping: its items would be its keys"));
+    }
+    if row.is_instance_of::<PySet>() || row.is_instance_of::<PyFrozenSet>() {
+        return Ok(Some("a set: its order is arbitrary"));
+    }
+    let abc = py.import(pyo3::intern!(py, "collections.abc"))?;
+    if row.is_instance(&abc.getattr(pyo3::intern!(py, "Mapping"))?)? {
+        return Ok(Some("a mapping: its items would be its keys"));
+    }
+    if row.is_instance(&abc.getattr(pyo3::intern!(py, "Set"))?)? {
+        return Ok(Some("a set: its order is arbitrary"));
+    }
+    Ok(None)
+}
+
 impl PgCopyWriter {
     fn row(&mut self, py: Python<'_>, row: &Bound<'_, PyAny>) -> PyResult<()> {
         let index = self.w.rows();
@@ -313,13 +351,14 @@ impl PgCopyWriter {
             t.len()
         } else if let Some(l) = list {
             l.len()
-        } else if row.is_instance_of::<pyo3::types::PyString>() || row.is_instance_of::<PyBytes>() {
+        } else if let Some(what) = not_a_row(py, row)? {
             return Err(errors::make(
                 py,
                 errors::encode_error(py),
                 "type_mismatch",
                 format!(
-                    "row {index} is a {}, not a sequence of values",
+                    "row {index} is a {} ({what}), not a sequence of values: pass a tuple or \
+                     a list of the values in the columns' order",
                     row.get_type().name()?
                 ),
                 None,
@@ -393,15 +432,23 @@ impl PgCopyWriter {
 
 #[pymethods]
 impl PgCopyWriter {
+    /// `encoding`: the Python codec of the connection's client encoding
+    /// (psycopg's `conn.info.encoding`); None is UTF-8.
     #[new]
-    fn new(py: Python<'_>, columns: Vec<ColumnSpec>, names: Vec<String>) -> PyResult<Self> {
+    #[pyo3(signature = (columns, names, encoding = None))]
+    fn new(
+        py: Python<'_>,
+        columns: Vec<ColumnSpec>,
+        names: Vec<String>,
+        encoding: Option<&str>,
+    ) -> PyResult<Self> {
         let (targets, oids) = columns_of(py, columns, &names, "dumper")?;
         Ok(PgCopyWriter {
             w: CopyWriter::with_capacity(1 << 20),
             targets,
             oids,
             names,
-            ctx: to_pg::Ctx::default(),
+            ctx: to_pg::Ctx::new(encoding::TextCodec::new(py, encoding)?),
         })
     }
 
@@ -458,7 +505,7 @@ impl PgCopyWriter {
                         &mut self.ctx,
                         src.is_null(i, item.as_ref()),
                         || item.as_ref().is_some_and(to_pg::is_missing),
-                        |out, target, ctx| src.write(i, item.as_ref(), target, out, ctx),
+                        |out, target, ctx| src.write(py, i, item.as_ref(), target, out, ctx),
                     )
                 });
                 if let Err(f) = r {
@@ -688,19 +735,25 @@ impl PgReader {
 impl PgReader {
     /// `into` is "rows" (a list of tuples), "arrow" (column buffers) or
     /// "numpy" (buffers for the types NumPy holds, objects for the rest).
+    /// `encoding`: the Python codec of the connection's client encoding
+    /// (psycopg's `conn.info.encoding`); None is UTF-8.
     #[new]
+    #[pyo3(signature = (columns, names, into, encoding = None))]
     fn new(
         py: Python<'_>,
         columns: Vec<ColumnSpec>,
         names: Vec<String>,
         into: &str,
+        encoding: Option<&str>,
     ) -> PyResult<Self> {
         let (cols, oids) = columns_of(py, columns, &names, "loader")?;
+        let codec = encoding::TextCodec::new(py, encoding)?;
+        let sql_ascii = codec.enc == amber_core::pg::ClientEncoding::SqlAscii;
         let out = match into {
             "rows" => Out::Rows(PyList::empty(py).unbind()),
             "arrow" | "numpy" => Out::Columns(
                 cols.iter()
-                    .map(|c| arrow::Builder::new(c, into == "numpy"))
+                    .map(|c| arrow::Builder::new(c, into == "numpy").binary_text(sql_ascii))
                     .collect(),
             ),
             other => {
@@ -717,7 +770,7 @@ impl PgReader {
             oids,
             names,
             out,
-            ctx: from_pg::Ctx::new(),
+            ctx: from_pg::Ctx::new(codec),
             rows: 0,
             drain: libpq::Drain::default(),
         })
@@ -897,12 +950,16 @@ fn pg_type(oid: u32) -> Option<(String, bool)> {
 
 /// The binary send format of `value` as type `oid` (one amber writes
 /// itself, see `pg_type`): what a binary query parameter of that type
-/// carries. A value that does not fit raises `amber.EncodeError`.
+/// carries, its text in `encoding` (the Python codec of the connection's
+/// client encoding, psycopg's `conn.info.encoding`; None is UTF-8). A
+/// value that does not fit raises `amber.EncodeError`.
 #[pyfunction]
+#[pyo3(signature = (oid, value, encoding = None))]
 fn pg_send<'py>(
     py: Python<'py>,
     oid: u32,
     value: &Bound<'py, PyAny>,
+    encoding: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let t = PgType::from_oid(oid)
         .ok_or_else(|| PyValueError::new_err(format!("amber does not write type {oid}")))?;
@@ -912,7 +969,7 @@ fn pg_send<'py>(
         &mut out,
         &Column::Native(t),
         value,
-        &mut to_pg::Ctx::default(),
+        &mut to_pg::Ctx::new(encoding::TextCodec::new(py, encoding)?),
     );
     let Err(f) = r else {
         return Ok(PyBytes::new(py, &out));

@@ -2,12 +2,19 @@
 //!
 //! What each type takes (the guide's table, `docs/pg.md`):
 //! - bool: `bool` (and NumPy's); integers: `int` and NumPy integers, and
-//!   floats with an integral value; floats: `int`, `float`, anything with
-//!   `__float__` (Decimal, NumPy) but text; numeric: `Decimal`, `int`,
-//!   `float`, NumPy numbers (exactly, by their text: NaN and infinities too);
-//! - text types: `str`; `"char"`: a one-character `str` or one byte; bytea:
-//!   any bytes-like object; json and jsonb: any value `json.dumps` takes (a
-//!   `str` becomes a JSON string); uuid: `UUID` or its text;
+//!   any other number whose value is an integer (floats, `Decimal`,
+//!   `Fraction`), exactly (by its integer ratio, never through a float);
+//!   floats: `int`, `float`, anything with `__float__` (Decimal, NumPy) but
+//!   text, a finite value beyond the type's range refused; numeric:
+//!   `Decimal`, `int`, `float`, NumPy numbers (exactly, by their text: NaN
+//!   and infinities too);
+//! - text types: `str`, in the connection's client encoding (a character it
+//!   lacks is refused; on SQL_ASCII a `str` goes as UTF-8 and `bytes` as
+//!   they are); `"char"`: a `str` of one character that is one byte in the
+//!   client encoding, `''` (the zero byte), PostgreSQL's text form `\ooo`,
+//!   or one byte; bytea: any bytes-like object; json and jsonb: any value
+//!   `json.dumps` takes (a `str` becomes a JSON string); uuid: `UUID` or its
+//!   text;
 //! - date: `date`; time: a naive `time`; timetz: a `time` with a zone;
 //!   timestamp: a naive `datetime`; timestamptz: an aware `datetime` (a naive
 //!   one is read as UTC, as psycopg's binary COPY does); `date.max`,
@@ -15,6 +22,8 @@
 //!   PostgreSQL's `infinity` and `-infinity`;
 //! - interval: `timedelta`; inet and cidr: `ipaddress` objects or text;
 //! - arrays: lists or tuples (nested for more dimensions) or NumPy arrays;
+//!   for json and jsonb one dimension, whose items are JSON values (a list
+//!   item is a JSON array);
 //! - `None` is NULL everywhere.
 
 use amber_core::pg::types::array::{ArrayDim, ArrayEncoder, MAXDIM};
@@ -23,7 +32,7 @@ use amber_core::pg::types::net::{encode_inet, Inet};
 use amber_core::pg::types::numeric::{encode_numeric_value, Numeric};
 use amber_core::pg::types::{numbers as n, text as t};
 use amber_core::pg::{PgError, PgType, Scalar};
-use pyo3::exceptions::PyOverflowError;
+use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -35,19 +44,28 @@ use pyo3::types::{
 use crate::ffi::buffer::InputBuffer;
 use crate::values::datetime as vdt;
 
+use super::encoding::TextCodec;
 use super::{Column, Fail};
 
 pub type Put = Result<(), Fail>;
 
-/// Objects found once per COPY.
+/// Objects found once per COPY, and the connection's text encoding.
 #[derive(Default)]
 pub struct Ctx {
     json_dumps: Option<Py<PyAny>>,
     /// The last fixed-offset zone seen and its offset in microseconds.
     last_zone: Option<(usize, i64)>,
+    pub codec: TextCodec,
 }
 
 impl Ctx {
+    pub fn new(codec: TextCodec) -> Ctx {
+        Ctx {
+            codec,
+            ..Ctx::default()
+        }
+    }
+
     fn json_dumps<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let f = match &self.json_dumps {
             Some(f) => f.bind(py).clone(),
@@ -106,9 +124,27 @@ pub fn is_missing(o: &Bound<'_, PyAny>) -> bool {
     }
 }
 
-/// An integer value: `int` (not `bool`), an object with `__index__`
-/// (NumPy integers), or a float with an integral value.
-fn integer(o: &Bound<'_, PyAny>) -> Result<i128, Fail> {
+/// `repr(o)`, cut to 80 characters, for messages.
+pub fn repr_of(o: &Bound<'_, PyAny>) -> String {
+    let r = o
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "the value".into());
+    if r.chars().count() > 80 {
+        format!("{}...", r.chars().take(77).collect::<String>())
+    } else {
+        r
+    }
+}
+
+/// Floats at or beyond this magnitude fit no integer type amber writes.
+const INT_LIMIT: f64 = 1.7e38;
+
+/// An integer value for the integer type `ty`: `int` (not `bool`), an
+/// object with `__index__` (NumPy integers), or any other number whose
+/// value is an integer (a float, `Decimal`, `Fraction`, a NumPy float),
+/// taken exactly from its integer ratio, never through a float.
+fn integer(o: &Bound<'_, PyAny>, ty: &str) -> Result<i128, Fail> {
     if o.is_exact_instance_of::<PyInt>() {
         if let Ok(v) = o.extract::<i64>() {
             return Ok(i128::from(v));
@@ -117,48 +153,83 @@ fn integer(o: &Bound<'_, PyAny>) -> Result<i128, Fail> {
     if o.is_instance_of::<PyBool>() || is_numpy_bool(o) {
         return Err(Fail::Mismatch);
     }
+    let too_big = || oor(format!("{} is out of range for {ty}", repr_of(o)));
+    let not_integer = || invalid(format!("{} is not an integer", repr_of(o)));
     if o.is_instance_of::<PyInt>() {
-        return o
-            .extract::<i128>()
-            .map_err(|_| oor("integer beyond 128 bits".into()));
+        return o.extract::<i128>().map_err(|_| too_big());
     }
     if let Ok(f) = o.cast::<PyFloat>() {
         let v = f.value();
         if v.fract() != 0.0 || !v.is_finite() {
-            return Err(invalid(format!("{v} is not an integer")));
+            return Err(not_integer());
         }
-        if v.abs() >= 1.7e38 {
-            return Err(oor(format!("{v} is beyond 128 bits")));
+        if v.abs() >= INT_LIMIT {
+            return Err(too_big());
         }
         return Ok(v as i128);
     }
     if o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
         return Err(Fail::Mismatch);
     }
+    let py = o.py();
     // SAFETY: `o` is live; PyIndex_Check reads its type's slots only.
     if unsafe { ffi::PyIndex_Check(o.as_ptr()) } != 0 {
-        let i = o.call_method0(intern!(o.py(), "__index__"))?;
-        return i
-            .extract::<i128>()
-            .map_err(|_| oor("integer beyond 128 bits".into()));
+        let i = o.call_method0(intern!(py, "__index__"))?;
+        return i.extract::<i128>().map_err(|_| too_big());
     }
-    if let Ok(f) = o.call_method0(intern!(o.py(), "__float__")) {
-        if let Ok(v) = f.extract::<f64>() {
-            if v.fract() == 0.0 && v.is_finite() && v.abs() < 1.7e38 {
-                return Ok(v as i128);
-            }
-            return Err(invalid(format!("{v} is not an integer")));
+    if !o.hasattr(intern!(py, "__float__"))? {
+        return Err(Fail::Mismatch);
+    }
+    // The magnitude first (cheap, and bounds the ratio below): a float
+    // beyond every integer type, or an overflow, is out of range; NaN and
+    // the infinities are no integers.
+    let v = match o.call_method0(intern!(py, "__float__")) {
+        Ok(f) => f.extract::<f64>()?,
+        Err(e) if e.is_instance_of::<PyOverflowError>(py) => return Err(too_big()),
+        Err(e) => return Err(Fail::Py(e)),
+    };
+    if !v.is_finite() {
+        return Err(if v.is_nan() || o.eq(v)? {
+            not_integer()
+        } else {
+            too_big()
+        });
+    }
+    if v.abs() >= INT_LIMIT {
+        return Err(too_big());
+    }
+    if o.hasattr(intern!(py, "as_integer_ratio"))? {
+        let ratio = match o.call_method0(intern!(py, "as_integer_ratio")) {
+            Ok(r) => r,
+            Err(e) if e.is_instance_of::<PyValueError>(py) => return Err(not_integer()),
+            Err(e) => return Err(Fail::Py(e)),
+        };
+        let (num, den): (Bound<'_, PyAny>, Bound<'_, PyAny>) = ratio.extract()?;
+        if !den.eq(1)? {
+            return Err(not_integer());
         }
+        return num.extract::<i128>().map_err(|_| too_big());
     }
-    Err(Fail::Mismatch)
+    // A number with neither: only what its float holds exactly.
+    if v.fract() == 0.0 && v.abs() <= 9_007_199_254_740_992.0 {
+        return Ok(v as i128);
+    }
+    Err(invalid(format!(
+        "{} cannot be written exactly as an integer (it has no as_integer_ratio())",
+        repr_of(o)
+    )))
 }
 
-fn fit<T: TryFrom<i128>>(v: i128, ty: &str) -> Result<T, Fail> {
-    T::try_from(v).map_err(|_| oor(format!("{v} is out of range for {ty}")))
+/// `o` as a value of the integer type `ty` (see [`integer`]).
+fn int_in<T: TryFrom<i128>>(o: &Bound<'_, PyAny>, ty: &str) -> Result<T, Fail> {
+    T::try_from(integer(o, ty)?)
+        .map_err(|_| oor(format!("{} is out of range for {ty}", repr_of(o))))
 }
 
-/// A float value: `float`, `int`, or anything with `__float__` but text.
-fn float(o: &Bound<'_, PyAny>) -> Result<f64, Fail> {
+/// A float value for the float type `ty`: `float`, `int`, or anything with
+/// `__float__` but text. A finite value whose float is an infinity (too
+/// large for a float) is refused; infinities and NaN are kept.
+fn float(o: &Bound<'_, PyAny>, ty: &str) -> Result<f64, Fail> {
     if let Ok(f) = o.cast::<PyFloat>() {
         return Ok(f.value());
     }
@@ -170,10 +241,12 @@ fn float(o: &Bound<'_, PyAny>) -> Result<f64, Fail> {
     if o.is_instance_of::<PyBool>() || is_numpy_bool(o) {
         return Err(Fail::Mismatch);
     }
+    let py = o.py();
+    let too_big = || oor(format!("{} is out of range for {ty}", repr_of(o)));
     if o.is_instance_of::<PyInt>() {
         return o.extract::<f64>().map_err(|e| {
-            if e.is_instance_of::<PyOverflowError>(o.py()) {
-                oor("integer too large for a float".into())
+            if e.is_instance_of::<PyOverflowError>(py) {
+                too_big()
             } else {
                 Fail::Py(e)
             }
@@ -182,12 +255,24 @@ fn float(o: &Bound<'_, PyAny>) -> Result<f64, Fail> {
     if o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
         return Err(Fail::Mismatch);
     }
-    if o.hasattr(intern!(o.py(), "__float__"))? {
-        return Ok(o
-            .call_method0(intern!(o.py(), "__float__"))?
-            .extract::<f64>()?);
+    if !o.hasattr(intern!(py, "__float__"))? {
+        return Err(Fail::Mismatch);
     }
-    Err(Fail::Mismatch)
+    let v = match o.call_method0(intern!(py, "__float__")) {
+        Ok(f) => f.extract::<f64>()?,
+        Err(e) if e.is_instance_of::<PyOverflowError>(py) => return Err(too_big()),
+        Err(e) => return Err(Fail::Py(e)),
+    };
+    // An infinity from a value that is not one (Decimal('1e400')).
+    if v.is_infinite() && !o.eq(v)? {
+        return Err(too_big());
+    }
+    Ok(v)
+}
+
+/// `v` (from `o`) as a float4; a finite value beyond float4 is refused.
+fn float4(v: f64, o: &Bound<'_, PyAny>) -> Result<f32, Fail> {
+    n::narrow_to_float4(v).ok_or_else(|| oor(format!("{} is out of range for float4", repr_of(o))))
 }
 
 /// A numeric value, exactly, from its text.
@@ -208,11 +293,6 @@ fn numeric(o: &Bound<'_, PyAny>) -> Result<Numeric, Fail> {
     let text = text.to_cow()?;
     Numeric::parse(&text)
         .ok_or_else(|| invalid(format!("{text} is not a number PostgreSQL keeps (sNaN?)")))
-}
-
-fn str_of<'a>(o: &'a Bound<'_, PyAny>) -> Result<std::borrow::Cow<'a, str>, Fail> {
-    let s = o.cast::<PyString>().map_err(|_| Fail::Mismatch)?;
-    Ok(s.to_cow()?)
 }
 
 fn date_days(o: &Bound<'_, PyAny>) -> Result<Date, Fail> {
@@ -362,15 +442,27 @@ fn array(out: &mut Vec<u8>, elem: Scalar, o: &Bound<'_, PyAny>, ctx: &mut Ctx) -
     } else {
         o
     };
-    if seq_len(o).is_none() {
+    let Some(len) = seq_len(o) else {
         return Err(Fail::Mismatch);
-    }
-    let dims = dims_of(o);
-    if dims.len() > MAXDIM {
-        return Err(invalid(format!("array of more than {MAXDIM} dimensions")));
-    }
+    };
     let mut items = Vec::new();
-    flatten(o, &dims, &mut items)?;
+    let dims = if matches!(elem, Scalar::Json | Scalar::Jsonb) {
+        // One dimension: each item is a JSON value, lists included.
+        for item in o.try_iter()? {
+            items.push(item?);
+        }
+        vec![len]
+    } else {
+        let dims = dims_of(o);
+        if dims.len() > MAXDIM {
+            return Err(invalid(format!("array of more than {MAXDIM} dimensions")));
+        }
+        flatten(o, &dims, &mut items)?;
+        dims
+    };
+    if items.len() != dims.iter().product::<usize>() {
+        return Err(invalid("the array changed size while it was read".into()));
+    }
     let mut fail = None;
     let res = {
         let mut enc = if dims == [0] || dims.is_empty() {
@@ -436,7 +528,7 @@ pub fn value(out: &mut Vec<u8>, target: &Column, o: &Bound<'_, PyAny>, ctx: &mut
             Ok(())
         }
         // Only readers have amber columns (`columns_of`).
-        Column::Amber => Err(Fail::Mismatch),
+        Column::Amber | Column::AmberArray => Err(Fail::Mismatch),
     }
 }
 
@@ -453,32 +545,24 @@ pub fn scalar(out: &mut Vec<u8>, s: Scalar, o: &Bound<'_, PyAny>, ctx: &mut Ctx)
                 return Err(Fail::Mismatch);
             }
         }
-        Scalar::Int2 => n::encode_int2(out, fit(integer(o)?, "int2")?),
-        Scalar::Int4 => n::encode_int4(out, fit(integer(o)?, "int4")?),
-        Scalar::Int8 => n::encode_int8(out, fit(integer(o)?, "int8")?),
-        Scalar::Oid => n::encode_oid(out, fit(integer(o)?, "oid")?),
-        Scalar::Float4 => n::encode_float4(out, float(o)? as f32),
-        Scalar::Float8 => n::encode_float8(out, float(o)?),
+        Scalar::Int2 => n::encode_int2(out, int_in(o, "int2")?),
+        Scalar::Int4 => n::encode_int4(out, int_in(o, "int4")?),
+        Scalar::Int8 => n::encode_int8(out, int_in(o, "int8")?),
+        Scalar::Oid => n::encode_oid(out, int_in(o, "oid")?),
+        Scalar::Float4 => n::encode_float4(out, float4(float(o, "float4")?, o)?),
+        Scalar::Float8 => n::encode_float8(out, float(o, "float8")?),
         Scalar::Numeric => encode_numeric_value(out, &numeric(o)?)?,
-        Scalar::Text | Scalar::Varchar | Scalar::Bpchar => t::encode_text(out, &str_of(o)?)?,
-        Scalar::Name => t::encode_name(out, &str_of(o)?)?,
+        Scalar::Text | Scalar::Varchar | Scalar::Bpchar => {
+            ctx.codec.with_bytes(o, |b| t::encode_text_bytes(out, b))?
+        }
+        Scalar::Name => ctx.codec.with_bytes(o, |b| t::encode_name_bytes(out, b))?,
         Scalar::Char => {
             let c = if let Ok(s) = o.cast::<PyString>() {
-                let s = s.to_cow()?;
-                match s.as_bytes() {
-                    [c] => *c,
-                    [] => 0,
-                    _ => {
-                        return Err(invalid(format!(
-                            "\"char\" takes one ASCII character, not {} bytes",
-                            s.len()
-                        )))
-                    }
-                }
+                char_byte(py, &s.to_cow()?, &ctx.codec)?
             } else if let Ok(b) = o.cast::<PyBytes>() {
                 match b.as_bytes() {
                     [c] => *c,
-                    _ => return Err(invalid("\"char\" takes one byte".into())),
+                    b => return Err(invalid(format!("\"char\" holds one byte, not {}", b.len()))),
                 }
             } else {
                 return Err(Fail::Mismatch);
@@ -497,11 +581,15 @@ pub fn scalar(out: &mut Vec<u8>, s: Scalar, o: &Bound<'_, PyAny>, ctx: &mut Ctx)
         }
         Scalar::Json | Scalar::Jsonb => {
             let text = ctx.json_dumps(py)?.call1((o,))?;
-            let text = str_of(&text)?;
+            if !text.is_instance_of::<PyString>() {
+                return Err(Fail::Mismatch);
+            }
             if s == Scalar::Json {
-                t::encode_text(out, &text)?;
+                ctx.codec
+                    .with_bytes(&text, |b| t::encode_text_bytes(out, b))?;
             } else {
-                t::encode_jsonb(out, &text)?;
+                ctx.codec
+                    .with_bytes(&text, |b| t::encode_jsonb_bytes(out, b))?;
             }
         }
         Scalar::Uuid => {
@@ -614,4 +702,29 @@ pub fn parse_uuid(text: &str) -> Option<[u8; 16]> {
         out[i] = u8::from_str_radix(s, 16).ok()?;
     }
     Some(out)
+}
+
+/// The byte of a `"char"` given as text: `''` is the zero byte (what
+/// PostgreSQL prints for it), `\ooo` the byte PostgreSQL prints so (one
+/// from 0x80), and one character the byte it is in the client encoding; a
+/// character that is more than one byte there is refused.
+pub fn char_byte(py: Python<'_>, s: &str, codec: &TextCodec) -> Result<u8, Fail> {
+    if s.is_empty() {
+        return Ok(0);
+    }
+    if let Some(c) = t::char_from_octal(s.as_bytes()) {
+        return Ok(c);
+    }
+    let n = s.chars().count();
+    if n != 1 {
+        return Err(invalid(format!("\"char\" holds one character, not {n}")));
+    }
+    codec.with_str_bytes(py, s, |b| match b {
+        [c] => Ok(*c),
+        b => Err(PgError::invalid_value(format!(
+            "{s:?} is {} bytes in the client encoding {}: \"char\" holds one byte",
+            b.len(),
+            codec.label()
+        ))),
+    })
 }

@@ -263,6 +263,19 @@ pub fn decode_timestamp(b: &[u8]) -> Res<Timestamp> {
     }
 }
 
+/// Days that `months` stand for, as psycopg's interval loader counts them
+/// (and Python's `timedelta` has no months): 365 per whole year and 30 per
+/// month left over, the sign kept (`-13` months is `-395` days).
+pub fn months_as_days(months: i32) -> i64 {
+    let m = i64::from(months).abs();
+    let days = m / 12 * 365 + m % 12 * 30;
+    if months < 0 {
+        -days
+    } else {
+        days
+    }
+}
+
 pub fn encode_interval(out: &mut Vec<u8>, iv: Interval) {
     put_i64(out, iv.micros);
     put_i32(out, iv.days);
@@ -287,6 +300,21 @@ pub fn decode_interval(b: &[u8]) -> Res<Interval> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn months_count_as_psycopg_counts_them() {
+        assert_eq!(months_as_days(0), 0);
+        assert_eq!(months_as_days(1), 30);
+        assert_eq!(months_as_days(12), 365);
+        assert_eq!(months_as_days(13), 395);
+        assert_eq!(months_as_days(-13), -395);
+        assert_eq!(months_as_days(-1), -30);
+        assert_eq!(
+            months_as_days(i32::MIN),
+            -(2_147_483_648 / 12 * 365 + 8 * 30)
+        );
+        assert_eq!(months_as_days(i32::MAX), 2_147_483_647 / 12 * 365 + 7 * 30);
+    }
 
     #[test]
     fn calendar_fixed_points() {

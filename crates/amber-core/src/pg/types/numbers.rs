@@ -58,6 +58,34 @@ pub fn encode_float4(out: &mut Vec<u8>, v: f32) {
     put_u32(out, v.to_bits());
 }
 
+/// `v` as a float4, rounded to the nearest; `None` when a finite `v` is
+/// beyond float4's range (it would become an infinity: PostgreSQL's
+/// `float8_to_float4` refuses it too). Infinities and NaN stay as they are.
+pub fn narrow_to_float4(v: f64) -> Option<f32> {
+    let f = v as f32;
+    (f.is_finite() || !v.is_finite()).then_some(f)
+}
+
+/// The value of the decimal `raw` * 10^-`scale` (an Arrow decimal) as an
+/// integer, when it is one: `None` when it has a fraction.
+pub fn decimal_integer(raw: i128, scale: u32) -> Option<i128> {
+    if scale == 0 {
+        return Some(raw);
+    }
+    match 10i128.checked_pow(scale) {
+        Some(p) => (raw % p == 0).then_some(raw / p),
+        // 10^39 and up: only 0 divides evenly.
+        None => (raw == 0).then_some(0),
+    }
+}
+
+/// The decimal `raw` * 10^-`scale` (an Arrow decimal) as the nearest float
+/// of type `F`: correctly rounded from its exact text, never through a
+/// division that rounds twice.
+pub fn decimal_float<F: std::str::FromStr>(raw: i128, scale: u32) -> Option<F> {
+    format!("{raw}e-{scale}").parse::<F>().ok()
+}
+
 pub fn decode_float4(b: &[u8]) -> Res<f32> {
     exact(b, "float4").map(|a| f32::from_bits(u32::from_be_bytes(a)))
 }
@@ -106,6 +134,36 @@ mod tests {
         assert_eq!(decode_oid(&[0xff; 4]).unwrap(), u32::MAX);
         assert!(decode_int4(&[0; 8]).is_err());
         assert!(decode_int8(&[0; 4]).is_err());
+    }
+
+    #[test]
+    fn float4_narrowing_refuses_finite_overflow() {
+        assert_eq!(narrow_to_float4(1.5), Some(1.5));
+        assert_eq!(narrow_to_float4(f64::from(f32::MAX)), Some(f32::MAX));
+        assert_eq!(narrow_to_float4(1e39), None);
+        assert_eq!(narrow_to_float4(-1e300), None);
+        assert_eq!(narrow_to_float4(f64::INFINITY), Some(f32::INFINITY));
+        assert_eq!(narrow_to_float4(f64::NEG_INFINITY), Some(f32::NEG_INFINITY));
+        assert!(narrow_to_float4(f64::NAN).unwrap().is_nan());
+        assert_eq!(narrow_to_float4(1e-50), Some(0.0));
+    }
+
+    #[test]
+    fn decimals_as_integers_and_floats() {
+        assert_eq!(decimal_integer(12_300, 2), Some(123));
+        assert_eq!(decimal_integer(-12_300, 2), Some(-123));
+        assert_eq!(decimal_integer(12_301, 2), None);
+        assert_eq!(decimal_integer(7, 0), Some(7));
+        assert_eq!(decimal_integer(0, 45), Some(0));
+        assert_eq!(decimal_integer(1, 45), None);
+        assert_eq!(decimal_float::<f64>(1, 1), Some(0.1));
+        assert_eq!(decimal_float::<f32>(1, 1), Some(0.1f32));
+        assert_eq!(decimal_float::<f64>(-25, 1), Some(-2.5));
+        let big = 12_345_678_901_234_567_890_123_456_789i128;
+        assert_eq!(
+            decimal_float::<f64>(big, 10),
+            Some(1_234_567_890_123_456_789.012_345_678_9)
+        );
     }
 
     #[test]

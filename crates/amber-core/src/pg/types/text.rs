@@ -1,15 +1,20 @@
 //! Text-like and raw-byte types in PostgreSQL's binary send format.
 //!
-//! - text, varchar, bpchar, json: the string's bytes, no terminator
-//!   (`textsend` and friends send the string in the client encoding; amber
-//!   assumes UTF-8). PostgreSQL text cannot hold a NUL byte, so the encoder
-//!   refuses one, and the decoder refuses one along with invalid UTF-8.
+//! - text, varchar, bpchar, json, name, enum labels: the string's bytes, no
+//!   terminator, in the connection's client encoding (`textsend` converts
+//!   from the server's). The `&str` functions are the UTF-8 case; the
+//!   `_bytes` ones take and give the bytes of any encoding (the caller
+//!   converts). No PostgreSQL encoding puts a NUL byte in text, so the
+//!   encoders refuse one and the decoders refuse one, and the UTF-8 decoder
+//!   invalid UTF-8 as well.
 //! - name: the same, at most 63 bytes (`NAMEDATALEN` - 1; `namerecv` refuses
 //!   longer).
 //! - jsonb: a version byte (1, the only one `jsonb_recv` knows) then the JSON
 //!   text.
-//! - "char": exactly one byte (`charsend`), any value: 0 is PostgreSQL's
-//!   empty "char", bytes from 0x80 are not characters of any encoding.
+//! - "char": exactly one byte (`charsend`), any value, never converted: 0
+//!   is PostgreSQL's empty "char". Its text form (`charout`) writes a byte
+//!   from 0x80 as a backslash and three octal digits, which `charin` reads
+//!   back: [`char_octal`] and [`char_from_octal`].
 //! - bytea: the raw bytes. uuid: the 16 bytes.
 
 use crate::pg::error::{PgError, Res};
@@ -33,9 +38,23 @@ fn check_no_nul(s: &[u8], ty: &str) -> Res<()> {
 
 /// text, varchar, bpchar and json: the UTF-8 bytes; a NUL byte is refused.
 pub fn encode_text(out: &mut Vec<u8>, s: &str) -> Res<()> {
-    check_no_nul(s.as_bytes(), "text")?;
-    out.extend_from_slice(s.as_bytes());
+    encode_text_bytes(out, s.as_bytes())
+}
+
+/// text in any client encoding: the bytes; a NUL byte is refused.
+pub fn encode_text_bytes(out: &mut Vec<u8>, b: &[u8]) -> Res<()> {
+    check_no_nul(b, "text")?;
+    out.extend_from_slice(b);
     Ok(())
+}
+
+/// text in any client encoding: the bytes, which hold no NUL.
+pub fn decode_text_bytes(b: &[u8]) -> Res<&[u8]> {
+    check_no_nul(b, "text").map_err(|e| PgError {
+        kind: crate::pg::error::PgErrorKind::Malformed,
+        ..e
+    })?;
+    Ok(b)
 }
 
 /// Whether `b` is valid UTF-8 without NUL bytes, as text values must be:
@@ -71,13 +90,23 @@ fn check_name_len(n: usize) -> Res<()> {
 }
 
 pub fn encode_name(out: &mut Vec<u8>, s: &str) -> Res<()> {
-    check_name_len(s.len())?;
-    encode_text(out, s)
+    encode_name_bytes(out, s.as_bytes())
 }
 
 pub fn decode_name(b: &[u8]) -> Res<&str> {
     check_name_len(b.len())?;
     decode_text(b)
+}
+
+/// name in any client encoding: at most 63 bytes, no NUL.
+pub fn encode_name_bytes(out: &mut Vec<u8>, b: &[u8]) -> Res<()> {
+    check_name_len(b.len())?;
+    encode_text_bytes(out, b)
+}
+
+pub fn decode_name_bytes(b: &[u8]) -> Res<&[u8]> {
+    check_name_len(b.len())?;
+    decode_text_bytes(b)
 }
 
 /// "char": one byte.
@@ -89,18 +118,51 @@ pub fn decode_char(b: &[u8]) -> Res<u8> {
     exact::<1>(b, "\"char\"").map(|[c]| c)
 }
 
+/// A "char" byte from 0x80 in PostgreSQL's text form: a backslash and three
+/// octal digits (`charout`), `\303` for 0xC3.
+pub fn char_octal(c: u8) -> [u8; 4] {
+    [b'\\', b'0' + (c >> 6), b'0' + (c >> 3 & 7), b'0' + (c & 7)]
+}
+
+/// The byte of a "char" text form `\ooo` (what `charin` reads as one byte),
+/// else `None`.
+pub fn char_from_octal(s: &[u8]) -> Option<u8> {
+    match s {
+        [b'\\', a @ b'0'..=b'3', b @ b'0'..=b'7', c @ b'0'..=b'7'] => {
+            Some((a - b'0') << 6 | (b - b'0') << 3 | (c - b'0'))
+        }
+        _ => None,
+    }
+}
+
 /// jsonb: version byte 1, then the JSON text (not checked as JSON).
 pub fn encode_jsonb(out: &mut Vec<u8>, s: &str) -> Res<()> {
-    check_no_nul(s.as_bytes(), "jsonb")?;
+    encode_jsonb_bytes(out, s.as_bytes())
+}
+
+/// jsonb with its JSON text in any client encoding.
+pub fn encode_jsonb_bytes(out: &mut Vec<u8>, b: &[u8]) -> Res<()> {
+    check_no_nul(b, "jsonb")?;
     put_u8(out, JSONB_VERSION);
-    out.extend_from_slice(s.as_bytes());
+    out.extend_from_slice(b);
     Ok(())
 }
 
 pub fn decode_jsonb(b: &[u8]) -> Res<&str> {
+    let rest = jsonb_text(b)?;
+    decode_text(rest).map_err(|e| e.rebase(1))
+}
+
+/// jsonb's JSON text in any client encoding (no NUL).
+pub fn decode_jsonb_bytes(b: &[u8]) -> Res<&[u8]> {
+    let rest = jsonb_text(b)?;
+    decode_text_bytes(rest).map_err(|e| e.rebase(1))
+}
+
+fn jsonb_text(b: &[u8]) -> Res<&[u8]> {
     match b.split_first() {
         None => Err(PgError::malformed("jsonb value without its version byte").at(0)),
-        Some((&JSONB_VERSION, rest)) => decode_text(rest).map_err(|e| e.rebase(1)),
+        Some((&JSONB_VERSION, rest)) => Ok(rest),
         Some((&v, _)) => {
             Err(PgError::unsupported(format!("jsonb version {v}: only 1 is known")).at(0))
         }
@@ -180,6 +242,39 @@ mod tests {
         );
         assert!(decode_jsonb(b"").is_err());
         assert_eq!(decode_jsonb(b"\x01a\xff").unwrap_err().offset, Some(2));
+    }
+
+    #[test]
+    fn bytes_in_any_encoding() {
+        let mut out = Vec::new();
+        encode_text_bytes(&mut out, b"caf\xe9").unwrap();
+        assert_eq!(out, b"caf\xe9");
+        assert_eq!(decode_text_bytes(b"caf\xe9").unwrap(), b"caf\xe9");
+        assert_eq!(
+            decode_text_bytes(b"a\0").unwrap_err().kind,
+            PgErrorKind::Malformed
+        );
+        assert!(encode_text_bytes(&mut out, b"\0").is_err());
+        assert!(encode_name_bytes(&mut out, &[0xe9; 64]).is_err());
+        assert_eq!(decode_name_bytes(&[0xe9; 63]).unwrap().len(), 63);
+        let mut j = Vec::new();
+        encode_jsonb_bytes(&mut j, b"\"\xe9\"").unwrap();
+        assert_eq!(decode_jsonb_bytes(&j).unwrap(), b"\"\xe9\"");
+        assert_eq!(decode_jsonb_bytes(b"\x01a\0").unwrap_err().offset, Some(2));
+    }
+
+    #[test]
+    fn char_text_form() {
+        assert_eq!(&char_octal(0xc3), b"\\303");
+        assert_eq!(&char_octal(0x80), b"\\200");
+        assert_eq!(&char_octal(0xff), b"\\377");
+        for c in 0..=255u8 {
+            assert_eq!(char_from_octal(&char_octal(c)), Some(c));
+        }
+        assert_eq!(char_from_octal(b"\\400"), None);
+        assert_eq!(char_from_octal(b"\\38"), None);
+        assert_eq!(char_from_octal(b"303"), None);
+        assert_eq!(char_from_octal(b"\\3031"), None);
     }
 
     #[test]
