@@ -573,9 +573,15 @@ def test_async_store_on_a_missing_table_and_the_wrong_connection(
         with pytest.raises(psycopg.errors.UndefinedTable):
             await AsyncStore(aconn, table).get("k")
         await aconn.rollback()
-        with pytest.raises(psycopg.errors.UndefinedTable):
+        with pytest.raises(psycopg.errors.UndefinedTable, match="does not exist"):
             await AsyncStore.open(aconn, table, create=False)
+        # That check is amber's: the transaction goes on.
+        assert aconn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        with pytest.raises(psycopg.errors.UndefinedTable):
             await AsyncStore(aconn, table).put("k", 1)
+        await aconn.rollback()
+        await (await AsyncStore.open(aconn, table)).put("k", 1)
+        assert await (await AsyncStore.open(aconn, table, create=False)).get("k") == 1
         await aconn.rollback()
         with pytest.raises(ValueError):
             AsyncStore(aconn, ())

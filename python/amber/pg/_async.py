@@ -307,12 +307,17 @@ class AsyncStore:
     async def open(
         cls, conn: AsyncConn, table: _copy.TableName, *, create: bool = True
     ) -> AsyncStore:
-        """The store on `table`, created first if it is missing (unless `create=False`)."""
+        """The store on `table`, created first if it is missing; with `create=False` a missing
+        table raises psycopg's `UndefinedTable`."""
         store = cls(conn, table)
         if create:
             await store._run(
                 "create table if not exists {t} (key text primary key, value bytea not null)"
             )
+        else:
+            row = await store._run("select to_regclass(%s)", (store._sql[0],), fetch="one")
+            if row[0] is None:
+                raise pg_errors.UndefinedTable(f"table {store._sql[0]} does not exist")
         return store
 
     async def _run(self, query: str, params: Any = None, *, fetch: str = "") -> Any:

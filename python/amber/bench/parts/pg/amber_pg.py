@@ -1,5 +1,6 @@
-"""amber's contenders: `amber.pg.copy_in`, `copy_out` and `fetch` on a psycopg 3 connection, and
-Python objects in `bytea` through `amber.pg.register` and `amber.pg.Store`.
+"""amber's contenders: `amber.pg.copy_in`, `copy_out` and `fetch` on a psycopg 3 connection and
+on its AsyncConnection, and Python objects in `bytea` through `amber.pg.register` and
+`amber.pg.Store`.
 
 Each contender calls one function of `amber.pg`; one that this build of amber lacks makes the
 contender unavailable (skipped with a note) rather than failing the run.
@@ -14,6 +15,7 @@ from amber.bench.engine.contender import Contender
 from amber.bench.parts.pg import jobs
 from amber.bench.parts.pg.contenders import BYTEA_QUERY, PG
 from amber.bench.parts.pg.jobs import (
+    AsyncConn,
     Session,
     bytea_job,
     bytea_table,
@@ -144,6 +146,61 @@ def _amber_fetch() -> Contender:
         },
         "amber",
         'amber.pg.fetch, into="rows"',
+    )
+
+
+# --- on psycopg's AsyncConnection ------------------------------------------------------------------
+
+
+@PG.contender("amber-async")
+def _amber_async() -> Contender:
+    copy_in, fetch = _amber_pg("copy_in"), _amber_pg("fetch")
+
+    def load(conn: AsyncConn, rows: Any) -> int:
+        written: int = conn.run(copy_in(conn.conn, LOAD_TABLE, rows))
+        return written
+
+    def read(conn: AsyncConn) -> Any:
+        return conn.run(fetch(conn.conn, READ_QUERY, into="rows"))
+
+    def query(conn: AsyncConn, q: QueryInput) -> Sequence[Any]:
+        sql = seed004_query()
+
+        async def runs() -> Sequence[Any]:
+            res: Sequence[Any] = []
+            for _ in range(q.runs):
+                res = await fetch(conn.conn, sql, q.params, into="rows")
+            return res
+
+        out: Sequence[Any] = conn.run(runs())
+        return out
+
+    return pg_contender(
+        "amber-async",
+        jobs.psycopg_async_conn,
+        {
+            LOAD: load_job(load, lambda data: data.rows, "await copy_in(aconn, table, rows)"),
+            READ: read_job(read, 'await fetch(aconn, query, into="rows")'),
+            QUERY: query_job(query, 'await fetch(aconn, query, params, into="rows")'),
+        },
+        "amber",
+        "amber.pg on a psycopg AsyncConnection (run_until_complete per call)",
+    )
+
+
+@PG.contender("amber-async-copy-out")
+def _amber_async_copy_out() -> Contender:
+    copy_out = _amber_pg("copy_out")
+
+    def read(conn: AsyncConn) -> Any:
+        return conn.run(copy_out(conn.conn, READ_QUERY, into="rows"))
+
+    return pg_contender(
+        "amber-async-copy-out",
+        jobs.psycopg_async_conn,
+        {READ: read_job(read, 'await copy_out(aconn, query, into="rows")')},
+        "amber",
+        'amber.pg.copy_out on a psycopg AsyncConnection, into="rows"',
     )
 
 

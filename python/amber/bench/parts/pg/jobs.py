@@ -101,7 +101,8 @@ def psycopg2_conn(server: pg_server.Server) -> Iterator[Any]:
 
 
 class AsyncConn:
-    """An asyncpg connection with the event loop that drives it: `run(coro)` waits for a result."""
+    """An asyncio connection (asyncpg's, or psycopg's AsyncConnection) with the event loop that
+    drives it: `run(coro)` waits for a result."""
 
     def __init__(self, conn: Any, loop: Any) -> None:
         self.conn = conn
@@ -118,6 +119,24 @@ def asyncpg_conn(server: pg_server.Server) -> Iterator[AsyncConn]:
     loop = asyncio.new_event_loop()
     try:
         conn = loop.run_until_complete(untyped("asyncpg").connect(server.dsn))
+        try:
+            yield AsyncConn(conn, loop)
+        finally:
+            loop.run_until_complete(conn.close())
+    finally:
+        loop.close()
+
+
+@contextlib.contextmanager
+def psycopg_async_conn(server: pg_server.Server) -> Iterator[AsyncConn]:
+    """A psycopg 3 AsyncConnection (autocommit) with the event loop that drives it."""
+    import asyncio
+
+    import psycopg
+
+    loop = asyncio.new_event_loop()
+    try:
+        conn = loop.run_until_complete(psycopg.AsyncConnection.connect(server.dsn, autocommit=True))
         try:
             yield AsyncConn(conn, loop)
         finally:

@@ -241,8 +241,9 @@ class PgStudy(Study):
             else:
                 report.tables.append(cpu_table(rows, name, op, title, per=int(w.get("items", 0))))
         report.notes.append(
-            "asyncpg runs on an event loop made for the study; each call is one "
-            "`loop.run_until_complete`. connectorx opens a connection on every call, counted in "
+            "asyncpg and amber-async (psycopg's AsyncConnection) run on an event loop made for "
+            "the study; each call is one `loop.run_until_complete`. connectorx opens a "
+            "connection on every call, counted in "
             "its time. psycopg2's floats come back as Decimal in seed 004's query: it sends "
             "parameters as literals, which PostgreSQL types numeric (the seed saw the same)."
         )
