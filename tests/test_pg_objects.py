@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 import psycopg
 import pytest
-from psycopg import sql
+from psycopg import pq, sql
 
 import amber
-from amber.pg import Amber, Store, register
+from amber.pg import Amber, AmberDumper, Store, register
+from amber.pg._adapt import BYTEA_OID
 from helpers import assert_exact
 
 VALUE = {
@@ -275,6 +276,15 @@ def test_amber_values_adapt_without_register(pg_server: Any) -> None:
         assert c.execute("select %s::text", ({"x": 1}.__class__.__name__,)).fetchone() == ("dict",)
         with pytest.raises(psycopg.ProgrammingError):
             c.execute("select %s", (object(),))
+        # The dumper serves the class, not the type: psycopg's binary COPY of bytea (which looks
+        # its dumper up by OID) still writes raw bytes as they are.
+        assert not issubclass(
+            psycopg.adapters.get_dumper_by_oid(BYTEA_OID, pq.Format.BINARY), AmberDumper
+        )
+        with c.cursor(binary=True) as cur, cur.copy("copy t from stdin (format binary)") as cp:
+            cp.set_types(["bytea"])
+            cp.write_row([b"\r!\xd7"])
+        assert bytes(c.execute("select v from t offset 2").fetchone()[0]) == b"\r!\xd7"
 
 
 def test_same_kind_and_a_hint_for_non_amber_bytes_on_every_path(conn: Any) -> None:

@@ -114,6 +114,18 @@ def register(
         adapters.register_loader(BYTEA_OID, AmberTextLoader)
 
 
+class _AmberClassDumper(AmberDumper):
+    """`AmberDumper` for the `Amber` class alone. Its class has no OID, so psycopg files it under
+    the class only and not as the dumper of every `bytea` (which would make a binary COPY's
+    `set_types(["bytea"])` wrap raw bytes in amber frames); each instance still sends `bytea`."""
+
+    oid = 0
+
+    def __init__(self, cls: type, context: AdaptContext | None = None) -> None:
+        super().__init__(cls, context)
+        self.oid = BYTEA_OID
+
+
 # `Amber(value)` adapts on every connection made from now on, registered or not: its dumper
 # serves this class only, so nothing else any connection sends or reads changes.
-global_adapters.register_dumper(Amber, AmberDumper)
+global_adapters.register_dumper(Amber, _AmberClassDumper)
