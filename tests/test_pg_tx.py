@@ -11,8 +11,9 @@ operation is left. Also: table names (hostile ones, dots, NUL) and the describe/
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import threading
+import functools
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -231,11 +232,43 @@ def test_copy_out_amber_bytea_decode_error(pg_server: Any, schema: str, mode: st
         assert conn.info.transaction_status == expected_status(mode)
 
 
-def test_describe_and_copy_are_one_snapshot_of_the_types(pg_server: Any, schema: str) -> None:
-    """An ALTER ... TYPE from another session cannot come between the describe step and the
-    COPY: it waits for copy_out to end, and copy_out's values are of the type it read."""
+@contextlib.contextmanager
+def in_the_window(action: Callable[[], object]) -> Iterator[list[BaseException]]:
+    """Run `action` (another session's statement) right after copy_out's describe step, before
+    its COPY; what it raised is in the list yielded."""
     import amber.pg._copy as pg_copy
 
+    outcome: list[BaseException] = []
+    original = pg_copy._describe
+
+    def describe_then_act(c: Any, text: str) -> Any:
+        got = original(c, text)
+        try:
+            action()
+        except psycopg.Error as e:
+            outcome.append(e)
+        return got
+
+    pg_copy._describe = describe_then_act  # type: ignore[assignment]
+    try:
+        yield outcome
+    finally:
+        pg_copy._describe = original
+
+
+def assert_types_changed(ei: Any, column: str) -> None:
+    assert ei.value.kind == "type_mismatch" and ei.value.path == f"$[*].{column}"
+    assert "changed type" in str(ei.value) and "run it again" in str(ei.value)
+
+
+def test_a_type_changed_between_describe_and_copy_is_refused(pg_server: Any, schema: str) -> None:
+    """A binary COPY stream carries no types. On an idle autocommit connection nothing is
+    locked between the describe step and the COPY, so another session's ALTER ... TYPE goes
+    on (it never waits for copy_out, which could deadlock a caller that runs it); the COPY
+    then sends bytes of the new type (float4 1.0 read as int4 would be 1065353216) and
+    copy_out refuses them, leaving nothing of the COPY behind (here: a data-modifying CTE).
+    In a transaction, the describe step's table locks make the ALTER wait; a function of the
+    query, which nothing locks, can still be replaced, and that is refused too."""
     for autocommit in (True, False):
         with (
             pg_server.connect(autocommit=autocommit) as conn,
@@ -246,49 +279,90 @@ def test_describe_and_copy_are_one_snapshot_of_the_types(pg_server: Any, schema:
             conn.commit()
             other.execute("drop table if exists race; create table race (v int4)")
             other.execute("insert into race values (1), (2)")
+            other.execute("set lock_timeout = '200ms'")
             conn.execute("select 1")  # psycopg's own transaction, where not autocommit
-            outcome: list[BaseException] = []
-            original = pg_copy._describe
+            query = (
+                "with w as (insert into mine values (7) returning v) "
+                "select race.v from race, w order by race.v"
+            )
+            alter = "alter table race alter column v type float4"
+            with in_the_window(functools.partial(other.execute, alter)) as outcome:
+                if autocommit:
+                    with pytest.raises(amber.DecodeError) as ei:
+                        copy_out(conn, query)
+                    assert_types_changed(ei, "v")
+                    assert outcome == []
+                else:
+                    assert copy_out(conn, query) == [(1,), (2,)]
+                    assert len(outcome) == 1
+                    assert isinstance(outcome[0], psycopg.errors.LockNotAvailable)
+            if autocommit:
+                assert conn.info.transaction_status == IDLE
+                assert conn.execute("select count(*) from mine where v = 7").fetchone() == (0,)
+            else:
+                conn.rollback()
+                other.execute("alter table race alter column v type float4")
+            assert copy_out(conn, "select v from race order by v") == [(1.0,), (2.0,)]
+            conn.rollback()
 
-            def describe_then_alter(
-                c: Any,
-                text: str,
-                original: Any = original,
-                outcome: Any = outcome,
-                other: Any = other,
-            ) -> Any:
-                got = original(c, text)
-                try:
-                    other.execute("set lock_timeout = '200ms'")
-                    other.execute("alter table race alter column v type float4")
-                except psycopg.Error as e:
-                    outcome.append(e)
+            # A function replaced by another one returning another type.
+            other.execute(
+                "create or replace function race_f() returns int4 language sql as 'select 1'"
+            )
+            conn.execute("select 1")
+            replace = (
+                "drop function race_f(); create function race_f() returns float4 "
+                "language sql as 'select 1.5::float4'"
+            )
+            with (
+                in_the_window(functools.partial(other.execute, replace)) as outcome,
+                pytest.raises(amber.DecodeError) as ei,
+            ):
+                copy_out(conn, "select race_f() as f from race")
+            assert_types_changed(ei, "f")
+            assert outcome == []
+            assert conn.info.transaction_status == (IDLE if autocommit else INTRANS)
+            assert copy_out(conn, "select race_f() as f from race limit 1") == [(1.5,)]
+            conn.rollback()
+            other.execute("drop function race_f()")
+
+
+def test_async_copy_out_refuses_a_type_changed_between_describe_and_copy(
+    pg_server: Any, schema: str
+) -> None:
+    """The same check on an AsyncConnection: an ALTER ... TYPE of another session right after
+    the describe step goes on, and copy_out refuses what the COPY then sends."""
+    import amber.pg._async as pg_async
+
+    async def run() -> None:
+        conn = await psycopg.AsyncConnection.connect(pg_server.dsn, autocommit=True)
+        other = await psycopg.AsyncConnection.connect(pg_server.dsn, autocommit=True)
+        try:
+            for c in (conn, other):
+                await c.execute(sql.SQL("set search_path = {}").format(sql.Identifier(schema)))
+            await other.execute("drop table if exists race; create table race (v int4)")
+            await other.execute("insert into race values (1), (2)")
+            await other.execute("set lock_timeout = '2s'")
+            original = pg_async._describe
+
+            async def describe_then_alter(c: Any, text: str) -> Any:
+                got = await original(c, text)
+                await other.execute("alter table race alter column v type float4")
                 return got
 
-            pg_copy._describe = describe_then_alter  # type: ignore[assignment]
+            pg_async._describe = describe_then_alter  # type: ignore[assignment]
             try:
-                assert copy_out(conn, "select v from race order by v") == [(1,), (2,)]
+                with pytest.raises(amber.DecodeError) as ei:
+                    await copy_out(conn, "select v from race order by v")
             finally:
-                pg_copy._describe = original
-            assert len(outcome) == 1
-            assert isinstance(outcome[0], psycopg.errors.LockNotAvailable)
-            if not autocommit:
-                conn.rollback()
-            # Once copy_out's transaction or savepoint is over (and the caller's), it goes.
-            blocker = threading.Event()
+                pg_async._describe = original
+            assert_types_changed(ei, "v")
+            assert await copy_out(conn, "select v from race order by v") == [(1.0,), (2.0,)]
+        finally:
+            await conn.close()
+            await other.close()
 
-            def alter(other: Any = other, blocker: Any = blocker) -> None:
-                other.execute("set lock_timeout = '10s'")
-                other.execute("alter table race alter column v type float4")
-                blocker.set()
-
-            t = threading.Thread(target=alter)
-            t.start()
-            t.join(30)
-            assert blocker.is_set()
-            assert copy_out(conn, "select v from race order by v") == [(1.0,), (2.0,)]
-            if not autocommit:
-                conn.rollback()
+    asyncio.run(run())
 
 
 # --- fetch -------------------------------------------------------------------------------------

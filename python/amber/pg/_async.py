@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg import generators, pq, sql
+from psycopg import pq, sql
 
 from amber import _native
 from amber._native import DecodeError
@@ -69,26 +69,19 @@ async def _readable(fd: int) -> None:
         loop.remove_reader(fd)
 
 
-async def _command(conn: AsyncConn, send: Any) -> pq.abc.PGresult:
-    """Send one command with `send(pgconn)` and wait for its last result, on the loop; the
-    caller holds the connection's lock."""
-    pgconn = conn.pgconn
-    send(pgconn)
-    results: list[pq.abc.PGresult] = await conn.wait(generators.execute(pgconn))
-    res = results[-1]
-    if res.status != pq.ExecStatus.COMMAND_OK:
-        raise pg_errors.error_from_result(res, encoding=conn.info.encoding)
-    return res
-
-
 async def _describe(conn: AsyncConn, text: str) -> tuple[list[str], list[int]]:
-    """`_copy._describe` on the loop: the query is prepared as the unnamed statement and
-    described, never run."""
+    """`_copy._describe` on the loop (see `_description`)."""
+    return await _description(conn, text)
+
+
+async def _description(conn: AsyncConn, text: str) -> tuple[list[str], list[int]]:
+    """`_copy._description` on the loop: the query is prepared as the unnamed statement and
+    described, never run, in one round trip."""
     encoding = conn.info.encoding
-    query = text.encode(encoding)
     async with conn.lock:
-        await _command(conn, lambda pg: pg.send_prepare(b"", query))
-        res = await _command(conn, lambda pg: pg.send_describe_prepared(b""))
+        res = await conn.wait(_copy._describe_gen(conn.pgconn, text.encode(encoding)))
+    if res.status != pq.ExecStatus.COMMAND_OK:
+        raise pg_errors.error_from_result(res, encoding=encoding)
     return _copy._fields(res, encoding)
 
 
@@ -196,10 +189,14 @@ async def copy_out(conn: AsyncConn, query: Query, into: _copy.Into = "rows") -> 
     mode = _copy._check_into(into)
     text = _copy._query_text(cast(Any, conn), query)
     steps = _Steps()
-    # As in `_copy.copy_out`: describe and COPY in one savepoint (or transaction), so a
-    # failure or a cancellation mid-stream leaves the caller's transaction as it was.
+    # As in `_copy.copy_out`: the COPY and a second describe in one savepoint (or transaction),
+    # so a failure or a cancellation mid-stream leaves the caller's transaction as it was and a
+    # type changed since the first describe is refused; on an idle autocommit connection the
+    # first describe runs before that transaction.
+    plan = _copy._atomic_plan(conn.info.transaction_status, conn.autocommit)
+    described = await _describe(conn, text) if plan is _copy._OWN_TRANSACTION else None
     async with _atomic(conn):
-        names, oids = await _describe(conn, text)
+        names, oids = described if described is not None else await _describe(conn, text)
         specs = _copy._read_specs(cast(Any, conn), oids, names=names)
         reader = _native.PgReader(specs, names, mode, conn.info.encoding)
         async with conn.cursor() as cur, cur.copy(_copy._copy_out_statement(text)) as copy:
@@ -215,6 +212,7 @@ async def copy_out(conn: AsyncConn, query: Query, into: _copy.Into = "rows") -> 
                 async for data in copy:
                     reader.feed(data)
                     await steps.tick()
+        _copy._types_changed(names, oids, await _description(conn, text))
     result = reader.finish(True)
     del reader  # released here, on the loop's thread, whatever shaping the result raises
     return await _shape(result, names, oids, into)

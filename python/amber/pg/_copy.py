@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast, overload
 
 import psycopg
 from psycopg import errors as pg_errors
-from psycopg import pq, sql
+from psycopg import generators, pq, sql
 
 from amber import _native
 from amber.pg import _arrow
 from amber.pg._adapt import BYTEA_OID, AmberLoader
 
 if TYPE_CHECKING:
-    from psycopg.abc import Query
+    from psycopg.abc import PQGen, Query
     from psycopg.adapt import Dumper
 
 Into = Literal["rows", "columns", "arrow", "pandas", "polars"]
@@ -534,18 +534,69 @@ def _word_char(c: str) -> bool:
 
 
 def _describe(conn: psycopg.Connection[Any], text: str) -> tuple[list[str], list[int]]:
+    """The describe step of `copy_out`: the types the reader is built for (see
+    `_description`)."""
+    return _description(conn, text)
+
+
+def _description(conn: psycopg.Connection[Any], text: str) -> tuple[list[str], list[int]]:
     """Column names and type OIDs of a query, from the server's description of it (the query
-    is prepared as the unnamed statement, never run)."""
+    is prepared as the unnamed statement, never run), in one round trip."""
     encoding = conn.info.encoding
     with conn.lock:
-        pgconn = conn.pgconn
-        res = pgconn.prepare(b"", text.encode(encoding))
-        if res.status != pq.ExecStatus.COMMAND_OK:
-            raise pg_errors.error_from_result(res, encoding=encoding)
-        res = pgconn.describe_prepared(b"")
-        if res.status != pq.ExecStatus.COMMAND_OK:
-            raise pg_errors.error_from_result(res, encoding=encoding)
+        res = conn.wait(_describe_gen(conn.pgconn, text.encode(encoding)))
+    if res.status != pq.ExecStatus.COMMAND_OK:
+        raise pg_errors.error_from_result(res, encoding=encoding)
     return _fields(res, encoding)
+
+
+def _describe_gen(pgconn: pq.abc.PGconn, query: bytes) -> PQGen[pq.abc.PGresult]:
+    """Prepare `query` as the unnamed statement and describe it, both sent at once in
+    libpq's pipeline mode (one round trip where two calls take two); the description, or
+    the first error. The caller holds the connection's lock and runs it with `conn.wait`."""
+    pgconn.enter_pipeline_mode()
+    try:
+        pgconn.send_prepare(b"", query)
+        pgconn.send_describe_prepared(b"")
+        pgconn.pipeline_sync()
+        yield from generators.send(pgconn)
+        results: list[pq.abc.PGresult] = []
+        while True:
+            got = yield from generators.fetch_many(pgconn)
+            results.extend(got)
+            if got and got[-1].status == pq.ExecStatus.PIPELINE_SYNC:
+                break
+    finally:
+        pgconn.exit_pipeline_mode()
+    for res in results:  # the Parse, then the Describe (skipped when the Parse failed)
+        if res.status == pq.ExecStatus.FATAL_ERROR:
+            return res
+    return results[1]
+
+
+def _types_changed(
+    names: Sequence[str], oids: Sequence[int], now: tuple[list[str], list[int]]
+) -> None:
+    """Refuse a COPY whose columns are no longer of the described types (another session
+    changed a table or a function between the describe step and the COPY): a binary COPY
+    stream carries no types, so its bytes would be decoded as the old ones."""
+    if list(oids) == now[1]:
+        return
+    at = next((i for i, (a, b) in enumerate(zip(oids, now[1], strict=False)) if a != b), None)
+    if at is None:
+        what = f"the query's columns changed ({len(oids)} then {len(now[1])})"
+        path = None
+    else:
+        what = f"column {names[at]!r} changed type (OID {oids[at]} to {now[1][at]})"
+        path = _column_place(names[at])
+    err = _native.DecodeError(
+        f"{what} while the COPY ran (an ALTER or a new function from another session): "
+        "nothing was read; run it again"
+    )
+    err.kind = "type_mismatch"
+    err.path = path
+    err.offset = None
+    raise err
 
 
 def _fields(res: pq.abc.PGresult, encoding: str) -> tuple[list[str], list[int]]:
@@ -601,12 +652,20 @@ def copy_out(
     _no_params(params, "copy_out")
     mode = _check_into(into)
     text = _query_text(conn, query)
-    # Describe and COPY in one savepoint (or transaction): the locks the describe step takes on
-    # the query's tables are held to its end, so no ALTER can change a column's type between
-    # the types amber reads and the bytes the COPY sends; and a failure mid-stream (a value
-    # amber refuses, a server error) leaves the caller's transaction as it was.
+    # The COPY and a second describe run in one savepoint (or transaction), so that a failure
+    # mid-stream (a value amber refuses, a server error) leaves the caller's transaction as it
+    # was. A binary COPY stream carries no types: the second describe, which sees the catalog
+    # the COPY saw (the locks the COPY took on the query's tables are still held), must give
+    # the types the reader was built for, else the result is refused and nothing of the COPY
+    # stays. On an idle autocommit connection the first describe runs before that transaction
+    # (it holds no lock once it returns, so an ALTER of another session meanwhile goes on and
+    # is caught by the check); in a caller's transaction it runs in the savepoint, where a
+    # failure leaves the transaction as it was (the table locks it takes are kept, but a
+    # function of the query can still be replaced, which the check catches too).
+    own = _atomic_plan(conn.info.transaction_status, conn.autocommit) is _OWN_TRANSACTION
+    described = _describe(conn, text) if own else None
     with _atomic(conn):
-        names, oids = _describe(conn, text)
+        names, oids = described if described is not None else _describe(conn, text)
         reader = _native.PgReader(
             _read_specs(conn, oids, names=names), names, mode, conn.info.encoding
         )
@@ -618,6 +677,7 @@ def copy_out(
             else:
                 for data in copy:
                     reader.feed(data)
+        _types_changed(names, oids, _description(conn, text))
     result = reader.finish(True)
     del reader  # released here, on this thread, whatever shaping the result raises
     return _arrow.shape(result, names, oids, into)
