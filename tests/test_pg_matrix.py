@@ -168,20 +168,14 @@ PROFILES = {
 
 #: Types Arrow has no type for: refused in Arrow (docs/pg.md), objects in pandas and polars.
 ARROW_REFUSES = {
-    "timetz",
-    "inet",
-    "cidr",
     "jsonb_array",
-    "inet_array",
     "int4range",
     "tstzrange",
     "numrange",
     "enum",
 }
 #: Defects other engineers are fixing, by (case, profile or None for every profile).
-KNOWN: dict[tuple[str, str | None], str] = {
-    ("enum", None): "P18: psycopg's Enum members are not yet written back by copy_in",
-}
+KNOWN: dict[tuple[str, str | None], str] = {}
 
 
 def _params() -> list[Any]:

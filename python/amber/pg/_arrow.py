@@ -462,6 +462,17 @@ def _uuid_bytes(u: Any) -> bytes:
     return bytes(u.bytes)
 
 
+def _timetz_text(t: Any) -> str:
+    """A timetz as ISO text with its full offset (`12:00:00+05:00`, `12:00:00.5-03:30:15`),
+    which copy_in parses back exactly."""
+    return str(t.isoformat())
+
+
+#: Types Arrow has no type for, as the text copy_in parses back exactly: timetz in ISO form
+#: with its offset, inet and cidr as `ipaddress` writes them.
+_AS_TEXT = {"timetz": _timetz_text, "inet": str, "cidr": str}
+
+
 def _element_type(elem: str) -> tuple[Any, Any] | None:
     """(Arrow type, conversion or None) for an array's elements; None where Arrow has no type
     that holds them exactly (or where they would not be written back as they were read)."""
@@ -493,6 +504,8 @@ def _element_type(elem: str) -> tuple[Any, Any] | None:
         return pa.large_string(), _numeric_text
     if elem == "uuid":
         return pa.binary(16), _uuid_bytes
+    if elem in _AS_TEXT:
+        return pa.large_string(), _AS_TEXT[elem]
     return None
 
 
@@ -518,9 +531,9 @@ def _depth(values: Sequence[Any]) -> int:
 
 def _objects_to_arrow(values: list[Any], name: str, oid: int, into: str) -> Any:
     """An Arrow array of a column amber read as Python objects, with a type said, never
-    inferred: arrays as (nested) lists of the element's type, a type psycopg reads as `str`
-    (an enum) as large_string; anything else (amber objects, ranges, inet, timetz) is
-    refused."""
+    inferred: arrays as (nested) lists of the element's type, timetz, inet and cidr as their
+    text (`_AS_TEXT`), a type psycopg reads as `str` (an enum) as large_string; anything else
+    (amber objects, ranges, registered enums' members) is refused."""
     import pyarrow as pa
 
     reads = "'rows', 'columns' or 'pandas'" + (" (or 'polars')" if into == "arrow" else "")
@@ -533,6 +546,8 @@ def _objects_to_arrow(values: list[Any], name: str, oid: int, into: str) -> Any:
         typ, conv = found
         for _ in range(_depth(values)):
             typ = pa.list_(typ)
+    elif t is not None and t[0] in _AS_TEXT:
+        typ, conv = pa.large_string(), _AS_TEXT[t[0]]
     elif t is None and all(v is None or type(v) is str for v in values):
         typ = pa.large_string()
     else:
@@ -682,6 +697,18 @@ def _pandas(result: list[Any], names: list[str], oids: list[int]) -> Any:
     return frame
 
 
+def _object_array(values: list[Any]) -> Any:
+    """The values as a NumPy object array, item by item (lists stay items): polars takes the
+    objects of one as they are, where from a list it reads an Enum member's `.value` for the
+    whole column and fails at a None."""
+    import numpy as np
+
+    out = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
 def _polars(result: list[Any], names: list[str], oids: list[int]) -> Any:
     """A polars DataFrame from the reader's Arrow-mode columns; the types Arrow has no type
     for become Object columns holding the objects rows give; a time polars cannot hold
@@ -702,7 +729,7 @@ def _polars(result: list[Any], names: list[str], oids: list[int]) -> Any:
             try:
                 arr = _objects_to_arrow(col[4], name, oid, "polars")
             except _native.DecodeError:
-                series.append(pl.Series(name, col[4], dtype=pl.Object))
+                series.append(pl.Series(name, _object_array(col[4]), dtype=pl.Object))
                 continue
         else:
             arr = _arrow_column(col, name, oid, "polars")

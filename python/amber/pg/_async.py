@@ -87,7 +87,7 @@ async def _description(conn: AsyncConn, text: str) -> tuple[list[str], list[int]
 
 async def _table_columns(
     conn: AsyncConn, table: sql.Identifier, given: _copy.TableName
-) -> dict[str, tuple[int, str]]:
+) -> dict[str, _copy.TableColumn]:
     """`_copy._table_columns` on the loop."""
     text = _copy._table_text(conn, table)
     async with conn.cursor(binary=False) as cur:
@@ -159,18 +159,23 @@ async def copy_in(
         oids = [table_cols[n][0] for n in names]
         specs = _copy._write_specs(cast(Any, conn), table_cols, names)
         writer = _native.PgCopyWriter(specs, names, conn.info.encoding)
+        labels = _copy._EnumLabels(conn, table_cols, names)
         stmt = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
             ident, sql.SQL(", ").join(sql.Identifier(n) for n in names)
         )
         async with conn.cursor() as cur, cur.copy(stmt) as copy:
             if frame is None:
                 rows = iter(data)
+                if labels.enums:
+                    rows = labels.rows(rows)
                 while chunk := writer.write_rows(rows, _copy.CHUNK_BYTES):
                     await copy.write(chunk)
                     await steps.tick()
             else:
                 if frame.names != names:
                     frame = frame.select(names)
+                if labels.enums:
+                    frame = labels.frame(frame)
                 for batch in frame.batches(oids, _copy.BATCH_ROWS):
                     start, n = 0, batch.length
                     while start < n:

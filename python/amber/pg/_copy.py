@@ -9,6 +9,7 @@ psycopg's own API with the same results.
 from __future__ import annotations
 
 import contextlib
+import enum
 import functools
 import json
 import os
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast, overload
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg import generators, pq, sql
+from psycopg.adapt import PyFormat
 
 from amber import _native
 from amber.pg import _arrow
@@ -103,11 +105,15 @@ SELECT name, oid, typtype, declared FROM (
 """
 
 
+#: A table column as copy_in writes it: (OID of the type COPY reads for it, the declared type's
+#: name, the enum's OID for an enum column (written as text) or 0).
+TableColumn = tuple[int, str, int]
+
+
 def _columns_from_rows(
     rows: Sequence[Sequence[Any]], table: TableName, text: str
-) -> dict[str, tuple[int, str]]:
-    """`_COLUMNS_QUERY`'s rows as name -> (OID of the type COPY reads for it, the declared
-    type's name); `text` is the quoted name. Domains are read as their base type and enums as
+) -> dict[str, TableColumn]:
+    """`_COLUMNS_QUERY`'s rows as name -> `TableColumn`; `text` is the quoted name. Domains are read as their base type and enums as
     text, as the server's binary input does. A missing table raises psycopg's UndefinedTable
     naming it."""
     if len(rows) == 1 and rows[0][0] is None:
@@ -121,14 +127,14 @@ def _columns_from_rows(
     # psycopg writes a str).
     rows = [[v.decode() if isinstance(v, bytes) else v for v in row] for row in rows]
     return {
-        name: (_TEXT_OID if typtype == "e" else oid, declared)
+        name: (_TEXT_OID, declared, oid) if typtype == "e" else (oid, declared, 0)
         for name, oid, typtype, declared in rows
     }
 
 
 def _table_columns(
     conn: psycopg.Connection[Any], table: sql.Identifier, given: TableName | None = None
-) -> dict[str, tuple[int, str]]:
+) -> dict[str, TableColumn]:
     """The table's insertable columns in order (see `_columns_from_rows`); `given` is the
     name as the caller wrote it, for the message when there is no such table."""
     text = _table_text(conn, table)
@@ -190,11 +196,11 @@ def _unreadable(conn: psycopg.Connection[Any], name: str, oid: int) -> Exception
 
 
 def _write_specs(
-    conn: psycopg.Connection[Any], columns: Mapping[str, tuple[int, str]], names: Sequence[str]
+    conn: psycopg.Connection[Any], columns: Mapping[str, TableColumn], names: Sequence[str]
 ) -> list[tuple[int, Any]]:
     specs: list[tuple[int, Any]] = []
     for name in names:
-        oid, declared = columns[name]
+        oid, declared, _ = columns[name]
         if _native.pg_type(oid) is not None:
             specs.append((oid, None))
             continue
@@ -236,6 +242,80 @@ def _read_specs(
         else:
             raise _unreadable(conn, names[i] if names is not None else f"#{i + 1}", oid)
     return specs
+
+
+class _EnumLabels:
+    """Members of Python enums written to enum columns (which COPY takes as text): each as the
+    label psycopg's dumper for its class gives (`register_enum`'s mapping, the member's name
+    by default, a `str` enum's value where psycopg dumps it as a str), so that copy_in writes
+    what psycopg writes. Other values pass as they are: a `str` is a label."""
+
+    def __init__(self, conn: Any, columns: Mapping[str, TableColumn], names: Sequence[str]) -> None:
+        self.conn = conn
+        #: (position, name, enum OID, declared type) of the enum columns written.
+        self.enums = [
+            (i, name, columns[name][2], columns[name][1])
+            for i, name in enumerate(names)
+            if columns[name][2]
+        ]
+        self._dumpers: dict[type, Any] = {}
+
+    def label(self, v: Any, row: int, name: str, enum_oid: int, declared: str) -> Any:
+        """`v` as the encoder writes it to the enum column `name`: a member as its label."""
+        if not isinstance(v, enum.Enum):
+            return v
+        cls = type(v)
+        dumper = self._dumpers.get(cls)
+        if dumper is None:
+            found = self.conn.adapters.get_dumper(cls, PyFormat.BINARY)
+            dumper = self._dumpers[cls] = found(cls, self.conn)
+        owner = getattr(dumper, "enum", None)
+        if owner is not None and dumper.oid != enum_oid:
+            info = self.conn.adapters.types.get(dumper.oid)
+            raise _enum_error(
+                row,
+                name,
+                f"{v!r} is a member of {cls.__qualname__}, registered with psycopg for "
+                f"{info.name if info is not None else f'the type of OID {dumper.oid}'}, "
+                f"not for {declared}",
+            )
+        raw = dumper.dump(v)
+        try:
+            return bytes(raw).decode(self.conn.info.encoding)
+        except (TypeError, UnicodeDecodeError) as e:
+            raise _enum_error(row, name, f"{v!r} has no label psycopg can write: {e}") from None
+
+    def rows(self, rows: Iterator[Any]) -> Iterator[Any]:
+        """The rows with members in enum columns as their labels (a row with none passes as it
+        is, and so does one the encoder will refuse)."""
+        for r, row in enumerate(rows):
+            if isinstance(row, (tuple, list)) and any(
+                i < len(row) and isinstance(row[i], enum.Enum) for i, *_ in self.enums
+            ):
+                row = list(row)
+                for i, name, oid, declared in self.enums:
+                    if i < len(row):
+                        row[i] = self.label(row[i], r, name, oid, declared)
+            yield row
+
+    def frame(self, frame: _arrow.Columns) -> _arrow.Columns:
+        """The frame with members in its object columns for enum columns as their labels."""
+        cols = list(frame.cols)
+        for i, name, oid, declared in self.enums:
+            col = cols[i]
+            if isinstance(col, _arrow.Objects) and any(
+                isinstance(v, enum.Enum) for v in col.values
+            ):
+                values = [self.label(v, r, name, oid, declared) for r, v in enumerate(col.values)]
+                cols[i] = _arrow.Objects(values, col.pandas)
+        return _arrow.Columns(frame.names, cols, frame.length, frame.texts)
+
+
+def _enum_error(row: int, name: str, detail: str) -> Exception:
+    err = _native.EncodeError(f"row {row}, column {name!r}: {detail}")
+    err.kind = "type_mismatch"
+    err.path = _arrow._place(row, name)
+    return err
 
 
 # --- libpq -----------------------------------------------------------------------------------
@@ -424,17 +504,22 @@ def copy_in(
         writer = _native.PgCopyWriter(
             _write_specs(conn, table_cols, names), names, conn.info.encoding
         )
+        labels = _EnumLabels(conn, table_cols, names)
         stmt = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
             ident, sql.SQL(", ").join(sql.Identifier(n) for n in names)
         )
         with conn.cursor() as cur, cur.copy(stmt) as copy:
             if frame is None:
                 rows = iter(data)
+                if labels.enums:
+                    rows = labels.rows(rows)
                 while chunk := writer.write_rows(rows, CHUNK_BYTES):
                     copy.write(chunk)
             else:
                 if frame.names != names:
                     frame = frame.select(names)
+                if labels.enums:
+                    frame = labels.frame(frame)
                 for batch in frame.batches(oids, BATCH_ROWS):
                     start, n = 0, batch.length
                     while start < n:

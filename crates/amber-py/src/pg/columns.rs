@@ -704,6 +704,7 @@ fn str_to(py: Python<'_>, out: &mut Vec<u8>, s: Scalar, v: &str, ctx: &Ctx) -> P
             })?;
             t::encode_uuid(out, &u);
         }
+        Scalar::TimeTz => dt::encode_timetz(out, dt::parse_timetz(v)?)?,
         Scalar::Inet | Scalar::Cidr => {
             let ip = Inet::parse(v).ok_or_else(|| {
                 Fail::Data(PgError::invalid_value(format!(

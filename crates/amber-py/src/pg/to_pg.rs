@@ -619,6 +619,11 @@ pub fn scalar(out: &mut Vec<u8>, s: Scalar, o: &Bound<'_, PyAny>, ctx: &mut Ctx)
             };
             dt::encode_date(out, v)?;
         }
+        Scalar::TimeTz if o.is_instance_of::<PyString>() => {
+            // Its ISO text, as amber reads timetz into Arrow, parsed exactly.
+            let text = o.cast::<PyString>().map_err(|_| Fail::Mismatch)?.to_cow()?;
+            dt::encode_timetz(out, dt::parse_timetz(&text)?)?
+        }
         Scalar::Time | Scalar::TimeTz => {
             let tm = o.cast::<PyTime>().map_err(|_| Fail::Mismatch)?;
             // SAFETY: `o` is a live time.

@@ -297,9 +297,161 @@ pub fn decode_interval(b: &[u8]) -> Res<Interval> {
     })
 }
 
+/// A timetz from its ISO text, exactly: `HH:MM[:SS[.ffffff]]` followed by
+/// `Z` or an offset `±HH[:MM[:SS]]` (or `±HHMM[SS]`), as Python's
+/// `time.isoformat()` and PostgreSQL's own output write it. Anything else
+/// (more than six fractional digits, a missing offset, a named zone, spaces)
+/// is refused rather than rounded or guessed.
+pub fn parse_timetz(text: &str) -> Res<TimeTz> {
+    let bad = || {
+        PgError::invalid_value(format!(
+            "{text:?} is not a time with a UTC offset (HH:MM[:SS[.ffffff]]±HH[:MM[:SS]])"
+        ))
+    };
+    let b = text.as_bytes();
+    let two = |at: usize| -> Option<i64> {
+        match b.get(at..at + 2)? {
+            [x @ b'0'..=b'9', y @ b'0'..=b'9'] => Some(i64::from((x - b'0') * 10 + (y - b'0'))),
+            _ => None,
+        }
+    };
+    let hour = two(0).ok_or_else(bad)?;
+    if b.get(2) != Some(&b':') {
+        return Err(bad());
+    }
+    let minute = two(3).ok_or_else(bad)?;
+    let mut at = 5;
+    let (mut second, mut micros) = (0, 0);
+    if b.get(at) == Some(&b':') {
+        second = two(at + 1).ok_or_else(bad)?;
+        at += 3;
+        if b.get(at) == Some(&b'.') {
+            at += 1;
+            let digits = b[at..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if !(1..=6).contains(&digits) {
+                return Err(bad());
+            }
+            for k in 0..6 {
+                let d = if k < digits {
+                    i64::from(b[at + k] - b'0')
+                } else {
+                    0
+                };
+                micros = micros * 10 + d;
+            }
+            at += digits;
+        }
+    }
+    if minute > 59 || second > 59 || hour > 24 {
+        return Err(bad());
+    }
+    let local = ((hour * 60 + minute) * 60 + second) * 1_000_000 + micros;
+    let east: i64 = match b.get(at) {
+        Some(b'Z' | b'z') if at + 1 == b.len() => 0,
+        Some(&sign @ (b'+' | b'-')) => {
+            // ±HH, ±HH:MM, ±HH:MM:SS, or the same without colons.
+            let start = at + 1;
+            let n = b.len() - start;
+            let colons = n > 2 && b[start + 2] == b':';
+            let (count, step) = match (n, colons) {
+                (2, _) => (1, 2),
+                (5, true) => (2, 3),
+                (8, true) => (3, 3),
+                (4, false) => (2, 2),
+                (6, false) => (3, 2),
+                _ => return Err(bad()),
+            };
+            let mut secs = 0;
+            for k in 0..count {
+                let p = start + k * step;
+                if colons && k > 0 && b[p - 1] != b':' {
+                    return Err(bad());
+                }
+                let v = two(p).ok_or_else(bad)?;
+                if k > 0 && v > 59 {
+                    return Err(bad());
+                }
+                secs = secs * 60 + v;
+            }
+            secs *= [3600, 60, 1][count - 1];
+            if sign == b'-' {
+                -secs
+            } else {
+                secs
+            }
+        }
+        _ => return Err(bad()),
+    };
+    if east.unsigned_abs() >= TZ_OFFSET_LIMIT.unsigned_abs().into() {
+        return Err(PgError::out_of_range(format!(
+            "{text:?}: the offset is outside PostgreSQL's ±15:59:59"
+        )));
+    }
+    check_time(local).map_err(|_| PgError::out_of_range(format!("{text:?} is past 24:00:00")))?;
+    Ok(TimeTz {
+        micros: local,
+        offset_west: -(east as i32),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timetz_text_parses_exactly_or_not_at_all() {
+        let tz = |m: i64, w: i32| TimeTz {
+            micros: m,
+            offset_west: w,
+        };
+        let h = 3_600_000_000;
+        for (text, want) in [
+            ("12:00:00+05:00", tz(12 * h, -18_000)),
+            ("12:00:00+05", tz(12 * h, -18_000)),
+            ("12:00+05", tz(12 * h, -18_000)),
+            ("12:00:00-03:30:15", tz(12 * h, 12_615)),
+            ("12:00:00-033015", tz(12 * h, 12_615)),
+            ("12:00:00+0530", tz(12 * h, -19_800)),
+            ("00:00:00.5Z", tz(500_000, 0)),
+            ("23:59:59.999999+15:59:59", tz(24 * h - 1, -57_599)),
+            ("24:00:00-15:59:59", tz(24 * h, 57_599)),
+            ("01:02:03.000001+00:00", tz(h + 123_000_001, 0)),
+        ] {
+            assert_eq!(parse_timetz(text).unwrap(), want, "{text}");
+        }
+        for text in [
+            "",
+            "12:00:00",
+            "12:00:00 +05",
+            "12:00:00+5",
+            "12:00:00+05:",
+            "12:00:00+05:0",
+            "12:00:00+05:60",
+            "12:00:00+05:00:00:00",
+            "12:00:00+05:0000",
+            "12:00:00.+05",
+            "12:00:00.1234567+05",
+            "12:60:00+05",
+            "12:00:60+05",
+            "1:00:00+05",
+            "12:00:00UTC",
+            "12:00:00+05 ",
+            " 12:00:00+05",
+            "12:00:00Zx",
+            "12:00:00+0500:00",
+            "١٢:00:00+05",
+        ] {
+            let e = parse_timetz(text).unwrap_err();
+            assert_eq!(e.kind.name(), "invalid_value", "{text}");
+        }
+        for text in ["24:00:00.000001+00", "25:00:00+00", "12:00:00+16:00"] {
+            assert!(parse_timetz(text).is_err(), "{text}");
+        }
+        assert_eq!(
+            parse_timetz("12:00:00+16").unwrap_err().kind.name(),
+            "out_of_range"
+        );
+    }
 
     #[test]
     fn months_count_as_psycopg_counts_them() {
