@@ -275,6 +275,27 @@ def test_enum_members_by_psycopgs_dumper_whatever_the_class(rconn: Any) -> None:
     assert rconn.execute("select count(*) from moods").fetchone() == (0,)
 
 
+def test_enum_arrays_go_in_through_psycopgs_array_dumper(rconn: Any) -> None:
+    """An array of a registered enum is written by psycopg's array dumper for that type, made
+    as psycopg's own COPY makes it (its elements by the enum's dumper), NULL elements and
+    several dimensions included; what amber reads back is the same members."""
+    info = EnumInfo.fetch(rconn, "mood")
+    assert info is not None
+    register_enum(
+        info, rconn, Mood, mapping={Mood.OK: "ok", Mood.SAD: "sad", Mood.GREAT: "très bien"}
+    )
+    rconn.execute("create temp table marr (i int, v mood[])")
+    rows = [(0, [Mood.GREAT, None, Mood.OK]), (1, [[Mood.SAD], [Mood.OK]]), (2, []), (3, None)]
+    assert copy_in(rconn, "marr", rows) == 4
+    got = rconn.execute("select v::text from marr order by i").fetchall()
+    assert got == [('{"très bien",NULL,ok}',), ("{{sad},{ok}}",), ("{}",), (None,)]
+    assert fetch(rconn, "select i, v from marr order by i") == rows
+    with pytest.raises(amber.EncodeError) as ei:
+        copy_in(rconn, "marr", [(4, [Mood.OK]), (5, [object()])])
+    assert ei.value.path == "$[1].v"
+    assert rconn.execute("select count(*) from marr").fetchone() == (4,)
+
+
 def test_a_member_of_another_registered_enum_is_refused(rconn: Any) -> None:
     """`color` has a label 'ok' too: a color member is refused in a mood column (naming the
     row and the column), not written as the mood 'ok'."""

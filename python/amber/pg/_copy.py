@@ -149,7 +149,7 @@ def _dumper(conn: psycopg.Connection[Any], oid: int) -> Any:
         cls = conn.adapters.get_dumper_by_oid(oid, pq.Format.BINARY)
     except psycopg.ProgrammingError:
         return None
-    return cls(object, conn)
+    return cls(type(None), conn)
 
 
 def _loader(conn: psycopg.Connection[Any], oid: int) -> Any:
