@@ -70,7 +70,8 @@ async def _readable(fd: int) -> None:
 
 
 async def _describe(conn: AsyncConn, text: str) -> tuple[list[str], list[int]]:
-    """`_copy._describe` on the loop (see `_description`)."""
+    """The describe step of `copy_out` (see `_description`), apart from the check after the
+    COPY."""
     return await _description(conn, text)
 
 
@@ -138,52 +139,16 @@ async def copy_in(
 ) -> int:
     """`amber.pg.copy_in` on an AsyncConnection (see there)."""
     ident = _copy._table_identifier(table)
-    frame = _arrow.columnar(data)
-    if frame is None and not isinstance(data, Iterable):
-        raise TypeError(
-            f"copy_in takes an iterable of rows, a DataFrame, an Arrow table or a dict of "
-            f"columns, not {type(data).__name__}"
-        )
-    if columns is None and frame is not None:
-        columns = frame.names
+    frame = _copy._columnar(data)
     steps = _Steps()
     async with _atomic(conn):
         table_cols = await _table_columns(conn, ident, table)
-        text = _copy._table_text(conn, ident)
-        if not table_cols:
-            raise ValueError(f"table {text} has no columns to COPY into")
-        names = list(table_cols) if columns is None else list(columns)
-        missing = [n for n in names if n not in table_cols]
-        if missing:
-            raise ValueError(f"table {text} has no column {missing[0]!r}")
-        oids = [table_cols[n][0] for n in names]
-        specs = _copy._write_specs(cast(Any, conn), table_cols, names)
-        writer = _native.PgCopyWriter(specs, names, conn.info.encoding)
-        labels = _copy._EnumLabels(conn, table_cols, names)
-        stmt = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
-            ident, sql.SQL(", ").join(sql.Identifier(n) for n in names)
-        )
-        async with conn.cursor() as cur, cur.copy(stmt) as copy:
-            if frame is None:
-                rows = iter(data)
-                if labels.enums:
-                    rows = labels.rows(rows)
-                while chunk := writer.write_rows(rows, _copy.CHUNK_BYTES):
-                    await copy.write(chunk)
-                    await steps.tick()
-            else:
-                if frame.names != names:
-                    frame = frame.select(names)
-                if labels.enums:
-                    frame = labels.frame(frame)
-                for batch in frame.batches(oids, _copy.BATCH_ROWS):
-                    start, n = 0, batch.length
-                    while start < n:
-                        chunk, start = writer.write_columns(batch.sources, start, _copy.CHUNK_BYTES)
-                        await copy.write(chunk)
-                        await steps.tick()
-            await copy.write(writer.finish())
-    return writer.rows
+        load = _copy._Load(conn, ident, table_cols, columns, data, frame)
+        async with conn.cursor() as cur, cur.copy(load.statement) as copy:
+            for chunk in load.chunks():
+                await copy.write(chunk)
+                await steps.tick()
+    return load.rows
 
 
 # --- reads -----------------------------------------------------------------------------------

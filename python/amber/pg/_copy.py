@@ -13,7 +13,7 @@ import enum
 import functools
 import json
 import os
-from collections.abc import Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, cast, overload
 
 import psycopg
@@ -486,47 +486,88 @@ def copy_in(
 
         return _async.copy_in(conn, table, data, columns)
     ident = _table_identifier(table)
-    frame = _arrow.columnar(data)
-    if columns is None and frame is not None:
-        columns = frame.names
+    frame = _columnar(data)
     # The lookup runs inside the same savepoint (or transaction) as the COPY: a missing table
     # or column leaves the caller's transaction as it was.
     with _atomic(conn):
-        table_cols = _table_columns(conn, ident, table)
+        load = _Load(conn, ident, _table_columns(conn, ident, table), columns, data, frame)
+        with conn.cursor() as cur, cur.copy(load.statement) as copy:
+            for chunk in load.chunks():
+                copy.write(chunk)
+    return load.rows
+
+
+def _columnar(data: Any) -> _arrow.Columns | None:
+    """`data` as named columns, None for an iterable of rows; anything else is refused."""
+    frame = _arrow.columnar(data)
+    if frame is None and not isinstance(data, Iterable):
+        raise TypeError(
+            "copy_in takes an iterable of rows, a DataFrame, an Arrow table or a dict of "
+            f"columns, not {type(data).__name__}"
+        )
+    return frame
+
+
+class _Load:
+    """One copy_in, decided from the table's columns without I/O: the COPY statement, and its
+    data encoded in Rust a chunk of about `CHUNK_BYTES` at a time (sync and async copy_in send
+    the same chunks)."""
+
+    def __init__(
+        self,
+        conn: Any,
+        ident: sql.Identifier,
+        table_cols: Mapping[str, TableColumn],
+        columns: Sequence[str] | None,
+        data: Any,
+        frame: _arrow.Columns | None,
+    ) -> None:
         text = _table_text(conn, ident)
         if not table_cols:
             raise ValueError(f"table {text} has no columns to COPY into")
-        names = list(table_cols) if columns is None else list(columns)
+        if columns is None:
+            names = frame.names if frame is not None else list(table_cols)
+        else:
+            names = list(columns)
         missing = [n for n in names if n not in table_cols]
         if missing:
             raise ValueError(f"table {text} has no column {missing[0]!r}")
-        oids = [table_cols[n][0] for n in names]
-        writer = _native.PgCopyWriter(
+        self.oids = [table_cols[n][0] for n in names]
+        self.writer = _native.PgCopyWriter(
             _write_specs(conn, table_cols, names), names, conn.info.encoding
         )
-        labels = _EnumLabels(conn, table_cols, names)
-        stmt = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
+        self.statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
             ident, sql.SQL(", ").join(sql.Identifier(n) for n in names)
         )
-        with conn.cursor() as cur, cur.copy(stmt) as copy:
-            if frame is None:
-                rows = iter(data)
-                if labels.enums:
-                    rows = labels.rows(rows)
-                while chunk := writer.write_rows(rows, CHUNK_BYTES):
-                    copy.write(chunk)
-            else:
-                if frame.names != names:
-                    frame = frame.select(names)
-                if labels.enums:
-                    frame = labels.frame(frame)
-                for batch in frame.batches(oids, BATCH_ROWS):
-                    start, n = 0, batch.length
-                    while start < n:
-                        chunk, start = writer.write_columns(batch.sources, start, CHUNK_BYTES)
-                        copy.write(chunk)
-            copy.write(writer.finish())
-    return writer.rows
+        labels = _EnumLabels(conn, table_cols, names)
+        self.frame: _arrow.Columns | None = None
+        self.rows_in: Iterator[Any] | None = None
+        if frame is None:
+            rows = iter(data)
+            self.rows_in = labels.rows(rows) if labels.enums else rows
+        else:
+            if frame.names != names:
+                frame = frame.select(names)
+            self.frame = labels.frame(frame) if labels.enums else frame
+
+    def chunks(self) -> Iterator[bytes]:
+        """The COPY data, then its trailer."""
+        writer = self.writer
+        if self.rows_in is not None:
+            while chunk := writer.write_rows(self.rows_in, CHUNK_BYTES):
+                yield chunk
+        elif self.frame is not None:
+            for batch in self.frame.batches(self.oids, BATCH_ROWS):
+                start, n = 0, batch.length
+                while start < n:
+                    chunk, start = writer.write_columns(batch.sources, start, CHUNK_BYTES)
+                    yield chunk
+        yield writer.finish()
+
+    @property
+    def rows(self) -> int:
+        """Rows written so far."""
+        return self.writer.rows
 
 
 # --- reads -----------------------------------------------------------------------------------
