@@ -285,7 +285,11 @@ impl Binding {
                 obj.get_type().name()?
             )));
         }
-        let conn = Conn { b: self, obj };
+        let conn = Conn {
+            b: self,
+            obj,
+            read: std::cell::Cell::new(None),
+        };
         conn.ptr()?;
         Ok(conn)
     }
@@ -386,25 +390,43 @@ impl Drop for CopyMessage {
     }
 }
 
-/// A psycopg `PGconn` object. Each method reads the pointer from the object
-/// and makes its libpq calls at once, holding the GIL (see the module's
-/// documentation); a freed connection raises psycopg's `OperationalError`.
+/// A psycopg `PGconn` object. Each method makes its libpq calls at once,
+/// holding the GIL, with the pointer read from the object since the last
+/// point Python code could have run (see the module's documentation): the
+/// pointer read is kept until [`Conn::forget`], which whoever runs Python
+/// code or releases the GIL in between must call. A freed connection raises
+/// psycopg's `OperationalError`.
 pub struct Conn<'a, 'py> {
     b: &'static Binding,
     obj: &'a Bound<'py, PyAny>,
+    read: std::cell::Cell<Option<*mut PgConn>>,
 }
 
 impl Conn<'_, '_> {
-    /// The live `PGconn`, read now.
+    /// The live `PGconn`: the one read since the last [`Conn::forget`], or
+    /// read now.
     fn ptr(&self) -> PyResult<*mut PgConn> {
+        if let Some(p) = self.read.get() {
+            return Ok(p);
+        }
         match self.b.address(&self.b.conn, self.obj)? {
             0 => Err(psycopg_error(
                 self.obj.py(),
                 "OperationalError",
                 "the connection is closed",
             )),
-            p => Ok(p as *mut PgConn),
+            p => {
+                let p = p as *mut PgConn;
+                self.read.set(Some(p));
+                Ok(p)
+            }
         }
+    }
+
+    /// Python code may have run, or the GIL been released: the next call
+    /// reads the pointer from the object again.
+    pub fn forget(&self) {
+        self.read.set(None);
     }
 
     /// The next CopyData message, without blocking.
@@ -549,10 +571,14 @@ impl Drain {
     /// with signal handlers run in between (Ctrl-C stops it). Not blocking,
     /// what the socket holds is read once and [`DrainEnd::Wait`] returned
     /// when that is used up.
+    /// `data` takes each CopyData message; with `data_runs_python`, the
+    /// pointer is read again after each (it may have run Python code),
+    /// else only after the socket waits.
     pub fn run(
         &mut self,
         conn: &Conn<'_, '_>,
         block: bool,
+        data_runs_python: bool,
         mut data: impl FnMut(&[u8]) -> PyResult<()>,
     ) -> PyResult<DrainEnd> {
         let failed = |msg: String| Ok(DrainEnd::Finished(Some((String::new(), msg))));
@@ -566,6 +592,9 @@ impl Drain {
                 match conn.copy_step()? {
                     CopyStep::Data(msg) => {
                         data(msg.bytes())?;
+                        if data_runs_python {
+                            conn.forget();
+                        }
                         continue;
                     }
                     CopyStep::Done => {
@@ -593,6 +622,7 @@ impl Drain {
                 Err(msg) => return failed(msg),
             };
             let py = conn.obj.py();
+            conn.forget();
             if let Err(msg) = py.detach(move || wait_readable(fd, 100)) {
                 return failed(msg);
             }

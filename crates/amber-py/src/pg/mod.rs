@@ -11,7 +11,7 @@ mod from_pg;
 mod libpq;
 mod to_pg;
 
-use amber_core::pg::{CopyParser, CopyWriter, PgError, PgType, Scalar};
+use amber_core::pg::{ClientEncoding, CopyParser, CopyWriter, PgError, PgType, Scalar};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
@@ -566,6 +566,42 @@ pub struct PgReader {
     last: Vec<Option<Last>>,
     /// Where `drain` stands (it may be called again when not blocking).
     drain: libpq::Drain,
+    /// Whether reading a value may run Python code (see [`runs_python`]).
+    runs_python: bool,
+}
+
+/// Whether reading a value of `col` may run Python code. Only the types
+/// below are known not to: they are built through CPython's C API alone
+/// (the cyclic GC is paused meanwhile, and none of their objects has a
+/// finalizer), text only in UTF-8 and SQL_ASCII (other encodings go
+/// through a Python codec). The rest may: a psycopg loader, the codec (a
+/// registered class's hooks), `json.loads`, `ipaddress`, `uuid.UUID`,
+/// `decimal.Decimal` (which may be the pure-Python module).
+fn runs_python(col: &Column, enc: ClientEncoding) -> bool {
+    let s = match col {
+        Column::Adapter(_) | Column::Amber | Column::AmberArray => return true,
+        Column::Native(PgType::Scalar(s) | PgType::Array(s)) => *s,
+    };
+    match s {
+        Scalar::Bool
+        | Scalar::Int2
+        | Scalar::Int4
+        | Scalar::Int8
+        | Scalar::Oid
+        | Scalar::Float4
+        | Scalar::Float8
+        | Scalar::Bytea
+        | Scalar::Date
+        | Scalar::Time
+        | Scalar::TimeTz
+        | Scalar::Timestamp
+        | Scalar::TimestampTz
+        | Scalar::Interval => false,
+        Scalar::Text | Scalar::Varchar | Scalar::Bpchar | Scalar::Name | Scalar::Char => {
+            enc == ClientEncoding::Other
+        }
+        _ => true,
+    }
 }
 
 /// The last value of a column whose objects are immutable: when the next
@@ -748,7 +784,7 @@ impl PgReader {
     ) -> PyResult<Self> {
         let (cols, oids) = columns_of(py, columns, &names, "loader")?;
         let codec = encoding::TextCodec::new(py, encoding)?;
-        let sql_ascii = codec.enc == amber_core::pg::ClientEncoding::SqlAscii;
+        let sql_ascii = codec.enc == ClientEncoding::SqlAscii;
         let out = match into {
             "rows" => Out::Rows(PyList::empty(py).unbind()),
             "arrow" | "numpy" => Out::Columns(
@@ -763,7 +799,9 @@ impl PgReader {
             }
         };
         let last = cols.iter().map(Last::for_column).collect();
+        let runs_python = cols.iter().any(|c| runs_python(c, codec.enc));
         Ok(PgReader {
+            runs_python,
             last,
             parser: CopyParser::expecting_fields(cols.len() as u16),
             cols,
@@ -800,7 +838,9 @@ impl PgReader {
         let lib = libpq::get().ok_or_else(|| PyRuntimeError::new_err("libpq is not bound"))?;
         let conn = lib.conn(pgconn)?;
         let mut drain = std::mem::take(&mut self.drain);
-        let end = drain.run(&conn, block, |data| self.consume(py, data));
+        let end = drain.run(&conn, block, self.runs_python, |data| {
+            self.consume(py, data)
+        });
         self.drain = drain;
         Ok(match end? {
             libpq::DrainEnd::Finished(None) => None,

@@ -177,17 +177,10 @@ fn integer(o: &Bound<'_, PyAny>, ty: &str) -> Result<i128, Fail> {
         let i = o.call_method0(intern!(py, "__index__"))?;
         return i.extract::<i128>().map_err(|_| too_big());
     }
-    if !o.hasattr(intern!(py, "__float__"))? {
-        return Err(Fail::Mismatch);
-    }
     // The magnitude first (cheap, and bounds the ratio below): a float
     // beyond every integer type, or an overflow, is out of range; NaN and
     // the infinities are no integers.
-    let v = match o.call_method0(intern!(py, "__float__")) {
-        Ok(f) => f.extract::<f64>()?,
-        Err(e) if e.is_instance_of::<PyOverflowError>(py) => return Err(too_big()),
-        Err(e) => return Err(Fail::Py(e)),
-    };
+    let v = dunder_float(o, too_big)?;
     if !v.is_finite() {
         return Err(if v.is_nan() || o.eq(v)? {
             not_integer()
@@ -218,6 +211,20 @@ fn integer(o: &Bound<'_, PyAny>, ty: &str) -> Result<i128, Fail> {
         "{} cannot be written exactly as an integer (it has no as_integer_ratio())",
         repr_of(o)
     )))
+}
+
+/// `o.__float__()`: a mismatch when `o` has none, `too_big` when it
+/// overflows a float.
+fn dunder_float(o: &Bound<'_, PyAny>, too_big: impl Fn() -> Fail) -> Result<f64, Fail> {
+    let py = o.py();
+    if !o.hasattr(intern!(py, "__float__"))? {
+        return Err(Fail::Mismatch);
+    }
+    match o.call_method0(intern!(py, "__float__")) {
+        Ok(f) => Ok(f.extract::<f64>()?),
+        Err(e) if e.is_instance_of::<PyOverflowError>(py) => Err(too_big()),
+        Err(e) => Err(Fail::Py(e)),
+    }
 }
 
 /// `o` as a value of the integer type `ty` (see [`integer`]).
@@ -255,14 +262,7 @@ fn float(o: &Bound<'_, PyAny>, ty: &str) -> Result<f64, Fail> {
     if o.is_instance_of::<PyString>() || o.is_instance_of::<PyBytes>() {
         return Err(Fail::Mismatch);
     }
-    if !o.hasattr(intern!(py, "__float__"))? {
-        return Err(Fail::Mismatch);
-    }
-    let v = match o.call_method0(intern!(py, "__float__")) {
-        Ok(f) => f.extract::<f64>()?,
-        Err(e) if e.is_instance_of::<PyOverflowError>(py) => return Err(too_big()),
-        Err(e) => return Err(Fail::Py(e)),
-    };
+    let v = dunder_float(o, too_big)?;
     // An infinity from a value that is not one (Decimal('1e400')).
     if v.is_infinite() && !o.eq(v)? {
         return Err(too_big());

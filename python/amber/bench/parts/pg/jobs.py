@@ -113,12 +113,13 @@ class AsyncConn:
 
 
 @contextlib.contextmanager
-def asyncpg_conn(server: pg_server.Server) -> Iterator[AsyncConn]:
+def _on_a_loop(connect: Callable[[], Awaitable[Any]]) -> Iterator[AsyncConn]:
+    """The async connection `connect()` makes, with the event loop that drives it."""
     import asyncio
 
     loop = asyncio.new_event_loop()
     try:
-        conn = loop.run_until_complete(untyped("asyncpg").connect(server.dsn))
+        conn = loop.run_until_complete(connect())
         try:
             yield AsyncConn(conn, loop)
         finally:
@@ -127,22 +128,15 @@ def asyncpg_conn(server: pg_server.Server) -> Iterator[AsyncConn]:
         loop.close()
 
 
-@contextlib.contextmanager
-def psycopg_async_conn(server: pg_server.Server) -> Iterator[AsyncConn]:
-    """A psycopg 3 AsyncConnection (autocommit) with the event loop that drives it."""
-    import asyncio
+def asyncpg_conn(server: pg_server.Server) -> AbstractContextManager[AsyncConn]:
+    return _on_a_loop(lambda: untyped("asyncpg").connect(server.dsn))
 
+
+def psycopg_async_conn(server: pg_server.Server) -> AbstractContextManager[AsyncConn]:
+    """A psycopg 3 AsyncConnection (autocommit) with the event loop that drives it."""
     import psycopg
 
-    loop = asyncio.new_event_loop()
-    try:
-        conn = loop.run_until_complete(psycopg.AsyncConnection.connect(server.dsn, autocommit=True))
-        try:
-            yield AsyncConn(conn, loop)
-        finally:
-            loop.run_until_complete(conn.close())
-    finally:
-        loop.close()
+    return _on_a_loop(lambda: psycopg.AsyncConnection.connect(server.dsn, autocommit=True))
 
 
 @contextlib.contextmanager
