@@ -34,10 +34,11 @@
 //! releases the GIL for that call; `clear()` likewise). So a pointer read
 //! here, with the GIL held, that is not None stays valid for as long as
 //! this thread keeps the GIL and runs no Python code: every method below
-//! reads the pointer afresh and makes its libpq calls at once, holding the
-//! GIL, and nothing here releases it except the socket wait, after which
-//! the pointer is read again. A pointer is never kept across a call that
-//! may run Python code (a loader, a codec, a signal handler).
+//! makes its libpq calls at once, holding the GIL, with a pointer read
+//! since the last point Python code could have run, and nothing here
+//! releases the GIL except the socket wait, after which the pointer is
+//! read again. A pointer is never kept across a call that may run Python
+//! code (a loader, a codec, a signal handler): [`Conn::forget`] drops it.
 //!
 //! This rests on the GIL: `amber._native` declares that it uses it, and
 //! `amber.pg` does not bind libpq on an interpreter running without it.
