@@ -881,11 +881,25 @@ impl PgReader {
                 "rows {start}..{stop} are not within the result's {rows}"
             )));
         }
+        let _pause = GcPause::new(py);
+        if !self.runs_python {
+            // No value of these columns is made by Python code (see
+            // `runs_python`), so nothing can clear the result while its rows
+            // are read: they are decoded in place, from one view.
+            // SAFETY: the view is used while this thread holds the GIL and
+            // runs no Python code (`take_row` builds these columns' values
+            // through the C API alone, with the cyclic GC paused).
+            let v = unsafe { res.view() }?;
+            for r in start..stop {
+                let v = &v;
+                self.take_row(py, (0..fields).map(move |c| (v.value(r, c), None)))?;
+            }
+            return Ok(());
+        }
         // A loader or codec may run Python code, and Python code may clear
         // the result (or let a thread that does run): the values are copied
         // out a batch of rows at a time, under a view taken afresh, and
         // decoded from the copy.
-        let _pause = GcPause::new(py);
         let mut buf: Vec<u8> = Vec::with_capacity(RESULT_BATCH_BYTES + 4096);
         let mut spans: Vec<(usize, usize)> = Vec::new();
         let mut r = start;
