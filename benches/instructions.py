@@ -41,25 +41,22 @@ def operation(workload: str, op: str) -> Any:
     }[op]
 
 
-def count(workload: str, op: str, calls: int) -> int:
-    cmd = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        __file__,
-        "--run",
-        workload,
-        op,
-        str(calls),
-    ]
+def collected(script: str, args: list[str]) -> int:
+    """The instructions callgrind counts in `python script args...` (children not followed)."""
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable]
     # A fixed hash seed (unless one is set) makes counts repeat: object layout follows str hashes.
     env = {"PYTHONHASHSEED": "0", **os.environ}
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stderr
+    out = subprocess.run(
+        [*cmd, script, *args], capture_output=True, text=True, check=True, env=env
+    ).stderr
     found = re.search(r"Collected : (\d+)", out)
     if found is None:
         raise RuntimeError(f"no count in valgrind output:\n{out}")
     return int(found.group(1))
+
+
+def count(workload: str, op: str, calls: int) -> int:
+    return collected(__file__, ["--run", workload, op, str(calls)])
 
 
 def main(argv: list[str]) -> int:
@@ -72,7 +69,8 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    per_call = (count(*argv, CALLS) - count(*argv, 0)) / CALLS
+    workload, op = argv
+    per_call = (count(workload, op, CALLS) - count(workload, op, 0)) / CALLS
     print(f"{argv[0]} {argv[1]}: {per_call / 1e6:.3f} M instructions per call")
     return 0
 

@@ -4,9 +4,9 @@ counted by valgrind's callgrind.
     python benches/proto_instructions.py [N]       # N calls per count, 2,000 by default
 
 Each count is the difference between a process making N calls, the garbage collector off, and
-one making none, divided by N. The child runs with PYTHONHASHSEED=0, as in
-`benches/instructions.py`: with random str hashes the count moves by a few percent from run to
-run. Instruction counts do not depend on the machine's load, so they show whether a change (a
+one making none, divided by N, counted as `benches/instructions.py` counts (with
+PYTHONHASHSEED=0: with random str hashes the count moves by a few percent from run to run).
+Instruction counts do not depend on the machine's load, so they show whether a change (a
 move of code, an optimisation) changed the work done, where timings on a shared machine cannot.
 Needs valgrind (Debian package `valgrind`); Google's `protobuf` is not needed.
 """
@@ -14,23 +14,12 @@ Needs valgrind (Debian package `valgrind`); Google's `protobuf` is not needed.
 from __future__ import annotations
 
 import gc
-import os
-import re
-import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
 
-OPS = (
-    "serialize",
-    "parse",
-    "parse and read",
-    "build",
-    "to dict",
-    "from dict",
-    "to JSON",
-    "from JSON",
-)
+from amber.bench.parts.proto.contenders import OPS
+from instructions import collected
 
 
 def operation(op: str) -> Callable[[], Any]:
@@ -59,22 +48,7 @@ def operation(op: str) -> Callable[[], Any]:
 
 def count(op: str, calls: int) -> int:
     """Instructions of a child process that sets `op` up and calls it `calls` times."""
-    cmd = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        __file__,
-        "--run",
-        op,
-        str(calls),
-    ]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stderr
-    found = re.search(r"Collected : (\d+)", out)
-    if found is None:
-        raise RuntimeError(f"callgrind printed no count:\n{out}")
-    return int(found.group(1))
+    return collected(__file__, ["--run", op, str(calls)])
 
 
 def main(argv: list[str]) -> int:

@@ -345,33 +345,22 @@ class AsyncStore:
 
     async def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
         """The values of those `keys` that are in the store, in one query."""
-        wanted = list(dict.fromkeys(keys))
-        for k in wanted:
-            _check_key(k)
+        wanted = _store._wanted(keys)
         if not wanted:
             return {}
         query = _store._statement(_store._GET_MANY, self._sql, True)
-        enc = self.conn.info.encoding
-        param = _store._Keys(_native.pg_send(_store.TEXT_ARRAY_OID, wanted, enc))
-        dumpers: dict[type, type[Dumper]] = {_store._Keys: _store._KeysDumper}
+        param = _store._keys_param(wanted, self.conn.info.encoding)
+        dumpers = _store._KEYS_DUMPERS
         try:
-            rows = await _fetch(self.conn, query, (param,), "rows", True, dumpers)
-            # On SQL_ASCII text reads as bytes: the keys went as UTF-8 (as psycopg sends a str).
-            return {k.decode() if isinstance(k, bytes) else k: v for k, v in rows}
+            return _store._by_key(await _fetch(self.conn, query, (param,), "rows", True, dumpers))
         except DecodeError as e:
             # Which key: the rows again, as raw bytes (an error path only).
-            row = int(e.path[2 : e.path.index("]")]) if e.path and e.path[:2] == "$[" else 0
             raw = await _fetch(self.conn, query, (param,), "rows", False, dumpers)
-            raise _store._value_error(e, raw[row][0], self._sql[0]) from None
+            raise _store._value_error(e, raw[_store._failed_row(e)][0], self._sql[0]) from None
 
     async def put_many(self, items: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None:
         """Store many values in batches; all of them or, if any fails, none."""
-        pairs = items.items() if isinstance(items, Mapping) else items
-        # Everything is encoded before anything is sent: a value amber cannot encode fails here.
-        rows = []
-        for key, value in pairs:
-            _check_key(key)
-            rows.append((key, dumps(value)))
+        rows = _store._encoded(items)
         query = _store._statement(_store._PUT, self._sql, True)
         async with _atomic(self.conn), self.conn.cursor(binary=True) as cur:
             for start in range(0, len(rows), _store.BATCH):
@@ -385,4 +374,4 @@ class AsyncStore:
         return f"<amber.pg.AsyncStore {self._sql[0]}>"
 
 
-_check_key = _store.Store._check_key
+_check_key = _store._check_key

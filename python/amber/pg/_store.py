@@ -105,7 +105,7 @@ class Store(MutableMapping[str, Any]):
     # --- one key ----------------------------------------------------------------------------
 
     def __getitem__(self, key: str) -> Any:
-        self._check_key(key)
+        _check_key(key)
         # Read as amber frames in Rust whatever the connection has registered: a connection
         # where `register` put amber's loader would otherwise hand over the value decoded.
         query = _statement("select value from {t} where key = %s", self._sql, True)
@@ -139,46 +139,36 @@ class Store(MutableMapping[str, Any]):
 
     def put(self, key: str, value: Any) -> None:
         """Store `value` under `key`, replacing what was there (an upsert)."""
-        self._check_key(key)
+        _check_key(key)
         self._run(_PUT, (key, dumps(value)))
 
     def delete(self, key: str) -> bool:
         """Remove `key`; whether it was there."""
-        self._check_key(key)
+        _check_key(key)
         return bool(self._run("delete from {t} where key = %s", (key,)).rowcount)
 
     # --- many keys --------------------------------------------------------------------------
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
         """The values of those `keys` that are in the store, in one query."""
-        wanted = list(dict.fromkeys(keys))
-        for k in wanted:
-            self._check_key(k)
+        wanted = _wanted(keys)
         if not wanted:
             return {}
         # The server returns the rows in the order of `wanted` (one per key found); the keys go
         # as one binary text[] encoded in Rust, and the values are decoded in Rust as the
         # result is read: no Python call per key or row.
         query = _statement(_GET_MANY, self._sql, True)
-        param = _Keys(_native.pg_send(TEXT_ARRAY_OID, wanted, self.conn.info.encoding))
+        param = _keys_param(wanted, self.conn.info.encoding)
         try:
-            rows = _fetch(self.conn, query, (param,), "rows", True, {_Keys: _KeysDumper})
-            # On SQL_ASCII text reads as bytes: the keys went as UTF-8 (as psycopg sends a str).
-            return {k.decode() if isinstance(k, bytes) else k: v for k, v in rows}
+            return _by_key(_fetch(self.conn, query, (param,), "rows", True, _KEYS_DUMPERS))
         except DecodeError as e:
             # Which key: the rows again, as raw bytes (an error path only).
-            row = int(e.path[2 : e.path.index("]")]) if e.path and e.path[:2] == "$[" else 0
-            raw = _fetch(self.conn, query, (param,), "rows", False, {_Keys: _KeysDumper})
-            raise _value_error(e, raw[row][0], self._sql[0]) from None
+            raw = _fetch(self.conn, query, (param,), "rows", False, _KEYS_DUMPERS)
+            raise _value_error(e, raw[_failed_row(e)][0], self._sql[0]) from None
 
     def put_many(self, items: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> None:
         """Store many values in batches; all of them or, if any fails, none."""
-        pairs = items.items() if isinstance(items, Mapping) else items
-        # Everything is encoded before anything is sent: a value amber cannot encode fails here.
-        rows = []
-        for key, value in pairs:
-            self._check_key(key)
-            rows.append((key, dumps(value)))
+        rows = _encoded(items)
         query = _statement(_PUT, self._sql, True)
         # A savepoint in a transaction (a transaction of its own on an idle autocommit
         # connection): never a COMMIT of the caller's work.
@@ -189,13 +179,52 @@ class Store(MutableMapping[str, Any]):
     def clear(self) -> None:
         self._run("delete from {t}")
 
-    @staticmethod
-    def _check_key(key: Any) -> None:
-        if not isinstance(key, str):
-            raise TypeError(f"Store keys are str, not {type(key).__name__}")
-
     def __repr__(self) -> str:
         return f"<amber.pg.Store {self._sql[0]}>"
+
+
+def _check_key(key: Any) -> None:
+    if not isinstance(key, str):
+        raise TypeError(f"Store keys are str, not {type(key).__name__}")
+
+
+def _wanted(keys: Iterable[str]) -> list[str]:
+    """The keys asked for, each once, in order; a key that is no str is refused."""
+    wanted = list(dict.fromkeys(keys))
+    for k in wanted:
+        _check_key(k)
+    return wanted
+
+
+def _keys_param(wanted: list[str], encoding: str) -> _Keys:
+    """The keys as one text[] parameter, encoded in Rust in the connection's encoding."""
+    return _Keys(_native.pg_send(TEXT_ARRAY_OID, wanted, encoding))
+
+
+_KEYS_DUMPERS: dict[type, type[Dumper]] = {_Keys: _KeysDumper}
+
+
+def _by_key(rows: list[tuple[Any, Any]]) -> dict[str, Any]:
+    """`get_many`'s rows as a dict. On SQL_ASCII text reads as bytes: the keys went as UTF-8
+    (as psycopg sends a str)."""
+    return {k.decode() if isinstance(k, bytes) else k: v for k, v in rows}
+
+
+def _failed_row(err: DecodeError) -> int:
+    """The row of `get_many`'s result a DecodeError names (`$[row]...`)."""
+    path = err.path
+    return int(path[2 : path.index("]")]) if path and path[:2] == "$[" else 0
+
+
+def _encoded(items: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> list[tuple[str, bytes]]:
+    """`put_many`'s rows, every value encoded before anything is sent: a value amber cannot
+    encode fails here."""
+    pairs = items.items() if isinstance(items, Mapping) else items
+    rows = []
+    for key, value in pairs:
+        _check_key(key)
+        rows.append((key, dumps(value)))
+    return rows
 
 
 _GET_MANY = (
