@@ -37,8 +37,11 @@ from amber.proto import _wkt
 from amber.proto._descriptors import (
     Descriptor,
     EnumDescriptor,
+    EnumValueDescriptor,
     FieldDescriptor,
+    FileDescriptor,
     OneofDescriptor,
+    _Source,
 )
 
 DecodeError = ProtoDecodeError
@@ -49,8 +52,10 @@ __all__ = [
     "Descriptor",
     "EnumDescriptor",
     "EnumType",
+    "EnumValueDescriptor",
     "Extensions",
     "FieldDescriptor",
+    "FileDescriptor",
     "MapContainer",
     "Message",
     "Namespace",
@@ -64,6 +69,9 @@ __all__ = [
 
 
 _M = TypeVar("_M", bound="Message")
+
+# The native text parser, a class method of the base class, bound to a subclass by `from_text`.
+_NATIVE_FROM_TEXT: Any = _NativeMessage.__dict__["from_text"]
 
 
 class Message(_NativeMessage):
@@ -136,6 +144,23 @@ class Message(_NativeMessage):
         fields = type(self).DESCRIPTOR._by_position  # type: ignore[attr-defined]
         return [(fields[pos], value) for pos, value in self._present()]
 
+    @classmethod
+    def from_text(cls: type[_M], text: str | bytes, *, allow_unknown_field: bool = False) -> _M:
+        """A new message from its text format (Google's `text_format.Parse`); `bytes` are
+        read as UTF-8. Raises `amber.proto.DecodeError` (starting with `line:col`) for invalid
+        text."""
+        if not isinstance(text, str) and isinstance(text, (bytes, bytearray, memoryview)):
+            text = _utf8_text(bytes(text))
+        parse = _NATIVE_FROM_TEXT.__get__(None, cls)
+        return parse(text, allow_unknown_field=allow_unknown_field)  # type: ignore[no-any-return]
+
+    def __contains__(self, field_name: object) -> bool:
+        """`"field" in msg` is `msg.HasField("field")`, as in Google's upb (a field without
+        presence raises `ValueError`); for a `ListValue`, whether it holds the value."""
+        if type(self).DESCRIPTOR.full_name == "google.protobuf.ListValue":
+            return any(v is field_name or v == field_name for v in self)  # type: ignore[attr-defined]
+        return self.HasField(field_name)  # type: ignore[arg-type]
+
     def __str__(self) -> str:
         # Through the base class: a field named `to_text` hides the method on its class.
         return _NativeMessage.to_text(self)
@@ -194,6 +219,24 @@ class Message(_NativeMessage):
     def __reduce__(self) -> tuple[Any, ...]:
         return (_unpickle, (type(self).DESCRIPTOR.full_name, self.SerializePartialToString()))
 
+    def __getstate__(self) -> dict[str, bytes]:
+        """`{"serialized": the message's bytes}`, as Google's messages give (pickling itself
+        goes through `__reduce__`)."""
+        return {"serialized": self.SerializePartialToString()}
+
+    def __setstate__(self, state: dict[str, bytes]) -> None:
+        """Replace the contents with those of a `__getstate__()` dict."""
+        if not isinstance(state, dict) or "serialized" not in state:
+            raise TypeError(
+                f"{type(self).DESCRIPTOR.full_name}.__setstate__ takes a dict with the key "
+                f"'serialized' (what __getstate__ gives), not {type(state).__name__}"
+            )
+        data = state["serialized"]
+        if isinstance(data, str):  # as Google's: a str holds the bytes as latin-1
+            data = data.encode("latin-1")
+        self.Clear()
+        self.ParseFromString(data)
+
     def __copy__(self) -> Message:
         m = type(self)()
         m.CopyFrom(self)
@@ -201,6 +244,21 @@ class Message(_NativeMessage):
 
     def __deepcopy__(self, memo: Any = None) -> Message:
         return self.__copy__()
+
+
+def _utf8_text(data: bytes) -> str:
+    """`data` read as UTF-8; invalid UTF-8 raises `DecodeError` saying where (line:col as the
+    text format's errors do, and `offset`, the byte)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        before = data[: e.start].decode("utf-8")
+        line = before.count("\n") + 1
+        col = len(before) - (before.rfind("\n") + 1) + 1
+        err = DecodeError(f"{line}:{col} : invalid UTF-8 (byte {e.start})")
+        err.kind = "malformed"
+        err.offset = e.start
+        raise err from None
 
 
 def _extension_key(m: Message, extension: Any) -> str:
@@ -401,7 +459,29 @@ def load_descriptor_set(data: bytes) -> Namespace:
     return _namespace(ProtoSchema.from_descriptor_set(data))
 
 
-def _namespace(schema: ProtoSchema) -> Namespace:
+# amber's own classes for google/protobuf/descriptor.proto, loaded when a load without that
+# file first needs its descriptor set decoded (for reflection), and not registered for
+# unpickling (the user's loads are).
+_DESCRIPTOR_PROTO: Namespace | None = None
+_DESCRIPTOR_PROTO_LOCK = threading.Lock()
+
+
+def _descriptor_set_class(classes: dict[str, type[Message]]) -> Any:
+    """The `FileDescriptorSet` class to decode a load's descriptor set with: the load's own,
+    if it has `descriptor.proto` (so that its custom options read as extensions), else
+    amber's."""
+    own = classes.get("google.protobuf.FileDescriptorSet")
+    if own is not None:
+        return own
+    global _DESCRIPTOR_PROTO
+    with _DESCRIPTOR_PROTO_LOCK:
+        if _DESCRIPTOR_PROTO is None:
+            schema = ProtoSchema.compile(["google/protobuf/descriptor.proto"], [])
+            _DESCRIPTOR_PROTO = _namespace(schema, register=False)
+        return _DESCRIPTOR_PROTO.types["google.protobuf.FileDescriptorSet"]
+
+
+def _namespace(schema: ProtoSchema, *, register: bool = True) -> Namespace:
     messages = schema.messages()
     enums = schema.enums()
     files = schema.message_files()
@@ -412,6 +492,12 @@ def _namespace(schema: ProtoSchema) -> Namespace:
     edescs = [EnumDescriptor(full, closed, values) for full, closed, values in enums]
     by_name: dict[str, Descriptor | EnumDescriptor] = {d.full_name: d for d in descs}
     by_name.update({e.full_name: e for e in edescs})
+    classes: dict[str, type[Message]] = {}
+    source = _Source(schema.descriptor_set, lambda: _descriptor_set_class(classes), by_name)
+    for d in descs:
+        d._source = source
+    for e in edescs:
+        e._source = source
     for d, (_full, fields, oneofs, _entry) in zip(descs, messages, strict=True):
         d.oneofs = [OneofDescriptor(d, n, i) for i, n in enumerate(oneofs)]
         by_pos = []
@@ -423,9 +509,9 @@ def _namespace(schema: ProtoSchema) -> Namespace:
                 f.enum_type = edescs[index]
             if oneof is not None:
                 f.containing_oneof = d.oneofs[oneof]
-                d.oneofs[oneof].fields.append(f)
+                d.oneofs[oneof]._members.append(f)
             by_pos.append(f)
-        d.fields = [f for f in by_pos if not f.is_extension]
+        d._numbered = [f for f in by_pos if not f.is_extension]
         d._by_position = by_pos  # type: ignore[attr-defined]
     # Extensions, found in the types they extend, belong to the scope declaring them.
     extensions = [
@@ -435,6 +521,7 @@ def _namespace(schema: ProtoSchema) -> Namespace:
         if f.is_extension
     ]
     for _ty, _pos, f in extensions:
+        source.extensions[f.full_name] = f
         scope = by_name.get(f.full_name.rsplit(".", 1)[0])
         if isinstance(scope, Descriptor):
             f.extension_scope = scope
@@ -452,7 +539,6 @@ def _namespace(schema: ProtoSchema) -> Namespace:
     for d in descs:
         d._index()
 
-    classes: dict[str, type[Message]] = {}
     enum_objs = {e.full_name: EnumType(e) for e in edescs}
     # Parents before children: the order of the schema (files, then nesting, pre-order).
     for ty, d in enumerate(descs):
@@ -516,8 +602,9 @@ def _namespace(schema: ProtoSchema) -> Namespace:
         if isinstance(obj, EnumType):
             for v in obj.DESCRIPTOR.values:
                 space.__dict__.setdefault(v.name, v.number)
-    with _LOADED_LOCK:
-        _LOADED.update(classes)
+    if register:
+        with _LOADED_LOCK:
+            _LOADED.update(classes)
     return root
 
 
