@@ -268,6 +268,7 @@ class FieldDescriptor(_WithOptions):
     _default: Any = None
     _has_default = False
     _type_resolved = False
+    _place: tuple[Any, int, str] | None = None
 
     def __init__(
         self,
@@ -350,15 +351,25 @@ class FieldDescriptor(_WithOptions):
         return j[0].lower() + j[1:] if j[:1].isascii() and j[:1].isupper() else j
 
     def _where(self) -> tuple[Any, int, str]:
-        """This field's proto, its index in its scope's list, and its file."""
-        source: _Source = self.containing_type._source
-        if self.is_extension:
-            return source.extension(self.full_name)
-        mp = source.message(self.containing_type.full_name)
-        for i, fp in enumerate(mp.field):
-            if fp.name == self.name:
-                return fp, i, self.containing_type.file_name
-        raise LookupError(f"{self.full_name} is not in the compiled descriptor set")
+        """This field's proto, its index in its scope's list, and its file (found once, for
+        all the fields of its type at a time)."""
+        place = self._place
+        if place is None:
+            owner = self.containing_type
+            source: _Source = owner._source
+            if self.is_extension:
+                place = source.extension(self.full_name)
+            else:
+                by_name = owner.fields_by_name
+                for i, fp in enumerate(source.message(owner.full_name).field):
+                    sibling = by_name.get(fp.name)
+                    if sibling is not None:
+                        sibling._place = (fp, i, owner.file_name)
+                place = self._place
+                if place is None:
+                    raise LookupError(f"{self.full_name} is not in the compiled descriptor set")
+            self._place = place
+        return place
 
     def _proto(self) -> Any:
         return self._where()[0]
