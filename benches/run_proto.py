@@ -1,8 +1,10 @@
-"""Rerun the "proto" study: seed 001's message (every scalar type, nested, repeated and imported
-messages, a map, a oneof) serialized, parsed, parsed and read field by field, and built from
-Python values, by Google's protobuf (upb backend, and its pure-Python backend in a child process)
-and amber.proto (see benches/README.md). Options are those of `amber bench`, e.g. `--quick`,
-`--contenders`, `--repeat`; output goes to bench-out/proto unless `--out` is given."""
+"""Rerun the "proto" study: a family of message shapes (the benchmark's bench.Test, maps of
+messages, many strings, packed numbers, a deep chain, scalar fields, records, a tiny message)
+serialized, parsed, and parsed and read field by field by Google's protobuf (upb backend; its
+pure-Python backend in a child process on bench.Test), amber.proto and bufbuild's protobuf-py;
+bench.Test also built from Python values and through ProtoJSON (see benches/README.md). Options
+are those of `amber bench`, e.g. `--quick`, `--contenders`, `--repeat`; output goes to
+bench-out/proto unless `--out` is given."""
 
 from __future__ import annotations
 

@@ -348,49 +348,6 @@ def test_the_archive_study_checks_and_times_each_archive(tmp_path: Path) -> None
     assert "archive: a whole result in one file" in result.report.read_text()
 
 
-# --- the proto part: Google's protobuf (upb, and pure Python in a child) and amber.proto ----------
-
-
-def test_the_proto_study_checks_and_times_each_runtime(tmp_path: Path) -> None:
-    pytest.importorskip("google.protobuf")
-    from amber.bench.parts.proto import contenders as proto
-
-    amber_cls, google_cls = proto.amber_class(), proto.google_class()
-
-    class DropsLabels:  # builds every field but `labels`: the reading check must catch it
-        def __new__(cls, **kw: Any) -> Any:
-            return amber_cls(**{k: v for k, v in kw.items() if k != "labels"})
-
-        FromString = amber_cls.FromString
-        from_dict = amber_cls.from_dict
-        from_json = amber_cls.from_json
-
-    wrong = proto.runtime("proto-wrong", DropsLabels, google_cls, "upb", "amber", "", google=False)
-    found, _ = proto.PROTO.resolve(["upb", "google-python", "amber"])
-    result = run(
-        BenchConfig(out_dir=tmp_path, mode="tiny", progress=False, studies=["proto"]),
-        contenders={"proto": [*found, wrong]},
-        stdout=io.StringIO(),
-    )
-    study = json.loads(result.results.read_text())["studies"]["proto"]
-    assert study["part"] == "proto"
-    rows = {r["contender"]: r for r in study["rows"]}
-    assert list(rows) == ["upb", "google-python", "amber", "proto-wrong"]
-    for name in ("upb", "google-python", "amber"):
-        assert rows[name]["status"] == OK, rows[name]["note"]
-        assert list(rows[name]["ops"]) == [
-            *("build", "serialize", "parse", "parse and read"),
-            *("to dict", "from dict", "to JSON", "from JSON"),
-        ]
-        assert rows[name]["size_bytes"] == 766
-    assert rows["proto-wrong"]["status"] == NOT_EXACT and not rows["proto-wrong"]["ops"]
-    assert rows["proto-wrong"]["note"].startswith("reading every field of the parsed message")
-    report = result.report.read_text()
-    assert "proto: one message through each protobuf runtime (seed 001)" in report
-    assert "timed in a child process started with PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION" in report
-    assert "| parse and read |" in report and "Pyrobuf" in report
-
-
 # --- the pg part: drivers against a throwaway PostgreSQL, by client CPU ----------------------------
 
 

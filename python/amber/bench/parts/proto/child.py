@@ -3,7 +3,7 @@
 Google's protobuf picks its backend once per process, from PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION
 as google.protobuf is first imported; this process runs upb. So the study starts this Python again
 with the variable set to "python"; the child builds the workload, checks the contender and times
-its four operations with the engine's own code and the run's timing policy, then prints the row
+its operations with the engine's own code and the run's timing policy, then prints the row
 as JSON. Its samples are not taken in turn with the in-process contenders': the child runs after
 them, and its ratios divide by upb's medians from this process.
 """
