@@ -1177,8 +1177,8 @@ def test_extensions_match_google() -> None:
 
     text = stubs(ns)
     ast.parse(text)
-    assert "\npriority: FieldDescriptor\n" in text
-    assert "    note: ClassVar[FieldDescriptor]\n" in text
+    assert "\npriority: _proto.FieldDescriptor\n" in text
+    assert "    note: _typing.ClassVar[_proto.FieldDescriptor]\n" in text
 
 
 MESSAGE_SET = """
@@ -1614,7 +1614,9 @@ def test_cli_stubs_and_decode(tmp_path: Path) -> None:
     tree = ast.parse(out.read_text())
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     assert {"Item", "Order"} <= classes
-    assert "def __init__(self, *, sku: str | None = ..." in out.read_text()
+    assert "def __init__(self, *, sku: _builtins.str | _builtins.bytes | None = ..." in (
+        out.read_text()
+    )
     ns = P.load(tmp_path / "shop.proto")
     data = ns.shop.Order(id=3, note="n").SerializeToString()
     done = subprocess.run(
