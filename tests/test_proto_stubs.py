@@ -426,6 +426,8 @@ SCHEMAS["clash_pb"] = (
               .clash.Thing other = 19;
               repeated int32 ListFields = 20;
               int32 ByteSize = 21;
+              int32 _RepeatedScalar = 22;
+              repeated int32 _T = 23;
             }
         """,
     },
@@ -452,9 +454,12 @@ SCHEMAS["clash_pb"] = (
         other=Thing(t=7),
         ListFields=[8],
         ByteSize=9,
+        _RepeatedScalar=10,
+        _T=[11],
     )
     text: str = c.str.upper()
     number: int = c.int + c.property + c.Mapping + c._builtins + c.ByteSize
+    number += c._RepeatedScalar + c._T[0]
     n: int = c.Thing.n
     t: int = c.other.t
     inner: int = c.s.int
@@ -638,5 +643,6 @@ def test_stub_shape(project: Path) -> None:
     named = {f.name for f in fields} - {"from", "class", "None"}
     assert {a.arg for a in init.args.kwonlyargs} == named
     assert "import builtins as _builtins_\n" in clash  # a field is named _builtins
+    assert "class _RepeatedScalar_(_Repeated[_T_, _In]):" in clash  # and others so
     assert "    def other(self) -> _Thing: ..." in clash  # the field `Thing` hides the class
     assert "_Thing = Thing\n" in clash
