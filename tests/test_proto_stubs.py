@@ -6,8 +6,9 @@ oneof, names that clash with Python keywords, builtins and Message's methods), t
 written next to the module it describes (the module its header shows), and two programs use
 them: one as the README and the guide do, which must run and must pass `mypy --strict` (and
 pyright's strict mode, when pyright is installed), and one whose lines marked `# E` give a field
-a value of the wrong type, each of which both checkers must report (and nothing else).
-One checker run covers every schema's programs."""
+a value of the wrong type, each of which both checkers must report (and nothing else). The
+stubs of Google's conformance messages must pass as well. One run of each checker covers
+everything."""
 
 from __future__ import annotations
 
@@ -485,6 +486,11 @@ SCHEMAS["clash_pb"] = (
 )
 
 
+# Google's conformance messages (every field type, the well-known types, names such as
+# `field_name1`, `FieldName3`, `_field_name4`, `Field_Name16`): their stubs must pass too.
+CONFORMANCE = Path(__file__).parent.parent / "crates/amber-core/tests/data/proto/conformance"
+
+
 def _companion(stub: str) -> str:
     """The module a stub describes, as its header shows it."""
     lines = []
@@ -529,6 +535,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (root / f"{module}.py").write_text(_companion(stub))
         (root / f"good_{module}.py").write_text(textwrap.dedent(good).lstrip())
         (root / f"bad_{module}.py").write_text(textwrap.dedent(bad).lstrip())
+    for path in sorted(CONFORMANCE.glob("*.proto")):
+        ns = P.load(path, include=[CONFORMANCE])
+        (root / f"conformance_{path.stem}_pb.pyi").write_text(stubs(ns, files=[path.name]))
     (root / "mypy.ini").write_text("[mypy]\n")
     (root / "pyrightconfig.json").write_text(
         json.dumps({"typeCheckingMode": "strict", "pythonVersion": "3.10"})
@@ -558,9 +567,11 @@ def test_the_programs_run(project: Path) -> None:
 
 
 def test_mypy_strict(project: Path) -> None:
-    """`mypy --strict` passes the good programs and the stubs, and reports each marked line
-    of the bad programs (a value of the wrong type), and nothing else."""
+    """`mypy --strict` passes the good programs and the stubs (the conformance messages'
+    too), and reports each marked line of the bad programs (a value of the wrong type), and
+    nothing else."""
     files = [f"good_{m}.py" for m in SCHEMAS] + [f"bad_{m}.py" for m in SCHEMAS]
+    files += sorted(p.name for p in project.glob("conformance_*.pyi"))
     done = subprocess.run(
         [
             *(sys.executable, "-m", "mypy", "--strict", "--config-file", "mypy.ini"),
@@ -592,6 +603,7 @@ def test_pyright_strict(project: Path) -> None:
         pytest.skip("pyright is not installed (pip install 'pyright[nodejs]')")
     files = [f"good_{m}.py" for m in SCHEMAS] + [f"bad_{m}.py" for m in SCHEMAS]
     files += [f"{m}.pyi" for m in SCHEMAS]
+    files += sorted(p.name for p in project.glob("conformance_*.pyi"))
     done = subprocess.run(
         [pyright, "--outputjson", "--pythonpath", sys.executable, *files],
         cwd=project,
