@@ -16,7 +16,7 @@ import dataclasses
 
 from amber.bench.engine.measure import OK, Row
 from amber.bench.engine.registry import register_study
-from amber.bench.engine.rows import Rows, contender_table
+from amber.bench.engine.rows import NOISY, Rows, contender_table
 from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
 from amber.bench.engine.tables import MISSING, Table, fmt_ratio, fmt_size, fmt_time
 from amber.bench.parts.proto import child
@@ -237,12 +237,23 @@ class ProtoStudy(Study):
 
     @staticmethod
     def _row_notes(rows: Rows) -> list[str]:
-        """What the tables cannot say: rows that were not timed and why, and what a row's
-        check left unchecked (said once per runtime)."""
+        """What the tables cannot say: rows that were not timed and why, what a row's check
+        left unchecked (said once per runtime), and the series whose samples disagree."""
         notes: list[str] = []
+        noisy: list[str] = []
         for row in rows.rows:
             if row.status != OK:
                 notes.append(f"{row.contender} on {row.workload}: {row.status} ({row.note}).")
             elif row.note and row.workload == BENCH_TEST.name:
                 notes.append(f"{row.contender}: {row.note}.")
+            noisy += [
+                f"{row.workload} {row.contender} {op} {t.spread:.0%}"
+                for op, t in row.ops.items()
+                if op in SHAPE_OPS and t.spread > NOISY
+            ]
+        if noisy:
+            notes.append(
+                f"Series whose samples spread more than {NOISY:.0%} of their median (the "
+                "median is less certain): " + ", ".join(noisy) + "."
+            )
         return notes
