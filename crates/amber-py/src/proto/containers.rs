@@ -12,8 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PySlice, PyString, PyTuple, PyWeakrefReference};
 
 use crate::proto::message::{self, attach_owner, Message};
-use crate::proto::schema::Schema;
-use crate::proto::values;
+use crate::proto::state::schema::Schema;
+use crate::proto::state::values;
 
 /// A repeated field's values. Numbers, bools and enums (the packable
 /// kinds) are kept as Rust values, each as [`Scalar::bits`] gives it,

@@ -24,10 +24,11 @@ use pyo3::exceptions::{PyAttributeError, PyMemoryError, PyTypeError, PyValueErro
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType, PyWeakrefReference};
 
-use crate::proto::cell::{Borrow, GilCell, InCell};
 use crate::proto::containers::{Items, Kept, MapData, MapField, Pairs, Part, Repeated};
-use crate::proto::schema::Schema;
-use crate::proto::{parse, serialize, values};
+use crate::proto::state::cell::{Borrow, GilCell, InCell};
+use crate::proto::state::schema::Schema;
+use crate::proto::state::values;
+use crate::proto::{parse, serialize};
 
 /// One field's state.
 pub enum Slot {

@@ -3,34 +3,35 @@
 //! and map containers, and the builder and source the core's wire decoder
 //! and encoder drive.
 //!
-//! - `schema.rs`: `ProtoSchema` (compile `.proto` files or load a
-//!   descriptor set; what `amber.proto` builds its classes from);
-//! - `cell.rs`: the GIL-guarded borrow flag of messages and containers;
+//! - `state/schema.rs`, `api/schema.rs`: `ProtoSchema` (compile `.proto`
+//!   files or load a descriptor set; what `amber.proto` builds its classes
+//!   from);
+//! - `state/cell.rs`: the GIL-guarded borrow flag of messages and
+//!   containers;
 //! - `message.rs`: `Message`, its slots, presence and Google's semantics
 //!   for default sub-messages;
 //! - `containers.rs`: repeated and map fields;
-//! - `values.rs`: checking values on the way in, Python objects of decoded
+//! - `state/values.rs`: checking values on the way in, Python objects of decoded
 //!   scalars, and scalars of stored values;
 //! - `parse.rs`, `serialize.rs`: wire bytes in and out;
 //! - `json.rs`: ProtoJSON text in and out, through the same builder and
 //!   source.
 
 // Method names are Google's (`SerializeToString`, `MergeFrom`, ...).
-mod cell;
+mod api;
 #[allow(non_snake_case)]
 mod containers;
 mod json;
 #[allow(non_snake_case)]
 mod message;
 mod parse;
-mod schema;
 mod serialize;
-mod values;
+mod state;
 
 use pyo3::prelude::*;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<schema::PySchema>()?;
+    m.add_class::<api::schema::PySchema>()?;
     m.add_class::<message::PyMessage>()?;
     m.add_class::<message::MessageType>()?;
     m.add_class::<message::Field>()?;

@@ -19,11 +19,11 @@ use pyo3::types::PyBytes;
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
-use crate::proto::cell::Borrow;
 use crate::proto::containers::{Items, MapData, Pairs, Part};
 use crate::proto::message::{instantiate, merge_owned, release, Message, PyMessage, Slot};
-use crate::proto::schema::Schema;
-use crate::proto::values;
+use crate::proto::state::cell::Borrow;
+use crate::proto::state::schema::Schema;
+use crate::proto::state::values;
 
 pub(crate) struct Builder<'py> {
     py: Python<'py>,

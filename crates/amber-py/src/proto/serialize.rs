@@ -16,10 +16,10 @@ use pyo3::types::{PyBytes, PyString};
 use amber_core::proto::text::{print_text, PrintFailure, TextOptions};
 
 use crate::errors::{self, EncodeKind};
-use crate::proto::cell::{Borrow, Ref};
 use crate::proto::containers::{Items, MapData, MapField, Part, Repeated};
 use crate::proto::message::{text_scalar, Message, PyMessage, Slot};
-use crate::proto::values;
+use crate::proto::state::cell::{Borrow, Ref};
+use crate::proto::state::values;
 
 pub(crate) struct Source<'py> {
     py: Python<'py>,

@@ -1,0 +1,11 @@
+//! The state layer: what messages and containers hold, and the steps that
+//! read and keep it. It imports nothing from the layers above it.
+//!
+//! - `cell.rs`: the GIL-guarded borrow flag of messages and containers;
+//! - `values.rs`: checking values on the way in, Python objects of decoded
+//!   scalars, and scalars of stored values;
+//! - `schema.rs`: a compiled load as Python sees it ([`schema::Schema`]).
+
+pub mod cell;
+pub mod schema;
+pub mod values;
