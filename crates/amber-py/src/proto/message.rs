@@ -24,8 +24,9 @@ use pyo3::exceptions::{PyAttributeError, PyMemoryError, PyTypeError, PyValueErro
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType, PyWeakrefReference};
 
-use crate::proto::containers::{Items, Kept, MapData, MapField, Pairs, Part, Repeated};
 use crate::proto::state::cell::{Borrow, GilCell, InCell};
+use crate::proto::state::map::{MapData, MapField, Pairs, Part};
+use crate::proto::state::repeated::{Items, Kept, Repeated};
 use crate::proto::state::schema::Schema;
 use crate::proto::state::values;
 use crate::proto::{parse, serialize};

@@ -10,7 +10,9 @@
 //!   containers;
 //! - `message.rs`: `Message`, its slots, presence and Google's semantics
 //!   for default sub-messages;
-//! - `containers.rs`: repeated and map fields;
+//! - `state/repeated.rs`, `state/map.rs`, `api/repeated.rs`, `api/map.rs`:
+//!   repeated and map fields;
+//! - `ops/assign.rs`: checking values of repeated and map fields;
 //! - `state/values.rs`: checking values on the way in, Python objects of decoded
 //!   scalars, and scalars of stored values;
 //! - `parse.rs`, `serialize.rs`: wire bytes in and out;
@@ -19,11 +21,10 @@
 
 // Method names are Google's (`SerializeToString`, `MergeFrom`, ...).
 mod api;
-#[allow(non_snake_case)]
-mod containers;
 mod json;
 #[allow(non_snake_case)]
 mod message;
+mod ops;
 mod parse;
 mod serialize;
 mod state;
@@ -35,8 +36,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<message::PyMessage>()?;
     m.add_class::<message::MessageType>()?;
     m.add_class::<message::Field>()?;
-    m.add_class::<containers::Repeated>()?;
-    m.add_class::<containers::MapField>()?;
+    m.add_class::<state::repeated::Repeated>()?;
+    m.add_class::<state::map::MapField>()?;
     m.add_function(wrap_pyfunction!(json::proto_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(json::proto_merge_json, m)?)?;
     m.add_function(wrap_pyfunction!(json::proto_merge_dict, m)?)?;

@@ -4,8 +4,11 @@
 //! - `cell.rs`: the GIL-guarded borrow flag of messages and containers;
 //! - `values.rs`: checking values on the way in, Python objects of decoded
 //!   scalars, and scalars of stored values;
-//! - `schema.rs`: a compiled load as Python sees it ([`schema::Schema`]).
+//! - `schema.rs`: a compiled load as Python sees it ([`schema::Schema`]);
+//! - `repeated.rs`, `map.rs`: repeated and map fields' storage.
 
 pub mod cell;
+pub mod map;
+pub mod repeated;
 pub mod schema;
 pub mod values;
