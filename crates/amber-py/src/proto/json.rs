@@ -17,10 +17,10 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
-use crate::proto::message::PyMessage;
 use crate::proto::parse::{builder_for, install, Stashed as BuildStashed};
 use crate::proto::serialize::{write_error, Given, Source, Stashed as SourceStashed};
 use crate::proto::state::cell::Borrow;
+use crate::proto::state::message::PyMessage;
 use crate::proto::state::schema::FieldKeys;
 
 /// `m` as ProtoJSON text, with `json_format.MessageToJson`'s options

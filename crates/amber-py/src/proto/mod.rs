@@ -8,8 +8,8 @@
 //!   from);
 //! - `state/cell.rs`: the GIL-guarded borrow flag of messages and
 //!   containers;
-//! - `message.rs`: `Message`, its slots, presence and Google's semantics
-//!   for default sub-messages;
+//! - `state/message.rs`, `state/objects.rs`, `message.rs`: `Message`, its
+//!   slots, presence and Google's semantics for default sub-messages;
 //! - `state/repeated.rs`, `state/map.rs`, `api/repeated.rs`, `api/map.rs`:
 //!   repeated and map fields;
 //! - `ops/assign.rs`: checking values of repeated and map fields;
@@ -33,7 +33,7 @@ use pyo3::prelude::*;
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<api::schema::PySchema>()?;
-    m.add_class::<message::PyMessage>()?;
+    m.add_class::<state::message::PyMessage>()?;
     m.add_class::<message::MessageType>()?;
     m.add_class::<message::Field>()?;
     m.add_class::<state::repeated::Repeated>()?;

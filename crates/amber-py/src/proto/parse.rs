@@ -19,9 +19,11 @@ use pyo3::types::PyBytes;
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
-use crate::proto::message::{instantiate, merge_owned, release, Message, PyMessage, Slot};
+use crate::proto::message::merge_owned;
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::map::{MapData, Pairs, Part};
+use crate::proto::state::message::{release, Message, PyMessage, Slot};
+use crate::proto::state::objects::instantiate;
 use crate::proto::state::repeated::Items;
 use crate::proto::state::schema::Schema;
 use crate::proto::state::values;

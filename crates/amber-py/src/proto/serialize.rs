@@ -16,9 +16,9 @@ use pyo3::types::{PyBytes, PyString};
 use amber_core::proto::text::{print_text, PrintFailure, TextOptions};
 
 use crate::errors::{self, EncodeKind};
-use crate::proto::message::{text_scalar, Message, PyMessage, Slot};
 use crate::proto::state::cell::{Borrow, Ref};
 use crate::proto::state::map::{MapData, MapField, Part};
+use crate::proto::state::message::{text_scalar, Message, PyMessage, Slot};
 use crate::proto::state::repeated::{Items, Repeated};
 use crate::proto::state::values;
 

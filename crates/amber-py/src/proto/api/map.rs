@@ -8,14 +8,16 @@ use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use crate::proto::message::{self, attach_owner, Message};
+use crate::proto::message;
 use crate::proto::state::map::{KeyView, MapField, MapKey};
+use crate::proto::state::message::Message;
+use crate::proto::state::objects::{self, attach_owner};
 
 impl MapField {
     /// The value a missing key reads as (inserted by `m[key]`).
     fn fresh(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self.value_kind() {
-            Kind::Message(sub) => Ok(message::instantiate(
+            Kind::Message(sub) => Ok(objects::instantiate(
                 py,
                 Message::empty(self.s.clone(), sub),
             )?

@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PySlice, PyString};
 
-use crate::proto::message::attach_owner;
+use crate::proto::state::objects::attach_owner;
 use crate::proto::state::repeated::{Kept, Repeated};
 use crate::proto::state::values;
 

@@ -145,7 +145,7 @@ impl PySchema {
     fn bind(&self, ty: u32, cls: Bound<'_, PyType>) -> PyResult<()> {
         self.check(ty)?;
         // `message::instantiate` makes instances of it as `Message`s.
-        if !cls.is_subclass_of::<crate::proto::message::PyMessage>()? {
+        if !cls.is_subclass_of::<crate::proto::state::message::PyMessage>()? {
             return Err(PyTypeError::new_err(
                 "a message class must derive from amber.proto.Message",
             ));

@@ -5,10 +5,15 @@
 //! - `values.rs`: checking values on the way in, Python objects of decoded
 //!   scalars, and scalars of stored values;
 //! - `schema.rs`: a compiled load as Python sees it ([`schema::Schema`]);
-//! - `repeated.rs`, `map.rs`: repeated and map fields' storage.
+//! - `repeated.rs`, `map.rs`: repeated and map fields' storage;
+//! - `message.rs`: a message's slots and state, and freeing deep trees;
+//! - `objects.rs`: Python objects made when read, and the links by which
+//!   a default sub-message makes its parent present.
 
 pub mod cell;
 pub mod map;
+pub mod message;
+pub mod objects;
 pub mod repeated;
 pub mod schema;
 pub mod values;

@@ -1,0 +1,388 @@
+//! `amber.proto.Message`'s state: the native base of every message class.
+//!
+//! A message holds one [`Slot`] per field of its type (by position in the
+//! type's table), its unknown fields as wire bytes, and, while it is a
+//! default sub-message handed out by reading an unset field, a weak link
+//! to the parent that takes it in on its first change (Google's
+//! semantics: `m.sub.x = 1` makes `m.sub` present; `m.sub.x` alone does
+//! not). Messages form trees: assignment and `append` copy, so no message
+//! is ever reachable from itself and nothing here needs the cyclic GC.
+
+use std::sync::Arc;
+
+use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind, MessageInfo, Scalar};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyWeakrefReference};
+
+use crate::proto::state::cell::{Borrow, GilCell, InCell};
+use crate::proto::state::map::{MapData, MapField, Pairs, Part};
+use crate::proto::state::repeated::{Items, Repeated};
+use crate::proto::state::schema::Schema;
+use crate::proto::state::values;
+
+/// One field's state.
+pub enum Slot {
+    /// Not set: reads give the default.
+    Unset,
+    /// A string or bytes (exact builtin type), or a present sub-message.
+    Val(Py<PyAny>),
+    /// A number, bool or enum (the packable kinds), kept as the bits
+    /// [`Scalar::bits`] gives; its Python object is made when read.
+    Num(u64),
+    /// A default sub-message handed out by a read; not present.
+    Lazy(Py<PyMessage>),
+    /// A repeated field's container.
+    List(Py<Repeated>),
+    /// A map field's container.
+    Map(Py<MapField>),
+    /// A present sub-message that no Python code has seen yet (parsed, or
+    /// built from a dict): kept as a Rust value until read.
+    Sub(Box<Message>),
+    /// A repeated message field's messages, none seen by Python code yet
+    /// (the vector boxed so that every slot stays two words).
+    #[allow(clippy::box_collection)]
+    Subs(Box<Vec<Message>>),
+    /// A repeated scalar field's values, no container made yet.
+    Items(Box<Items>),
+    /// A map field's entries, no container made yet.
+    Entries(Box<MapData>),
+    /// A string or bytes value a parse read, as its place in the message's
+    /// [`Message::input`] (offset, length): its object is made when read.
+    Span(u32, u32),
+    /// A repeated string or bytes field's values a parse read, as places
+    /// in the message's input.
+    #[allow(clippy::box_collection)]
+    Spans(Box<Vec<(u32, u32)>>),
+    /// A map's entries a wire parse read (scalar values), no objects made.
+    Pairs(Box<Pairs>),
+}
+
+impl Slot {
+    /// Whether the slot holds a value kept in Rust that becomes a Python
+    /// object when first read (see [`materialize`]).
+    #[inline]
+    pub fn native(&self) -> bool {
+        matches!(
+            self,
+            Slot::Sub(_)
+                | Slot::Subs(_)
+                | Slot::Items(_)
+                | Slot::Entries(_)
+                | Slot::Span(..)
+                | Slot::Spans(_)
+                | Slot::Pairs(_)
+        )
+    }
+}
+
+// Every slot is two words: a message of many fields stays small.
+const _: () = assert!(std::mem::size_of::<Slot>() == 16);
+
+static UNSET: Slot = Slot::Unset;
+
+/// The base class of every message class: a [`Message`] in a
+/// [`GilCell`] (see `cell.rs` for why not pyo3's own borrow flag).
+#[pyclass(frozen, subclass, weakref, module = "amber.proto", name = "Message")]
+pub struct PyMessage(GilCell<Message>);
+
+impl InCell for PyMessage {
+    type Value = Message;
+    #[inline]
+    fn cell(&self) -> &GilCell<Message> {
+        &self.0
+    }
+}
+
+impl From<Message> for PyMessage {
+    fn from(m: Message) -> PyMessage {
+        PyMessage(GilCell::new(m))
+    }
+}
+
+/// A message's state: the contents of a message object, or a message kept
+/// natively in a slot until read.
+pub struct Message {
+    pub s: Arc<Schema>,
+    pub ty: u32,
+    /// By field position; shorter than the field list means the rest are
+    /// unset (a new message allocates nothing).
+    pub vals: Vec<Slot>,
+    pub unknown: Vec<u8>,
+    /// While a default sub-message: the parent and the field's position.
+    pub parent: Option<(Py<PyWeakrefReference>, u32)>,
+    /// The bytes the message was parsed from, while spans point into them:
+    /// the `bytes` object parsed (immutable), or a copy of any other buffer
+    /// (which may change after the parse). A Python object rather than an
+    /// `Arc`: every sub-message of a parse keeps it, and the GIL makes its
+    /// count a plain increment, where an `Arc`'s is an atomic one.
+    pub input: Option<Py<PyBytes>>,
+}
+
+impl Drop for Message {
+    /// Dropping a chain of sub-messages one inside the other recurses once
+    /// per level (a message object's last reference freed frees its
+    /// children in turn), and a tree built in Python has no depth limit.
+    /// When the stack runs low, the fields of the sub-messages only this
+    /// message holds (native ones, and objects no one else references, in
+    /// singular and repeated message fields) are taken out and dropped from
+    /// a list instead, each sub-message freed with none left inside.
+    fn drop(&mut self) {
+        if !amber_core::bytes::stack::low() || !self.vals.iter().any(holds_messages) {
+            return;
+        }
+        let mut pending = vec![std::mem::take(&mut self.vals)];
+        Python::attach(|py| {
+            while let Some(mut vals) = pending.pop() {
+                for slot in vals.iter_mut().filter(|s| holds_messages(s)) {
+                    take_children(py, slot, &mut pending);
+                }
+            }
+        });
+    }
+}
+
+/// Whether a slot may hold sub-messages with fields of their own.
+#[inline]
+fn holds_messages(slot: &Slot) -> bool {
+    matches!(
+        slot,
+        Slot::Sub(_) | Slot::Subs(_) | Slot::Val(_) | Slot::Lazy(_) | Slot::List(_)
+    )
+}
+
+/// Move the fields of the sub-messages `slot` alone holds into `out`.
+fn take_children(py: Python<'_>, slot: &mut Slot, out: &mut Vec<Vec<Slot>>) {
+    let mut sole = |o: &Bound<'_, PyAny>| {
+        if crate::ffi::obj::is_sole(o) {
+            if let Ok(m) = o.cast::<PyMessage>() {
+                if let Ok(mut m) = m.state_mut() {
+                    out.push(std::mem::take(&mut m.vals));
+                }
+            }
+        }
+    };
+    match slot {
+        Slot::Sub(m) => out.push(std::mem::take(&mut m.vals)),
+        Slot::Subs(v) => out.extend(v.iter_mut().map(|m| std::mem::take(&mut m.vals))),
+        Slot::Val(o) => sole(o.bind(py)),
+        Slot::Lazy(o) => sole(o.bind(py).as_any()),
+        Slot::List(l) => {
+            let l = l.bind(py);
+            if crate::ffi::obj::is_sole(l.as_any()) {
+                if let Ok(c) = l.try_borrow() {
+                    if let Items::Objs(objs) = &c.items {
+                        objs.iter().for_each(|o| sole(o.bind(py)));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+impl Message {
+    /// Take `new`'s fields, unknown fields and input in place of this
+    /// message's; returns the slots replaced, to be released.
+    pub fn take_contents(&mut self, mut new: Message) -> Vec<Slot> {
+        self.unknown = std::mem::take(&mut new.unknown);
+        self.input = new.input.take();
+        std::mem::replace(&mut self.vals, std::mem::take(&mut new.vals))
+    }
+
+    pub fn empty(s: Arc<Schema>, ty: u32) -> Message {
+        Message {
+            s,
+            ty,
+            vals: Vec::new(),
+            unknown: Vec::new(),
+            parent: None,
+            input: None,
+        }
+    }
+
+    /// The bytes of span `(offset, length)` of the message's input.
+    pub fn span<'a>(&'a self, py: Python<'_>, (off, len): (u32, u32)) -> &'a [u8] {
+        let at = off as usize..off as usize + len as usize;
+        match &self.input {
+            Some(i) => i.as_bytes(py).get(at).unwrap_or_default(),
+            None => &[],
+        }
+    }
+
+    /// The object of span `sp`, a value of field kind `kind`.
+    pub fn span_object(&self, py: Python<'_>, kind: Kind, sp: (u32, u32)) -> PyResult<Py<PyAny>> {
+        values::to_py(py, text_scalar(kind, self.span(py, sp)))
+    }
+
+    /// The object of a map entry's key or value `p`, of kind `kind`.
+    pub fn part_object(&self, py: Python<'_>, kind: Kind, p: Part) -> PyResult<Py<PyAny>> {
+        match p {
+            Part::Bits(b) => values::number(py, kind, b),
+            Part::Span(off, len) => self.span_object(py, kind, (off, len)),
+        }
+    }
+
+    /// A map entry's key or value `p`, of kind `kind`, as a scalar
+    /// (`None`: bits for a kind that is not a number).
+    pub fn part_scalar<'a>(&'a self, py: Python<'_>, kind: Kind, p: Part) -> Option<Scalar<'a>> {
+        match p {
+            Part::Bits(b) => Scalar::from_bits(kind, b),
+            Part::Span(off, len) => Some(text_scalar(kind, self.span(py, (off, len)))),
+        }
+    }
+
+    /// The kinds of map field `f`'s keys and values.
+    pub fn entry_kinds(&self, f: &FieldInfo) -> (Kind, Kind) {
+        match f.kind {
+            Kind::Message(e) => {
+                let ef = &self.s.tables.messages[e as usize].fields;
+                (ef[0].kind, ef[1].kind)
+            }
+            k => (k, k),
+        }
+    }
+
+    /// The entries of `p` (a map field `f`'s, spans of this message's
+    /// input) as objects.
+    pub fn pairs_data(&self, py: Python<'_>, f: &FieldInfo, p: Pairs) -> PyResult<MapData> {
+        let (kk, vk) = self.entry_kinds(f);
+        p.into_data(|k, v| Ok((self.part_object(py, kk, k)?, self.part_object(py, vk, v)?)))
+    }
+
+    /// Make map field `pos`'s entries objects when a wire parse kept them
+    /// as spans and bits ([`Slot::Pairs`] becomes [`Slot::Entries`]).
+    pub fn pairs_to_entries(&mut self, py: Python<'_>, pos: usize) -> PyResult<()> {
+        if let Slot::Pairs(p) = self.slot_mut(pos) {
+            let p = std::mem::take(&mut **p);
+            let d = self.pairs_data(py, &self.info().fields[pos], p)?;
+            *self.slot_mut(pos) = Slot::Entries(Box::new(d));
+        }
+        Ok(())
+    }
+
+    /// The objects of spans `v` (values of a field of `kind`), as a list
+    /// of objects.
+    pub fn span_objects(&self, py: Python<'_>, kind: Kind, v: &[(u32, u32)]) -> PyResult<Items> {
+        let objs = v.iter().map(|&sp| self.span_object(py, kind, sp));
+        Ok(Items::Objs(objs.collect::<PyResult<_>>()?))
+    }
+
+    pub fn info(&self) -> &MessageInfo {
+        &self.s.tables.messages[self.ty as usize]
+    }
+
+    pub fn slot(&self, pos: usize) -> &Slot {
+        self.vals.get(pos).unwrap_or(&UNSET)
+    }
+
+    pub fn slot_mut(&mut self, pos: usize) -> &mut Slot {
+        if self.vals.len() <= pos {
+            let n = self.info().fields.len().max(pos + 1);
+            self.vals.resize_with(n, || Slot::Unset);
+        }
+        &mut self.vals[pos]
+    }
+
+    /// Set field `pos` to a new slot, clearing the other members of its
+    /// oneof. Returns the slots replaced, to be dropped (or detached)
+    /// once no borrow is held.
+    pub fn put(&mut self, pos: usize, slot: Slot) -> Replaced {
+        let first = std::mem::replace(self.slot_mut(pos), slot);
+        let mut rest = Vec::new();
+        if let Some(o) = self.info().fields[pos].oneof {
+            let members: Vec<usize> = (0..self.vals.len())
+                .filter(|&i| i != pos && self.info().fields[i].oneof == Some(o))
+                .collect();
+            for i in members {
+                // A default sub-message handed out stays tied to the message
+                // (it is not set): a change to it later switches the oneof
+                // to it, as in Google's.
+                if !matches!(self.vals[i], Slot::Lazy(_)) {
+                    rest.push(std::mem::replace(&mut self.vals[i], Slot::Unset));
+                }
+            }
+        }
+        Replaced { first, rest }
+    }
+
+    /// Whether field `pos` is present (set, non-empty, or for a field
+    /// without presence, not zero).
+    pub fn present(&self, py: Python<'_>, pos: usize) -> bool {
+        let f = &self.info().fields[pos];
+        match self.slot(pos) {
+            Slot::Unset | Slot::Lazy(_) => false,
+            Slot::Val(v) => match f.card {
+                Cardinality::Singular { presence: false } => !values::is_zero(v.bind(py), f.kind),
+                _ => true,
+            },
+            Slot::Num(b) => match f.card {
+                Cardinality::Singular { presence: false } => !values::zero_bits(f.kind, *b),
+                _ => true,
+            },
+            Slot::List(l) => !l.borrow(py).items.is_empty(),
+            Slot::Map(m) => !m.borrow(py).data.entries.is_empty(),
+            Slot::Sub(_) => true,
+            Slot::Subs(v) => !v.is_empty(),
+            Slot::Items(v) => !v.is_empty(),
+            Slot::Entries(d) => !d.entries.is_empty(),
+            Slot::Span(_, len) => match f.card {
+                Cardinality::Singular { presence: false } => *len > 0,
+                _ => true,
+            },
+            Slot::Spans(v) => !v.is_empty(),
+            Slot::Pairs(p) => !p.entries.is_empty(),
+        }
+    }
+
+    pub(crate) fn pos_of(&self, name: &str) -> PyResult<usize> {
+        self.s.field_pos(self.ty, name).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "Protocol message {} has no \"{name}\" field.",
+                self.short_name()
+            ))
+        })
+    }
+
+    pub fn short_name(&self) -> &str {
+        let full = &self.info().full_name;
+        full.rsplit('.').next().unwrap_or(full)
+    }
+}
+
+/// The slots `Message::put` replaced: the field's own, and the other
+/// members of its oneof (no allocation when there are none).
+pub struct Replaced {
+    first: Slot,
+    rest: Vec<Slot>,
+}
+
+impl IntoIterator for Replaced {
+    type Item = Slot;
+    type IntoIter = std::iter::Chain<std::iter::Once<Slot>, std::vec::IntoIter<Slot>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        std::iter::once(self.first).chain(self.rest)
+    }
+}
+
+/// Drop replaced slots, cutting the parent link of default sub-messages
+/// so that a later change to them does not reach back into this message.
+pub fn release(py: Python<'_>, old: impl IntoIterator<Item = Slot>) {
+    for s in old {
+        if let Slot::Lazy(c) = s {
+            if let Ok(mut c) = c.bind(py).state_mut() {
+                c.parent = None;
+            }
+        }
+    }
+}
+
+/// A string or bytes value as a scalar of field kind `kind`.
+#[inline]
+pub fn text_scalar(kind: Kind, b: &[u8]) -> Scalar<'_> {
+    match kind {
+        Kind::Bytes => Scalar::Bytes(b),
+        _ => Scalar::Str(b),
+    }
+}
