@@ -21,12 +21,9 @@
 
 // Method names are Google's (`SerializeToString`, `MergeFrom`, ...).
 mod api;
-mod json;
 #[allow(non_snake_case)]
 mod message;
 mod ops;
-mod parse;
-mod serialize;
 mod state;
 
 use pyo3::prelude::*;
@@ -38,8 +35,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<message::Field>()?;
     m.add_class::<state::repeated::Repeated>()?;
     m.add_class::<state::map::MapField>()?;
-    m.add_function(wrap_pyfunction!(json::proto_to_json, m)?)?;
-    m.add_function(wrap_pyfunction!(json::proto_merge_json, m)?)?;
-    m.add_function(wrap_pyfunction!(json::proto_merge_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::json::proto_to_json, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::json::proto_merge_json, m)?)?;
+    m.add_function(wrap_pyfunction!(ops::json::proto_merge_dict, m)?)?;
     Ok(())
 }

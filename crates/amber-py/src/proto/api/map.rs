@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
-use crate::proto::message;
+use crate::proto::ops::copy;
 use crate::proto::state::map::{KeyView, MapField, MapKey};
 use crate::proto::state::message::Message;
 use crate::proto::state::objects::{self, attach_owner};
@@ -322,7 +322,7 @@ impl MapField {
             .collect();
         for (k, v) in entries {
             let v = match slf.try_borrow()?.value_kind() {
-                Kind::Message(_) => message::copy_obj(py, v.bind(py))?.into_any().unbind(),
+                Kind::Message(_) => copy::copy_obj(py, v.bind(py))?.into_any().unbind(),
                 _ => v,
             };
             slf.try_borrow_mut()?.data.insert(py, k, v)?;

@@ -19,7 +19,7 @@ use pyo3::types::PyBytes;
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
-use crate::proto::message::merge_owned;
+use crate::proto::ops::merge::merge_owned;
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::map::{MapData, Pairs, Part};
 use crate::proto::state::message::{release, Message, PyMessage, Slot};

@@ -17,8 +17,8 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors;
 use crate::ffi::buffer::InputBuffer;
-use crate::proto::parse::{builder_for, install, Stashed as BuildStashed};
-use crate::proto::serialize::{write_error, Given, Source, Stashed as SourceStashed};
+use crate::proto::ops::parse::{builder_for, install, Stashed as BuildStashed};
+use crate::proto::ops::serialize::{write_error, Given, Source, Stashed as SourceStashed};
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::message::PyMessage;
 use crate::proto::state::schema::FieldKeys;
