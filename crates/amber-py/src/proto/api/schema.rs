@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyType};
 
-use crate::proto::message::MessageType;
+use crate::proto::api::message::MessageType;
 use crate::proto::state::schema::Schema;
 use crate::proto::state::values;
 
@@ -156,12 +156,12 @@ impl PySchema {
     }
 
     /// The attribute object for field `pos` of type `ty`.
-    fn field(&self, ty: u32, pos: u32) -> PyResult<crate::proto::message::Field> {
+    fn field(&self, ty: u32, pos: u32) -> PyResult<crate::proto::api::field::Field> {
         self.check(ty)?;
         if pos as usize >= self.inner.tables.messages[ty as usize].fields.len() {
             return Err(PyValueError::new_err("no such field"));
         }
-        Ok(crate::proto::message::Field {
+        Ok(crate::proto::api::field::Field {
             s: self.inner.clone(),
             ty,
             pos,

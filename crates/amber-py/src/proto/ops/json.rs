@@ -16,61 +16,19 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors;
-use crate::ffi::buffer::InputBuffer;
 use crate::proto::ops::parse::{builder_for, install, Stashed as BuildStashed};
 use crate::proto::ops::serialize::{write_error, Given, Source, Stashed as SourceStashed};
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::message::PyMessage;
 use crate::proto::state::schema::FieldKeys;
 
-/// `m` as ProtoJSON text, with `json_format.MessageToJson`'s options
-/// (`indent=None`: one line; a negative indent counts as 0, as in
-/// `json.dumps`).
-#[pyfunction]
-#[pyo3(signature = (
-    m,
-    *,
-    preserving_proto_field_name = false,
-    use_integers_for_enums = false,
-    always_print_fields_with_no_presence = false,
-    indent = None,
-    sort_keys = false,
-    ensure_ascii = true,
-))]
-#[allow(clippy::too_many_arguments)]
-pub fn proto_to_json(
-    m: &Bound<'_, PyMessage>,
-    preserving_proto_field_name: bool,
-    use_integers_for_enums: bool,
-    always_print_fields_with_no_presence: bool,
-    indent: Option<isize>,
-    sort_keys: bool,
-    ensure_ascii: bool,
-) -> PyResult<String> {
-    let py = m.py();
-    let opts = PrintOptions {
-        preserving_proto_field_name,
-        use_integers_for_enums,
-        always_print_fields_with_no_presence,
-        indent: indent.map(|n| n.max(0) as usize),
-        sort_keys,
-        ensure_ascii,
-        ..PrintOptions::default()
-    };
-    let root = m.state()?;
-    let src = Source::new(py);
-    let out = json::print(&root.s.tables, root.ty, &*root, &src, &opts);
-    let out = match out {
-        Ok(s) => s,
-        Err(e) => return Err(print_error(py, e, &src)),
-    };
-    drop(src);
-    Ok(out)
-}
-
 /// A printer failure as a Python exception: the source's own error, or
 /// `amber.EncodeError` with the path.
-fn print_error(py: Python<'_>, e: PrintFailure<SourceStashed>, src: &Source<'_>) -> PyErr {
+pub(crate) fn print_error(
+    py: Python<'_>,
+    e: PrintFailure<SourceStashed>,
+    src: &Source<'_>,
+) -> PyErr {
     match e {
         PrintFailure::Source(SourceStashed) => src.take_err(),
         PrintFailure::Print(e) => write_error(py, &e),
@@ -266,7 +224,7 @@ pub fn to_dict<'py>(
 
 /// Parse ProtoJSON from `input` as a message of `m`'s type and merge it
 /// into `m` (after clearing it when `replace`).
-fn merge_input<'a, I: Input<'a>>(
+pub(crate) fn merge_input<'a, I: Input<'a>>(
     m: &Bound<'_, PyMessage>,
     input: I,
     ignore_unknown_fields: bool,
@@ -294,73 +252,16 @@ fn merge_input<'a, I: Input<'a>>(
     install(m, draft, replace)
 }
 
-/// Parse ProtoJSON `text` (`str` or bytes-like, UTF-8) as a message of
-/// `m`'s type and merge it into `m` (after clearing it when `replace`).
-#[pyfunction]
-#[pyo3(signature = (m, text, *, ignore_unknown_fields = false, replace = true))]
-pub fn proto_merge_json(
-    m: &Bound<'_, PyMessage>,
-    text: &Bound<'_, PyAny>,
-    ignore_unknown_fields: bool,
-    replace: bool,
-) -> PyResult<()> {
-    let py = m.py();
-    let buf;
-    let bytes: &[u8] = if let Ok(s) = text.cast::<PyString>() {
-        match s.to_str() {
-            Ok(s) => s.as_bytes(),
-            Err(_) => {
-                return Err(errors::proto_decode(
-                    py,
-                    "the JSON text holds lone surrogates (not valid Unicode)".into(),
-                    None,
-                    None,
-                ))
-            }
-        }
-    } else {
-        buf = InputBuffer::get(text)?;
-        buf.bytes()
-    };
-    merge_input(
-        m,
-        json::lex::Lexer::new(bytes),
-        ignore_unknown_fields,
-        replace,
-    )
-}
-
-/// Parse JSON-ready Python values (`json_format.ParseDict`'s input: dicts,
-/// lists or tuples, strings, numbers, bools, `None`) as a message of `m`'s
-/// type, read in place, and merge it into `m` (after clearing it when
-/// `replace`). Dict keys that are not strings are read as `json.dumps`
-/// writes them.
-#[pyfunction]
-#[pyo3(signature = (m, d, *, ignore_unknown_fields = false, replace = true))]
-pub fn proto_merge_dict(
-    m: &Bound<'_, PyMessage>,
-    d: &Bound<'_, PyAny>,
-    ignore_unknown_fields: bool,
-    replace: bool,
-) -> PyResult<()> {
-    let input = PyInput {
-        cur: Some(d.clone()),
-        stack: Vec::new(),
-        keep: Vec::new(),
-    };
-    merge_input(m, input, ignore_unknown_fields, replace)
-}
-
 /// Python values read as a JSON document.
-struct PyInput<'py> {
+pub(crate) struct PyInput<'py> {
     /// The next value.
-    cur: Option<Bound<'py, PyAny>>,
-    stack: Vec<PFrame<'py>>,
+    pub(crate) cur: Option<Bound<'py, PyAny>>,
+    pub(crate) stack: Vec<PFrame<'py>>,
     /// Every `str` whose text was handed out borrowed (see `borrow`).
-    keep: Vec<Bound<'py, PyString>>,
+    pub(crate) keep: Vec<Bound<'py, PyString>>,
 }
 
-enum PFrame<'py> {
+pub(crate) enum PFrame<'py> {
     Obj {
         items: Vec<(Bound<'py, PyAny>, Bound<'py, PyAny>)>,
         i: usize,
@@ -373,7 +274,7 @@ enum PFrame<'py> {
 }
 
 /// A list or tuple, read in place.
-enum Seq<'py> {
+pub(crate) enum Seq<'py> {
     List(Bound<'py, PyList>),
     Tuple(Bound<'py, PyTuple>),
 }

@@ -1,36 +1,20 @@
-//! `amber.proto.Message`: the native base of every message class.
-//!
-//! A message holds one [`Slot`] per field of its type (by position in the
-//! type's table), its unknown fields as wire bytes, and, while it is a
-//! default sub-message handed out by reading an unset field, a weak link
-//! to the parent that takes it in on its first change (Google's
-//! semantics: `m.sub.x = 1` makes `m.sub` present; `m.sub.x` alone does
-//! not). Messages form trees: assignment and `append` copy, so no message
-//! is ever reachable from itself and nothing here needs the cyclic GC.
-//!
-//! Field access goes through one [`Field`] descriptor per field in the
-//! class's namespace; values are checked and normalised by
-//! [`values::check`] on the way in (numbers, bools and enums kept as Rust
-//! values, [`Slot::Num`] and [`Items`]), so encoding reads exact builtin
-//! types or plain numbers and runs no Python code. Sub-messages, repeated
-//! fields and maps that a parse, a build from dicts or a copy made are kept
-//! as Rust values too ([`Slot::native`]) until a read makes their objects
-//! ([`materialize`]), as upb makes them when a field is read.
+//! `amber.proto.Message`'s Python methods (Google's names: `SerializeToString`,
+//! `MergeFrom`, ...), and the class-level handle of a message type.
 
 use std::sync::Arc;
 
-use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind};
-use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
+use amber_core::proto::runtime::{Cardinality, Kind};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
 
-use crate::proto::ops::assign::{kwargs_into, set_field};
+use crate::proto::ops::assign::kwargs_into;
 use crate::proto::ops::copy::deep_copy;
 use crate::proto::ops::merge::{merge_owned, merge_sub};
 use crate::proto::ops::{deeper, parse, required, serialize};
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::message::{release, Message, PyMessage, Slot};
-use crate::proto::state::objects::{attach, get_field, instantiate, materialize_all};
+use crate::proto::state::objects::{attach, instantiate, materialize_all};
 use crate::proto::state::schema::Schema;
 use crate::proto::state::values;
 
@@ -53,106 +37,6 @@ impl MessageType {
     #[getter]
     fn index(&self) -> u32 {
         self.ty
-    }
-}
-
-/// A field's attribute: reads give the value (the default when unset),
-/// assignments check the value first.
-#[pyclass(frozen, module = "amber._native", name = "ProtoField")]
-pub struct Field {
-    pub s: Arc<Schema>,
-    pub ty: u32,
-    pub pos: u32,
-}
-
-impl Field {
-    fn info(&self) -> &FieldInfo {
-        &self.s.tables.messages[self.ty as usize].fields[self.pos as usize]
-    }
-
-    fn target<'a, 'py>(&self, obj: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, PyMessage>> {
-        let exact = self.s.classes[self.ty as usize]
-            .get()
-            .is_some_and(|c| std::ptr::eq(obj.get_type_ptr(), c.as_ptr().cast()));
-        if exact {
-            // SAFETY: `obj` is an instance of the class bound to this
-            // field's type, which `Schema::bind` checked derives from
-            // `Message`; no other class is bound to the type.
-            return Ok(unsafe { obj.cast_unchecked::<PyMessage>() });
-        }
-        let m = obj.cast::<PyMessage>()?;
-        let b = m.state()?;
-        if b.ty != self.ty || !Arc::ptr_eq(&b.s, &self.s) {
-            return Err(PyTypeError::new_err(format!(
-                "field {} belongs to {}, not {}",
-                self.info().name,
-                self.s.tables.messages[self.ty as usize].full_name,
-                b.info().full_name
-            )));
-        }
-        Ok(m)
-    }
-}
-
-#[pymethods]
-impl Field {
-    fn __get__(
-        slf: &Bound<'_, Self>,
-        obj: Option<&Bound<'_, PyAny>>,
-        _owner: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
-        let this = slf.get();
-        let Some(obj) = obj else {
-            return Ok(slf.clone().into_any().unbind());
-        };
-        let m = this.target(obj)?;
-        get_field(py, m, this.pos as usize)
-    }
-
-    fn __set__(
-        slf: &Bound<'_, Self>,
-        obj: &Bound<'_, PyAny>,
-        value: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        let this = slf.get();
-        let m = this.target(obj)?;
-        let f = this.info();
-        // As Google's: message, repeated and map fields are changed in place,
-        // except that the well-known types with a Python form take it
-        // (`m.when = datetime(...)`).
-        let what = match (f.card, f.kind) {
-            (Cardinality::Singular { .. }, Kind::Message(t)) if this.s.assigns[t as usize] => None,
-            (Cardinality::Singular { .. }, Kind::Message(_)) => Some("message"),
-            (Cardinality::Singular { .. }, _) => None,
-            _ => Some("map, or repeated"),
-        };
-        if let Some(what) = what {
-            return Err(PyAttributeError::new_err(format!(
-                "Assignment not allowed to {what} field \"{}\" in protocol message object.",
-                f.name
-            )));
-        }
-        set_field(m, this.pos as usize, value)
-    }
-
-    fn __delete__(slf: &Bound<'_, Self>, _obj: &Bound<'_, PyAny>) -> PyResult<()> {
-        Err(PyAttributeError::new_err(format!(
-            "cannot delete field {}; use ClearField",
-            slf.get().info().name
-        )))
-    }
-
-    /// The field's name.
-    #[getter]
-    fn name(&self) -> &str {
-        &self.info().name
-    }
-
-    /// The field's number.
-    #[getter]
-    fn number(&self) -> u32 {
-        self.info().number
     }
 }
 

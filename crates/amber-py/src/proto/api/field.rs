@@ -1,0 +1,117 @@
+//! `_native.ProtoField`: the descriptor of one field in a message class's
+//! namespace. Field access goes through it; values are checked and
+//! normalised by `values::check` on the way in (numbers, bools and enums
+//! kept as Rust values, `Slot::Num` and `Items`), so encoding reads exact
+//! builtin types or plain numbers and runs no Python code.
+
+use std::sync::Arc;
+
+use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind};
+use pyo3::exceptions::{PyAttributeError, PyTypeError};
+use pyo3::prelude::*;
+
+use crate::proto::ops::assign::set_field;
+use crate::proto::state::cell::Borrow;
+use crate::proto::state::message::PyMessage;
+use crate::proto::state::objects::get_field;
+use crate::proto::state::schema::Schema;
+
+/// A field's attribute: reads give the value (the default when unset),
+/// assignments check the value first.
+#[pyclass(frozen, module = "amber._native", name = "ProtoField")]
+pub struct Field {
+    pub s: Arc<Schema>,
+    pub ty: u32,
+    pub pos: u32,
+}
+
+impl Field {
+    fn info(&self) -> &FieldInfo {
+        &self.s.tables.messages[self.ty as usize].fields[self.pos as usize]
+    }
+
+    fn target<'a, 'py>(&self, obj: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, PyMessage>> {
+        let exact = self.s.classes[self.ty as usize]
+            .get()
+            .is_some_and(|c| std::ptr::eq(obj.get_type_ptr(), c.as_ptr().cast()));
+        if exact {
+            // SAFETY: `obj` is an instance of the class bound to this
+            // field's type, which `Schema::bind` checked derives from
+            // `Message`; no other class is bound to the type.
+            return Ok(unsafe { obj.cast_unchecked::<PyMessage>() });
+        }
+        let m = obj.cast::<PyMessage>()?;
+        let b = m.state()?;
+        if b.ty != self.ty || !Arc::ptr_eq(&b.s, &self.s) {
+            return Err(PyTypeError::new_err(format!(
+                "field {} belongs to {}, not {}",
+                self.info().name,
+                self.s.tables.messages[self.ty as usize].full_name,
+                b.info().full_name
+            )));
+        }
+        Ok(m)
+    }
+}
+
+#[pymethods]
+impl Field {
+    fn __get__(
+        slf: &Bound<'_, Self>,
+        obj: Option<&Bound<'_, PyAny>>,
+        _owner: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let this = slf.get();
+        let Some(obj) = obj else {
+            return Ok(slf.clone().into_any().unbind());
+        };
+        let m = this.target(obj)?;
+        get_field(py, m, this.pos as usize)
+    }
+
+    fn __set__(
+        slf: &Bound<'_, Self>,
+        obj: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let this = slf.get();
+        let m = this.target(obj)?;
+        let f = this.info();
+        // As Google's: message, repeated and map fields are changed in place,
+        // except that the well-known types with a Python form take it
+        // (`m.when = datetime(...)`).
+        let what = match (f.card, f.kind) {
+            (Cardinality::Singular { .. }, Kind::Message(t)) if this.s.assigns[t as usize] => None,
+            (Cardinality::Singular { .. }, Kind::Message(_)) => Some("message"),
+            (Cardinality::Singular { .. }, _) => None,
+            _ => Some("map, or repeated"),
+        };
+        if let Some(what) = what {
+            return Err(PyAttributeError::new_err(format!(
+                "Assignment not allowed to {what} field \"{}\" in protocol message object.",
+                f.name
+            )));
+        }
+        set_field(m, this.pos as usize, value)
+    }
+
+    fn __delete__(slf: &Bound<'_, Self>, _obj: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(PyAttributeError::new_err(format!(
+            "cannot delete field {}; use ClearField",
+            slf.get().info().name
+        )))
+    }
+
+    /// The field's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.info().name
+    }
+
+    /// The field's number.
+    #[getter]
+    fn number(&self) -> u32 {
+        self.info().number
+    }
+}
