@@ -60,7 +60,7 @@ pub enum Slot {
 
 impl Slot {
     /// Whether the slot holds a value kept in Rust that becomes a Python
-    /// object when first read (see [`materialize`]).
+    /// object when first read (see [`materialize`](crate::proto::state::objects::materialize)).
     #[inline]
     pub fn native(&self) -> bool {
         matches!(
