@@ -526,8 +526,7 @@ def test_googles_json_format_takes_amber_messages() -> None:
     back = ns.types[p2]()
     json_format.ParseDict(json_format.MessageToDict(gm, descriptor_pool=pool2), back)
     assert back == m
-    # text_format handles maps through the map's entry class, which amber's maps lack;
-    # without maps it prints and parses amber messages as Google's.
+    # text_format prints and parses amber messages as Google's, maps through their entry class.
     m.repeated_string.append("r")
     m.optional_nested_message.a = 2
     gm = G2.FromString(m.SerializeToString())
@@ -535,5 +534,13 @@ def test_googles_json_format_takes_amber_messages() -> None:
     parsed2 = ns.types[p2]()
     text_format.Parse(text_format.MessageToString(gm), parsed2)
     assert parsed2 == m
-    with pytest.raises(AttributeError, match="GetEntryClass"):
-        text_format.MessageToString(ns.types[p2](map_int32_int32={1: 2}))
+    m.map_int32_int32[1] = 2
+    m.map_string_nested_message["k"].a = 7
+    m.map_string_string["s"] = "t"
+    entry = m.map_string_nested_message.GetEntryClass()
+    assert entry.DESCRIPTOR.GetOptions().map_entry
+    gm = G2.FromString(m.SerializeToString(deterministic=True))
+    assert text_format.MessageToString(m) == text_format.MessageToString(gm)
+    parsed3 = ns.types[p2]()
+    text_format.Parse(text_format.MessageToString(gm), parsed3)
+    assert parsed3 == m

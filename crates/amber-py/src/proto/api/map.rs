@@ -6,7 +6,7 @@
 use amber_core::proto::runtime::Kind;
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyTuple, PyType};
 
 use crate::proto::ops::copy;
 use crate::proto::state::map::{KeyView, MapField, MapKey};
@@ -73,6 +73,14 @@ fn as_dict<'py>(slf: &Bound<'py, MapField>) -> PyResult<Bound<'py, PyDict>> {
 impl MapField {
     fn __len__(&self) -> usize {
         self.data.entries.len()
+    }
+
+    /// The class of the map's entry message (`key`, `value`), as Google's
+    /// maps give it: what `text_format` builds each entry with.
+    #[pyo3(name = "GetEntryClass")]
+    fn get_entry_class<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyType>> {
+        let this = slf.try_borrow()?;
+        this.s.class(slf.py(), this.entry_type()).cloned()
     }
 
     /// Whether `k` is a key; a key of the wrong type or out of range
