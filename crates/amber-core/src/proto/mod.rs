@@ -16,7 +16,8 @@
 //!   form;
 //! - [`error`]: [`ProtoError`] (`file:line:col: message`) and
 //!   [`WireError`] (byte offset);
-//! - [`text`]: the text format; [`repr`]: numbers as Python prints them;
+//! - [`text`]: the text format; [`escape`]: C escapes undone; [`repr`]:
+//!   numbers as Python prints them;
 //! - [`runtime`]: the table-driven wire runtime for messages of any
 //!   compiled type (decode through a builder trait, encode through a source
 //!   trait, a generic tree for tests and debugging).
@@ -60,6 +61,7 @@ pub mod checks;
 pub mod compile;
 pub mod descriptor;
 pub mod error;
+pub mod escape;
 pub mod json;
 pub mod lexer;
 pub mod names;

@@ -725,7 +725,7 @@ fn parse_default(kind: Kind, text: Option<&str>, t: &Tables) -> DefaultValue {
 /// is not valid escaping).
 fn unescape(s: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
-    match crate::proto::text::parse::unescape_body(s.as_bytes(), &mut out) {
+    match crate::proto::escape::unescape_body(s.as_bytes(), &mut out) {
         Ok(()) => out,
         Err(_) => s.as_bytes().to_vec(),
     }
