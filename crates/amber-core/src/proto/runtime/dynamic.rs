@@ -9,11 +9,10 @@
 
 use std::convert::Infallible;
 
-use crate::proto::runtime::decode::{
-    self, DecodeOptions, Failure, MapValue, MessageBuilder, Scalar,
-};
+use crate::proto::runtime::decode::{self, DecodeOptions, Failure, MapValue, MessageBuilder};
 use crate::proto::runtime::encode::{self, EncodeFailure, EncodeOptions, MessageSource, SrcValue};
 use crate::proto::runtime::error::{DecodeError, EncodeError};
+use crate::proto::runtime::scalar::Scalar;
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Tables};
 
 /// A field's value in a [`DynMessage`].

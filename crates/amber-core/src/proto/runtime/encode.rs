@@ -15,8 +15,8 @@
 use std::cmp::Ordering;
 
 use crate::bytes::varint;
-use crate::proto::runtime::decode::Scalar;
 use crate::proto::runtime::error::EncodeError;
+use crate::proto::runtime::scalar::{is_zero, Scalar};
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
 use crate::proto::wire::{self, EGROUP, LEN, SGROUP, VARINT};
 
@@ -740,20 +740,6 @@ fn uint(s: Scalar<'_>) -> Option<u64> {
         Scalar::U64(v) => v,
         _ => return None,
     })
-}
-
-/// Whether a value is its kind's zero (by bits for floats).
-pub fn is_zero(s: Scalar<'_>) -> bool {
-    match s {
-        Scalar::I32(v) | Scalar::Enum(v) => v == 0,
-        Scalar::I64(v) => v == 0,
-        Scalar::U32(v) => v == 0,
-        Scalar::U64(v) => v == 0,
-        Scalar::F32(v) => v.to_bits() == 0,
-        Scalar::F64(v) => v.to_bits() == 0,
-        Scalar::Bool(v) => !v,
-        Scalar::Str(b) | Scalar::Bytes(b) => b.is_empty(),
-    }
 }
 
 /// Map key order of deterministic mode, protobuf Python's (upb's, which

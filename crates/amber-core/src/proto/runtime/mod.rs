@@ -6,6 +6,8 @@
 //!   (dense lookup below 256, binary search above) with kinds, cardinality,
 //!   oneofs, closed/open enums, UTF-8 rule, delimited encoding, JSON names
 //!   and defaults, every editions feature resolved;
+//! - [`scalar`]: [`Scalar`], a scalar or enum value as the decoder gives it
+//!   and the encoder takes it;
 //! - [`decode`]: the walker over wire bytes, calling a [`MessageBuilder`]
 //!   (the Python edge makes Python objects; no tree in between);
 //! - [`encode`]: the writer, reading through a [`MessageSource`];
@@ -44,12 +46,14 @@ pub mod decode;
 pub mod dynamic;
 pub mod encode;
 pub mod error;
+pub mod scalar;
 pub mod schema;
 
-pub use decode::{decode, DecodeOptions, Failure, MapValue, MessageBuilder, Scalar};
+pub use decode::{decode, DecodeOptions, Failure, MapValue, MessageBuilder};
 pub use dynamic::{
     decode_dyn, decode_dyn_with, encode_dyn, DynBuilder, DynMessage, DynSource, Value,
 };
 pub use encode::{encode, encode_into, EncodeFailure, EncodeOptions, MessageSource, SrcValue};
 pub use error::{DecodeError, EncodeError, PathSeg};
+pub use scalar::{is_zero, Scalar};
 pub use schema::{Cardinality, DefaultValue, EnumInfo, FieldInfo, Kind, MessageInfo, Tables};

@@ -774,7 +774,7 @@ fn get(v: &Value) -> Scalar<'_> {
 
 /// A field's zero, owned.
 fn zero_of(f: &FieldInfo) -> Value {
-    Value::from_scalar(crate::proto::runtime::decode::zero(f))
+    Value::from_scalar(crate::proto::runtime::scalar::zero(f))
 }
 
 /// An integer as Python's `int(text, 0)` reads it, plus C octal (`017`).

@@ -98,7 +98,7 @@ impl Printer<'_> {
                 };
                 if !presence {
                     if let SrcValue::Scalar(s) = v {
-                        if crate::proto::runtime::encode::is_zero(s) {
+                        if crate::proto::runtime::scalar::is_zero(s) {
                             continue;
                         }
                     }
@@ -247,7 +247,7 @@ impl Printer<'_> {
             self.open();
             let keep = |fi: &FieldInfo, s: Scalar<'_>| match fi.card {
                 Cardinality::Singular { presence: false } => {
-                    !crate::proto::runtime::encode::is_zero(s)
+                    !crate::proto::runtime::scalar::is_zero(s)
                 }
                 _ => true,
             };

@@ -253,7 +253,7 @@ pub fn number(py: Python<'_>, kind: Kind, bits: u64) -> PyResult<Py<PyAny>> {
 
 /// Whether a number kept as `bits` for a field of `kind` is its zero.
 pub fn zero_bits(kind: Kind, bits: u64) -> bool {
-    Scalar::from_bits(kind, bits).is_some_and(amber_core::proto::runtime::encode::is_zero)
+    Scalar::from_bits(kind, bits).is_some_and(amber_core::proto::runtime::is_zero)
 }
 
 /// The bits kept for a stored value of a packable `kind`
@@ -381,7 +381,7 @@ pub fn escaped_bytes<'py>(o: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>
 /// at zero is not present).
 pub fn is_zero(o: &Bound<'_, PyAny>, kind: Kind) -> bool {
     match to_scalar(o, kind) {
-        Some(Ok(s)) => amber_core::proto::runtime::encode::is_zero(s),
+        Some(Ok(s)) => amber_core::proto::runtime::is_zero(s),
         _ => false,
     }
 }
