@@ -9,7 +9,7 @@ use crate::proto::json::input::{Input, Num, Peek};
 use crate::proto::json::lex::{LexError, Lexer};
 use crate::proto::json::num;
 use crate::proto::json::wkt::{self, Wkt, NULL_VALUE};
-use crate::proto::runtime::decode::{MapValue, MessageBuilder};
+use crate::proto::runtime::builder::{MapValue, MessageBuilder};
 use crate::proto::runtime::dynamic::{dedup_maps, encode_dyn, DynBuilder, DynMessage};
 use crate::proto::runtime::error::{render, PathSeg};
 use crate::proto::runtime::scalar::{is_zero, Scalar};

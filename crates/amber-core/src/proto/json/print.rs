@@ -6,10 +6,10 @@ use crate::proto::json::num;
 use crate::proto::json::wkt::{self, Wkt, NULL_VALUE};
 use crate::proto::json::write::{Sink, Writer};
 use crate::proto::runtime::dynamic::{decode_dyn, DynSource};
-use crate::proto::runtime::encode::{MessageSource, SrcValue};
 use crate::proto::runtime::error::{render, EncodeError, PathSeg};
 use crate::proto::runtime::scalar::{is_zero, Scalar};
 use crate::proto::runtime::schema::{Cardinality, DefaultValue, FieldInfo, Kind, Tables};
+use crate::proto::runtime::source::{MessageSource, SrcValue};
 use crate::proto::wire;
 
 /// The printer's settings: `json_format.MessageToJson`'s options.

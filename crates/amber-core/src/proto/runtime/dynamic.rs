@@ -9,11 +9,13 @@
 
 use std::convert::Infallible;
 
-use crate::proto::runtime::decode::{self, DecodeOptions, Failure, MapValue, MessageBuilder};
-use crate::proto::runtime::encode::{self, EncodeFailure, EncodeOptions, MessageSource, SrcValue};
+use crate::proto::runtime::builder::{MapValue, MessageBuilder};
+use crate::proto::runtime::decode::{self, DecodeOptions, Failure};
+use crate::proto::runtime::encode::{self, EncodeFailure, EncodeOptions};
 use crate::proto::runtime::error::{DecodeError, EncodeError};
 use crate::proto::runtime::scalar::Scalar;
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Tables};
+use crate::proto::runtime::source::{MessageSource, SrcValue};
 
 /// A field's value in a [`DynMessage`].
 #[derive(Debug, Clone, PartialEq)]

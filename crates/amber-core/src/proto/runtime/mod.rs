@@ -8,6 +8,8 @@
 //!   and defaults, every editions feature resolved;
 //! - [`scalar`]: [`Scalar`], a scalar or enum value as the decoder gives it
 //!   and the encoder takes it;
+//! - [`builder`], [`source`]: the traits the runtime makes messages
+//!   through ([`MessageBuilder`]) and reads them through ([`MessageSource`]);
 //! - [`decode`]: the walker over wire bytes, calling a [`MessageBuilder`]
 //!   (the Python edge makes Python objects; no tree in between);
 //! - [`encode`]: the writer, reading through a [`MessageSource`];
@@ -42,18 +44,22 @@
 //! # Ok::<(), amber_core::proto::ProtoError>(())
 //! ```
 
+pub mod builder;
 pub mod decode;
 pub mod dynamic;
 pub mod encode;
 pub mod error;
 pub mod scalar;
 pub mod schema;
+pub mod source;
 
-pub use decode::{decode, DecodeOptions, Failure, MapValue, MessageBuilder};
+pub use builder::{MapValue, MessageBuilder};
+pub use decode::{decode, DecodeOptions, Failure};
 pub use dynamic::{
     decode_dyn, decode_dyn_with, encode_dyn, DynBuilder, DynMessage, DynSource, Value,
 };
-pub use encode::{encode, encode_into, EncodeFailure, EncodeOptions, MessageSource, SrcValue};
+pub use encode::{encode, encode_into, EncodeFailure, EncodeOptions};
 pub use error::{DecodeError, EncodeError, PathSeg};
 pub use scalar::{is_zero, Scalar};
 pub use schema::{Cardinality, DefaultValue, EnumInfo, FieldInfo, Kind, MessageInfo, Tables};
+pub use source::{MessageSource, SrcValue};

@@ -1,0 +1,87 @@
+//! [`MessageBuilder`], what the decoders (wire, text format, ProtoJSON)
+//! call to make messages, and [`MapValue`], a map entry's value handed to it.
+
+use crate::proto::runtime::scalar::Scalar;
+use crate::proto::runtime::schema::FieldInfo;
+
+/// A map entry's value.
+pub enum MapValue<'a, M> {
+    /// A scalar or enum.
+    Scalar(Scalar<'a>),
+    /// A message, built with [`MessageBuilder::start`].
+    Message(M),
+}
+
+/// Makes messages for the decoder. `Msg` is the builder's handle to a
+/// message being filled.
+///
+/// Oneofs: the decoder reports each member as it comes; the builder clears
+/// the other members of the same oneof (`FieldInfo::oneof`), so the last
+/// one on the wire wins, as in protobuf.
+pub trait MessageBuilder {
+    /// A message being built.
+    type Msg;
+    /// The builder's error.
+    type Err;
+    /// A new, empty message of type `ty`.
+    fn start(&mut self, ty: u32) -> Result<Self::Msg, Self::Err>;
+    /// Set a singular scalar or enum field (last value wins).
+    fn set(&mut self, m: &mut Self::Msg, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Self::Err>;
+    /// Append to a repeated scalar or enum field.
+    fn push(&mut self, m: &mut Self::Msg, f: &FieldInfo, v: Scalar<'_>) -> Result<(), Self::Err>;
+    /// A packed run of `n` values of repeated field `f` follows; a builder
+    /// may make room for them. `n` is counted from the bytes present (the
+    /// varints' last bytes, or the length over the fixed width), so it is
+    /// never more than the input holds, even when the run turns out to be
+    /// malformed.
+    fn reserve(&mut self, _m: &mut Self::Msg, _f: &FieldInfo, _n: usize) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    /// Append a packed run's values to repeated field `f` (of a
+    /// [packable](Kind::packable) kind whose every value is kept: not a
+    /// closed enum), each as [`Scalar::bits`] gives it. The default pushes
+    /// them one by one; a builder that keeps numbers natively may copy
+    /// the slice.
+    fn push_bits(
+        &mut self,
+        m: &mut Self::Msg,
+        f: &FieldInfo,
+        bits: &[u64],
+    ) -> Result<(), Self::Err> {
+        for &b in bits {
+            if let Some(v) = Scalar::from_bits(f.kind, b) {
+                self.push(m, f, v)?;
+            }
+        }
+        Ok(())
+    }
+    /// Set singular field `f` (of a [packable](Kind::packable) kind whose
+    /// every value is kept: not a closed enum) to the value whose
+    /// [`Scalar::bits`] are `bits`. The default goes through
+    /// [`set`](MessageBuilder::set); a builder that keeps numbers natively
+    /// may store the bits.
+    fn set_bits(&mut self, m: &mut Self::Msg, f: &FieldInfo, bits: u64) -> Result<(), Self::Err> {
+        match Scalar::from_bits(f.kind, bits) {
+            Some(v) => self.set(m, f, v),
+            None => Ok(()),
+        }
+    }
+    /// Begin a message field's value: for a singular field, the message
+    /// already there (taken out of `m`) or a new one, so a second occurrence
+    /// merges; for a repeated field, a new message.
+    fn begin(&mut self, m: &mut Self::Msg, f: &FieldInfo, ty: u32) -> Result<Self::Msg, Self::Err>;
+    /// End a message field's value begun with `begin`: store (singular) or
+    /// append (repeated) `sub`.
+    fn end(&mut self, m: &mut Self::Msg, f: &FieldInfo, sub: Self::Msg) -> Result<(), Self::Err>;
+    /// A map entry (missing key or value: the kind's default). A repeated
+    /// key replaces the earlier entry's value.
+    fn map_entry(
+        &mut self,
+        m: &mut Self::Msg,
+        f: &FieldInfo,
+        key: Scalar<'_>,
+        value: MapValue<'_, Self::Msg>,
+    ) -> Result<(), Self::Err>;
+    /// An unknown field: its tag and value as they were on the wire.
+    fn unknown(&mut self, m: &mut Self::Msg, bytes: &[u8]) -> Result<(), Self::Err>;
+}

@@ -1,0 +1,113 @@
+//! [`MessageSource`], what the encoders (wire, text format, ProtoJSON)
+//! read messages through, and [`SrcValue`], a field's value it gives.
+
+use crate::proto::runtime::scalar::Scalar;
+use crate::proto::runtime::schema::FieldInfo;
+
+/// A value the source gives for a field.
+pub enum SrcValue<'m, M> {
+    /// A scalar or enum.
+    Scalar(Scalar<'m>),
+    /// A message.
+    Message(M),
+}
+
+/// Gives the encoder a message's fields. `Msg` is a cheap handle (a
+/// reference) valid for `'m`.
+pub trait MessageSource<'m> {
+    /// A handle to a message.
+    type Msg: Copy;
+    /// The source's error.
+    type Err;
+    /// How many values field `f` has: 0 or 1 for a singular field (1 means
+    /// present; a field without presence at its zero value is skipped by
+    /// the encoder), the length of a repeated field, a map's entry count.
+    fn count(&self, m: Self::Msg, f: &FieldInfo) -> Result<usize, Self::Err>;
+    /// Value `i` of a singular (`i` = 0) or repeated field.
+    fn get(
+        &self,
+        m: Self::Msg,
+        f: &FieldInfo,
+        i: usize,
+    ) -> Result<SrcValue<'m, Self::Msg>, Self::Err>;
+    /// The value of singular field `f`, or `None` when it is not set (a
+    /// field without presence at its zero value may be given; readers skip
+    /// it). The default asks [`count`](MessageSource::count), then
+    /// [`get`](MessageSource::get); a source may find the value once.
+    #[inline]
+    fn singular(
+        &self,
+        m: Self::Msg,
+        f: &FieldInfo,
+    ) -> Result<Option<SrcValue<'m, Self::Msg>>, Self::Err> {
+        if self.count(m, f)? == 0 {
+            return Ok(None);
+        }
+        self.get(m, f, 0).map(Some)
+    }
+    /// Entry `i` of a map field: key and value.
+    #[allow(clippy::type_complexity)]
+    fn entry(
+        &self,
+        m: Self::Msg,
+        f: &FieldInfo,
+        i: usize,
+    ) -> Result<(Scalar<'m>, SrcValue<'m, Self::Msg>), Self::Err>;
+    /// The message's unknown fields, as stored (tags included).
+    fn unknown(&self, m: Self::Msg) -> Result<&'m [u8], Self::Err>;
+    /// The values of repeated field `f` (of a [packable](Kind::packable)
+    /// kind) when the source keeps them as Rust numbers, each as
+    /// [`Scalar::bits`] gives for its kind: the encoder then reads the slice
+    /// instead of calling [`get`](MessageSource::get) for every value.
+    /// `None` (the default): read them with `get`.
+    fn numbers(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<&'m [u64]>, Self::Err> {
+        Ok(None)
+    }
+    /// The value of singular field `f` (of a packable kind) when the source
+    /// keeps it as a Rust number, as [`Scalar::bits`] gives it: the
+    /// encoder then writes it from the bits. `None` (the default, and for
+    /// an unset field): read it with [`singular`](MessageSource::singular).
+    fn number(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<u64>, Self::Err> {
+        Ok(None)
+    }
+    /// The bytes of value `i` of string or bytes field `f` (`i` = 0 for
+    /// a singular field; a string's UTF-8) when the source has them at
+    /// hand: the encoder then copies them. `None` (the default, and for an
+    /// unset field): read the value with [`singular`](MessageSource::singular)
+    /// or [`get`](MessageSource::get).
+    fn text(
+        &self,
+        _m: Self::Msg,
+        _f: &FieldInfo,
+        _i: usize,
+    ) -> Result<Option<&'m [u8]>, Self::Err> {
+        Ok(None)
+    }
+    /// The key (`part` 1) or value (`part` 2) of entry `i` of map field
+    /// `f`, of a packable kind, as [`Scalar::bits`] gives it, when the
+    /// source has it at hand (as [`number`](MessageSource::number)).
+    /// `None` (the default): read the entry with
+    /// [`entry`](MessageSource::entry).
+    fn entry_number(
+        &self,
+        _m: Self::Msg,
+        _f: &FieldInfo,
+        _i: usize,
+        _part: u32,
+    ) -> Result<Option<u64>, Self::Err> {
+        Ok(None)
+    }
+    /// The key or value of entry `i` of map field `f`, a string or bytes,
+    /// as its bytes, when the source has them at hand (as
+    /// [`text`](MessageSource::text)). `None` (the default): read the
+    /// entry with [`entry`](MessageSource::entry).
+    fn entry_text(
+        &self,
+        _m: Self::Msg,
+        _f: &FieldInfo,
+        _i: usize,
+        _part: u32,
+    ) -> Result<Option<&'m [u8]>, Self::Err> {
+        Ok(None)
+    }
+}
