@@ -5,7 +5,8 @@
 //! - [`schema`]: [`Tables`], per message type its fields sorted by number
 //!   (dense lookup below 256, binary search above) with kinds, cardinality,
 //!   oneofs, closed/open enums, UTF-8 rule, delimited encoding, JSON names
-//!   and defaults, every editions feature resolved;
+//!   and defaults, every editions feature resolved; [`tables`]: building
+//!   them from a descriptor set;
 //! - [`scalar`]: [`Scalar`], a scalar or enum value as the decoder gives it
 //!   and the encoder takes it;
 //! - [`builder`], [`source`]: the traits the runtime makes messages
@@ -52,6 +53,7 @@ pub mod error;
 pub mod scalar;
 pub mod schema;
 pub mod source;
+pub mod tables;
 
 pub use builder::{MapValue, MessageBuilder};
 pub use decode::{decode, DecodeOptions, Failure};
