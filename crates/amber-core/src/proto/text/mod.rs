@@ -3,6 +3,7 @@
 //! [`MessageSource`](crate::proto::runtime::MessageSource), [`parse::parse_text`]
 //! into any [`MessageBuilder`](crate::proto::runtime::MessageBuilder).
 
+mod lex;
 pub mod parse;
 pub mod print;
 

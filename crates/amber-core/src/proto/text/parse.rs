@@ -18,6 +18,7 @@ use crate::proto::runtime::dynamic::{dedup_maps, encode_dyn, DynBuilder, DynMess
 use crate::proto::runtime::{
     Cardinality, FieldInfo, Kind, MapValue, MessageBuilder, Scalar, Tables,
 };
+use crate::proto::text::lex::{Tok, Tokenizer};
 use crate::proto::wire::MAX_DEPTH;
 
 /// Parser settings (Google's names).
@@ -72,117 +73,6 @@ pub fn parse_text<B: MessageBuilder>(
     let mut m = builder.start(ty).map_err(TextFailure::Build)?;
     p.fields(builder, ty, &mut m, None, 0)?;
     Ok(m)
-}
-
-/// A token's text and where it starts.
-#[derive(Debug, Clone, Copy)]
-struct Tok<'a> {
-    text: &'a [u8],
-    line: usize,
-    col: usize,
-}
-
-struct Tokenizer<'a> {
-    s: &'a [u8],
-    pos: usize,
-    line: usize,
-    line_start: usize,
-}
-
-impl<'a> Tokenizer<'a> {
-    fn new(s: &'a [u8]) -> Self {
-        Tokenizer {
-            s,
-            pos: 0,
-            line: 1,
-            line_start: 0,
-        }
-    }
-
-    fn skip_space(&mut self) {
-        while self.pos < self.s.len() {
-            match self.s[self.pos] {
-                b'\n' => {
-                    self.pos += 1;
-                    self.line += 1;
-                    self.line_start = self.pos;
-                }
-                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
-                b'#' => {
-                    while self.pos < self.s.len() && self.s[self.pos] != b'\n' {
-                        self.pos += 1;
-                    }
-                }
-                _ => break,
-            }
-        }
-    }
-
-    fn at_end(&self) -> bool {
-        self.pos >= self.s.len()
-    }
-
-    /// The next token, without consuming it.
-    fn peek(&self) -> Tok<'a> {
-        let start = self.pos;
-        let col = start - self.line_start + 1;
-        let s = self.s;
-        let end = if start >= s.len() {
-            start
-        } else {
-            let c = s[start];
-            let mut i = start + 1;
-            if c.is_ascii_alphabetic() || c == b'_' {
-                while i < s.len()
-                    && (s[i].is_ascii_alphanumeric() || matches!(s[i], b'_' | b'+' | b'-'))
-                {
-                    i += 1;
-                }
-            } else if c.is_ascii_digit()
-                || c == b'+'
-                || c == b'-'
-                || (c == b'.' && s.get(start + 1).is_some_and(|d| d.is_ascii_digit()))
-            {
-                while i < s.len()
-                    && (s[i].is_ascii_alphanumeric() || matches!(s[i], b'_' | b'.' | b'+' | b'-'))
-                {
-                    i += 1;
-                }
-            } else if c == b'"' || c == b'\'' {
-                while i < s.len() && s[i] != c && s[i] != b'\n' {
-                    if s[i] == b'\\' && i + 1 < s.len() && s[i + 1] != b'\n' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                if i < s.len() && s[i] == c {
-                    i += 1;
-                }
-            }
-            i
-        };
-        Tok {
-            text: &s[start..end],
-            line: self.line,
-            col,
-        }
-    }
-
-    fn next(&mut self) -> Tok<'a> {
-        let t = self.peek();
-        self.pos += t.text.len();
-        self.skip_space();
-        t
-    }
-
-    fn try_consume(&mut self, sym: &[u8]) -> bool {
-        if self.peek().text == sym {
-            self.next();
-            true
-        } else {
-            false
-        }
-    }
 }
 
 struct Parser<'t, 'a> {
