@@ -38,7 +38,7 @@ pub trait MessageBuilder {
         Ok(())
     }
     /// Append a packed run's values to repeated field `f` (of a
-    /// [packable](Kind::packable) kind whose every value is kept: not a
+    /// [packable](super::Kind::packable) kind whose every value is kept: not a
     /// closed enum), each as [`Scalar::bits`] gives it. The default pushes
     /// them one by one; a builder that keeps numbers natively may copy
     /// the slice.
@@ -55,7 +55,7 @@ pub trait MessageBuilder {
         }
         Ok(())
     }
-    /// Set singular field `f` (of a [packable](Kind::packable) kind whose
+    /// Set singular field `f` (of a [packable](super::Kind::packable) kind whose
     /// every value is kept: not a closed enum) to the value whose
     /// [`Scalar::bits`] are `bits`. The default goes through
     /// [`set`](MessageBuilder::set); a builder that keeps numbers natively

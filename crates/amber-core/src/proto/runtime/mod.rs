@@ -11,9 +11,9 @@
 //!   and the encoder takes it;
 //! - [`builder`], [`source`]: the traits the runtime makes messages
 //!   through ([`MessageBuilder`]) and reads them through ([`MessageSource`]);
-//! - [`decode`]: the walker over wire bytes, calling a [`MessageBuilder`]
+//! - [`mod@decode`]: the walker over wire bytes, calling a [`MessageBuilder`]
 //!   (the Python edge makes Python objects; no tree in between);
-//! - [`encode`]: the writer, reading through a [`MessageSource`];
+//! - [`mod@encode`]: the writer, reading through a [`MessageSource`];
 //! - [`dynamic`]: [`DynMessage`], a generic tree implementing both, with
 //!   [`decode_dyn`] and [`encode_dyn`];
 //! - [`error`]: [`DecodeError`] (byte offset and field path).

@@ -55,7 +55,7 @@ pub trait MessageSource<'m> {
     ) -> Result<(Scalar<'m>, SrcValue<'m, Self::Msg>), Self::Err>;
     /// The message's unknown fields, as stored (tags included).
     fn unknown(&self, m: Self::Msg) -> Result<&'m [u8], Self::Err>;
-    /// The values of repeated field `f` (of a [packable](Kind::packable)
+    /// The values of repeated field `f` (of a [packable](super::Kind::packable)
     /// kind) when the source keeps them as Rust numbers, each as
     /// [`Scalar::bits`] gives for its kind: the encoder then reads the slice
     /// instead of calling [`get`](MessageSource::get) for every value.
