@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use amber_core::proto::parser::{parse, MAX_NESTING};
+use amber_core::proto::compiler::parser::{parse, MAX_NESTING};
 use amber_core::proto::{compile, FileDescriptorSet, Message, ProtoErrorKind};
 
 fn data() -> PathBuf {

@@ -4,14 +4,9 @@
 //! protoc's (`--descriptor_set_out --include_imports`), and hand-written
 //! wire encoding and decoding of `FileDescriptorSet`.
 //!
-//! - [`lexer`], [`parser`]: text to [`ast::ParsedFile`] (a descriptor with
-//!   names as written, plus option statements and source positions);
-//! - [`symbols`], [`resolve`]: protoc's scoping rules, JSON names, defaults,
-//!   number and range checks;
-//! - [`options`]: option statements (standard, custom, aggregate) into the
-//!   `*Options` structs;
-//! - [`mod@compile`]: loading through a [`Loader`], import checks, the output
-//!   set; [`wkt`]: the bundled well-known-type files;
+//! - [`compiler`]: `.proto` text to descriptors ([`compile()`], through a
+//!   [`Loader`]): lexer, parser, symbols, name resolution, options, checks,
+//!   and the bundled well-known-type files;
 //! - [`descriptor`], [`wire`]: descriptor.proto's messages and their wire
 //!   form;
 //! - [`error`]: [`ProtoError`] (`file:line:col: message`) and
@@ -50,34 +45,24 @@
 //! ```
 //!
 //! Limits: messages and option values nest at most
-//! [`parser::MAX_NESTING`] deep in text, encoded messages at most
+//! [`compiler::parser::MAX_NESTING`] deep in text, encoded messages at most
 //! [`wire::MAX_DEPTH`]; import chains of any length load on a growing stack.
 //! Not modelled: `SourceCodeInfo` (protoc's `--include_source_info`).
 
 #![warn(missing_docs)]
 
-pub mod ast;
-pub mod checks;
-pub mod compile;
+pub mod compiler;
 pub mod descriptor;
 pub mod error;
 pub mod escape;
 pub mod json;
-pub mod lexer;
 pub mod names;
-pub mod naming;
-pub mod options;
-pub mod parser;
 pub mod repr;
-pub mod resolve;
-pub mod rules;
 pub mod runtime;
-pub mod symbols;
 pub mod text;
 pub mod wire;
-pub mod wkt;
 
-pub use compile::{compile, DirLoader, Loader};
+pub use compiler::{compile, DirLoader, Loader};
 pub use descriptor::FileDescriptorSet;
 pub use error::{Pos, ProtoError, ProtoErrorKind, WireError};
 pub use wire::Message;

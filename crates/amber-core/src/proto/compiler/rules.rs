@@ -6,12 +6,12 @@
 
 use std::collections::HashMap;
 
-use crate::proto::ast::ParsedFile;
-use crate::proto::checks::{err, pp, presence, Parts};
-use crate::proto::compile::Pool;
+use crate::proto::compiler::ast::ParsedFile;
+use crate::proto::compiler::checks::{err, pp, presence, Parts};
+use crate::proto::compiler::compile::Pool;
+use crate::proto::compiler::symbols::{enum_at, message_at};
 use crate::proto::descriptor::*;
 use crate::proto::error::{ProtoError, ProtoErrorKind};
-use crate::proto::symbols::{enum_at, message_at};
 
 /// A field with what the rules need to know about where it is.
 struct At<'a> {

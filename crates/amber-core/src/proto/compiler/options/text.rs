@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::{oerr, put_message, FieldInfo, Interp};
-use crate::proto::ast::*;
+use crate::proto::compiler::ast::*;
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
 use crate::proto::wire::{self, WireReader};
@@ -19,7 +19,7 @@ impl Interp<'_> {
         scope: &str,
     ) -> Result<Vec<u8>, ProtoError> {
         self.depth += 1;
-        if self.depth > crate::proto::parser::MAX_NESTING {
+        if self.depth > crate::proto::compiler::parser::MAX_NESTING {
             return Err(ProtoError::new(
                 ProtoErrorKind::TooDeep,
                 "Option value nested too deeply.",
@@ -189,7 +189,7 @@ impl Interp<'_> {
             return false;
         }
         if pf.editions {
-            return crate::proto::checks::presence(pf, f) != 2;
+            return crate::proto::compiler::checks::presence(pf, f) != 2;
         }
         true
     }

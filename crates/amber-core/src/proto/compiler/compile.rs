@@ -7,12 +7,12 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use crate::proto::ast::ParsedFile;
+use crate::proto::compiler::ast::ParsedFile;
+use crate::proto::compiler::parser::parse;
+use crate::proto::compiler::symbols::Symbols;
+use crate::proto::compiler::{checks, options, resolve, wkt};
 use crate::proto::descriptor::FileDescriptorSet;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
-use crate::proto::parser::parse;
-use crate::proto::symbols::Symbols;
-use crate::proto::{checks, options, resolve, wkt};
 
 /// Gives the text of a file by its import path (`foo/bar.proto`), or
 /// `Ok(None)` when it has no such file.

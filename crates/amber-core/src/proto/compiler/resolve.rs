@@ -6,13 +6,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::proto::ast::{Lit, ParsedFile, Scalar};
-use crate::proto::compile::Pool;
+use crate::proto::compiler::ast::{Lit, ParsedFile, Scalar};
+use crate::proto::compiler::compile::Pool;
+use crate::proto::compiler::parser::MAX_FIELD_NUMBER;
+use crate::proto::compiler::symbols::{enum_at, message_at, pos_of, Sym, SymKind, Symbols};
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
 use crate::proto::names::{c_escape, format_double, format_float, json_name};
-use crate::proto::parser::MAX_FIELD_NUMBER;
-use crate::proto::symbols::{enum_at, message_at, pos_of, Sym, SymKind, Symbols};
 
 fn err(kind: ProtoErrorKind, msg: impl Into<String>, pos: Pos) -> ProtoError {
     ProtoError::new(kind, msg, pos)
@@ -82,8 +82,9 @@ impl Ctx<'_> {
                     && o.name[1].name == "default_symbol_visibility"
             })
             .find_map(|o| match &o.value {
-                crate::proto::ast::OptValue::Scalar(Scalar {
-                    lit: Lit::Ident(v), ..
+                crate::proto::compiler::ast::OptValue::Scalar(Scalar {
+                    lit: Lit::Ident(v),
+                    ..
                 }) => Some(v.clone()),
                 _ => None,
             })

@@ -3,10 +3,10 @@
 
 use super::{oerr, FieldInfo, Interp};
 use crate::bytes::varint;
-use crate::proto::ast::{Lit, Scalar};
+use crate::proto::compiler::ast::{Lit, Scalar};
+use crate::proto::compiler::symbols::enum_at;
 use crate::proto::descriptor::*;
 use crate::proto::error::ProtoError;
-use crate::proto::symbols::enum_at;
 use crate::proto::wire;
 
 impl Interp<'_> {

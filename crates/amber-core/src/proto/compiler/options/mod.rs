@@ -16,11 +16,11 @@ mod text;
 
 use apply::apply;
 
-use crate::proto::ast::*;
-use crate::proto::compile::Pool;
+use crate::proto::compiler::ast::*;
+use crate::proto::compiler::compile::Pool;
+use crate::proto::compiler::symbols::{field_at, message_at, SymKind};
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
-use crate::proto::symbols::{field_at, message_at, SymKind};
 use crate::proto::wire::{self, Message, WireReader};
 
 pub(crate) fn oerr(msg: impl Into<String>, pos: Pos) -> ProtoError {
@@ -355,7 +355,7 @@ impl<'a> Interp<'a> {
                     let opts = ExtensionRangeOptions::decode(&bytes).map_err(|e| {
                         oerr(format!("Option value could not be read back: {e}"), pos)
                     })?;
-                    crate::proto::checks::check_declarations(
+                    crate::proto::compiler::checks::check_declarations(
                         &self.pool.files[self.file],
                         &o.target,
                         &opts,

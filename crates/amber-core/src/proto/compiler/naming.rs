@@ -4,10 +4,10 @@
 //! enum values. The rules and messages follow protoc's behaviour (observed on
 //! protoc 35.1).
 
-use crate::proto::ast::{Lit, OptValue, ParsedFile, Scalar};
+use crate::proto::compiler::ast::{Lit, OptValue, ParsedFile, Scalar};
+use crate::proto::compiler::symbols::pos_of;
 use crate::proto::descriptor::*;
 use crate::proto::error::{ProtoError, ProtoErrorKind};
-use crate::proto::symbols::pos_of;
 
 const OPT_OUT: &str =
     " (features.enforce_naming_style = STYLE_LEGACY can be used to opt out of this check)";

@@ -1,7 +1,7 @@
 //! Merging an option's bytes into the options struct of the element it
 //! applies to, found by its path.
 
-use crate::proto::ast::OptKind;
+use crate::proto::compiler::ast::OptKind;
 use crate::proto::descriptor::*;
 use crate::proto::error::WireError;
 use crate::proto::wire::{merge_from, Message, WireReader};

@@ -5,11 +5,11 @@
 
 use std::collections::HashMap;
 
-use crate::proto::ast::ParsedFile;
-use crate::proto::compile::Pool;
+use crate::proto::compiler::ast::ParsedFile;
+use crate::proto::compiler::compile::Pool;
+use crate::proto::compiler::symbols::{message_at, pos_of};
 use crate::proto::descriptor::*;
 use crate::proto::error::{ProtoError, ProtoErrorKind};
-use crate::proto::symbols::{message_at, pos_of};
 
 pub(crate) fn pp(path: &[i32], more: &[i32]) -> Vec<i32> {
     let mut p = path.to_vec();
@@ -70,12 +70,12 @@ pub fn check_after_options(pool: &Pool, fi: usize) -> Result<(), ProtoError> {
     let all = parts(&pf.file);
     enum_aliases(pf, &all)?;
     extension_numbers(pool, fi, &all)?;
-    crate::proto::rules::fields(pool, pf, &all)?;
-    crate::proto::rules::enum_value_names(pf, &all)?;
+    crate::proto::compiler::rules::fields(pool, pf, &all)?;
+    crate::proto::compiler::rules::enum_value_names(pf, &all)?;
     if pf.proto3 || pf.editions {
         json_names(pf, &all)?;
     }
-    crate::proto::naming::check(pf)
+    crate::proto::compiler::naming::check(pf)
 }
 
 fn enum_aliases(pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {
@@ -246,7 +246,7 @@ pub(crate) fn check_declarations(
     opts: &ExtensionRangeOptions,
 ) -> Result<(), ProtoError> {
     let n = path.len();
-    let range = crate::proto::symbols::message_at(&pf.file, &path[..n.saturating_sub(2)])
+    let range = crate::proto::compiler::symbols::message_at(&pf.file, &path[..n.saturating_sub(2)])
         .and_then(|m| m.extension_range.get(path[n - 1] as usize));
     for d in &opts.declaration {
         let qualified = |s: &str| s.starts_with('.');

@@ -7,10 +7,10 @@
 //! values) is bounded by [`MAX_NESTING`]; deeper input is an error, never a
 //! stack overflow.
 
-use crate::proto::ast::*;
+use crate::proto::compiler::ast::*;
+use crate::proto::compiler::lexer::{tokenize, Tok, Token};
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
-use crate::proto::lexer::{tokenize, Tok, Token};
 
 /// Deepest nesting of messages (and of `{ }` in option values) accepted.
 pub const MAX_NESTING: usize = 64;
