@@ -213,3 +213,9 @@ pub struct ParsedFile {
     /// the file's own options are interpreted).
     pub source_retained: HashSet<Vec<i32>>,
 }
+
+pub(crate) fn pp(path: &[i32], more: &[i32]) -> Vec<i32> {
+    let mut p = path.to_vec();
+    p.extend_from_slice(more);
+    p
+}

@@ -5,64 +5,11 @@
 
 use std::collections::HashMap;
 
-use crate::proto::compiler::ast::ParsedFile;
-use crate::proto::compiler::compile::Pool;
-use crate::proto::compiler::symbols::{message_at, pos_of};
+use crate::proto::compiler::ast::{pp, ParsedFile};
+use crate::proto::compiler::pool::{err, parts, Parts, Pool};
+use crate::proto::compiler::symbols::message_at;
 use crate::proto::descriptor::*;
 use crate::proto::error::{ProtoError, ProtoErrorKind};
-
-pub(crate) fn pp(path: &[i32], more: &[i32]) -> Vec<i32> {
-    let mut p = path.to_vec();
-    p.extend_from_slice(more);
-    p
-}
-
-pub(crate) fn err(
-    kind: ProtoErrorKind,
-    msg: impl Into<String>,
-    pf: &ParsedFile,
-    path: &[i32],
-) -> ProtoError {
-    ProtoError::new(kind, msg, pos_of(pf, path))
-}
-
-/// Every element of a file, with its path.
-#[derive(Default)]
-pub(crate) struct Parts<'a> {
-    pub(crate) messages: Vec<(Vec<i32>, &'a DescriptorProto)>,
-    pub(crate) enums: Vec<(Vec<i32>, &'a EnumDescriptorProto)>,
-    pub(crate) exts: Vec<(Vec<i32>, &'a FieldDescriptorProto)>,
-}
-
-fn parts(f: &FileDescriptorProto) -> Parts<'_> {
-    let mut out = Parts::default();
-    for (i, e) in f.enum_type.iter().enumerate() {
-        out.enums.push((vec![5, i as i32], e));
-    }
-    for (i, x) in f.extension.iter().enumerate() {
-        out.exts.push((vec![7, i as i32], x));
-    }
-    let mut stack: Vec<(Vec<i32>, &DescriptorProto)> = f
-        .message_type
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (vec![4, i as i32], m))
-        .collect();
-    while let Some((p, m)) = stack.pop() {
-        for (i, e) in m.enum_type.iter().enumerate() {
-            out.enums.push((pp(&p, &[4, i as i32]), e));
-        }
-        for (i, x) in m.extension.iter().enumerate() {
-            out.exts.push((pp(&p, &[6, i as i32]), x));
-        }
-        for (i, n) in m.nested_type.iter().enumerate() {
-            stack.push((pp(&p, &[3, i as i32]), n));
-        }
-        out.messages.push((p, m));
-    }
-    out.messages.sort_by(|a, b| a.0.cmp(&b.0));
-    out
-}
 
 /// Checks of file `fi` that need interpreted options or other files.
 pub fn check_after_options(pool: &Pool, fi: usize) -> Result<(), ProtoError> {
@@ -178,22 +125,6 @@ fn extension_numbers(pool: &Pool, fi: usize, all: &Parts<'_>) -> Result<(), Prot
         }
     }
     Ok(())
-}
-
-/// The effective `field_presence` of a field in an editions file.
-pub(crate) fn presence(pf: &ParsedFile, x: &FieldDescriptorProto) -> i32 {
-    let field = x
-        .options
-        .as_ref()
-        .and_then(|o| o.features.as_ref())
-        .and_then(|f| f.field_presence);
-    let file = pf
-        .file
-        .options
-        .as_ref()
-        .and_then(|o| o.features.as_ref())
-        .and_then(|f| f.field_presence);
-    field.or(file).unwrap_or(1)
 }
 
 fn json_names(pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use crate::proto::compiler::ast::ParsedFile;
 use crate::proto::compiler::parser::parse;
+use crate::proto::compiler::pool::Pool;
 use crate::proto::compiler::symbols::Symbols;
 use crate::proto::compiler::{checks, options, resolve, wkt};
 use crate::proto::descriptor::FileDescriptorSet;
@@ -49,62 +50,7 @@ impl Loader for DirLoader {
     }
 }
 
-/// The parsed files of one compilation, with their symbols.
-pub struct Pool {
-    /// Files in load order (each after its imports).
-    pub files: Vec<ParsedFile>,
-    /// File name to index in `files`.
-    pub by_name: HashMap<String, usize>,
-    /// Every defined name.
-    pub symbols: Symbols,
-}
-
 impl Pool {
-    /// The file names, by index.
-    pub fn names(&self) -> Vec<String> {
-        self.files
-            .iter()
-            .map(|f| f.file.name.clone().unwrap_or_default())
-            .collect()
-    }
-
-    /// Indexes of the files `fi` may use names from: itself, its imports,
-    /// and what those re-export with `import public`, transitively.
-    pub fn visible(&self, fi: usize) -> HashSet<usize> {
-        self.visible_from(fi, false)
-    }
-
-    /// What option names of `fi` may use: [`Pool::visible`] plus the
-    /// `import option` files (and what they re-export).
-    pub fn visible_for_options(&self, fi: usize) -> HashSet<usize> {
-        self.visible_from(fi, true)
-    }
-
-    fn visible_from(&self, fi: usize, with_option_imports: bool) -> HashSet<usize> {
-        let mut out = HashSet::new();
-        out.insert(fi);
-        let f = &self.files[fi].file;
-        let mut stack: Vec<usize> = f
-            .dependency
-            .iter()
-            .chain(f.option_dependency.iter().filter(|_| with_option_imports))
-            .filter_map(|n| self.by_name.get(n).copied())
-            .collect();
-        while let Some(d) = stack.pop() {
-            if out.insert(d) {
-                let f = &self.files[d].file;
-                for &p in &f.public_dependency {
-                    if let Some(name) = f.dependency.get(p as usize) {
-                        if let Some(&i) = self.by_name.get(name) {
-                            stack.push(i);
-                        }
-                    }
-                }
-            }
-        }
-        out
-    }
-
     fn deps(&self, fi: usize) -> Vec<usize> {
         let f = &self.files[fi].file;
         f.dependency

@@ -9,6 +9,8 @@
 //!   `*Options` structs;
 //! - [`checks`], [`rules`], [`naming`]: the checks protoc makes once
 //!   options are interpreted;
+//! - [`pool`]: what the stages share: the [`Pool`](pool::Pool) of parsed
+//!   files and their symbols;
 //! - [`mod@compile`]: loading through a [`Loader`], import checks, the output
 //!   set; [`wkt`]: the bundled well-known-type files.
 
@@ -19,6 +21,7 @@ pub mod lexer;
 pub mod naming;
 pub mod options;
 pub mod parser;
+pub mod pool;
 pub mod resolve;
 pub mod rules;
 pub mod symbols;

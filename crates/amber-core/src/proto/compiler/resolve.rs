@@ -7,8 +7,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::proto::compiler::ast::{Lit, ParsedFile, Scalar};
-use crate::proto::compiler::compile::Pool;
 use crate::proto::compiler::parser::MAX_FIELD_NUMBER;
+use crate::proto::compiler::pool::Pool;
 use crate::proto::compiler::symbols::{enum_at, message_at, pos_of, Sym, SymKind, Symbols};
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};

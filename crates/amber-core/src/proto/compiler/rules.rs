@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
+use crate::proto::compiler::ast::pp;
 use crate::proto::compiler::ast::ParsedFile;
-use crate::proto::compiler::checks::{err, pp, presence, Parts};
-use crate::proto::compiler::compile::Pool;
+use crate::proto::compiler::pool::{err, presence, Parts, Pool};
 use crate::proto::compiler::symbols::{enum_at, message_at};
 use crate::proto::descriptor::*;
 use crate::proto::error::{ProtoError, ProtoErrorKind};

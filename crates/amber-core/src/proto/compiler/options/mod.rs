@@ -17,7 +17,7 @@ mod text;
 use apply::apply;
 
 use crate::proto::compiler::ast::*;
-use crate::proto::compiler::compile::Pool;
+use crate::proto::compiler::pool::Pool;
 use crate::proto::compiler::symbols::{field_at, message_at, SymKind};
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};

@@ -189,7 +189,7 @@ impl Interp<'_> {
             return false;
         }
         if pf.editions {
-            return crate::proto::compiler::checks::presence(pf, f) != 2;
+            return crate::proto::compiler::pool::presence(pf, f) != 2;
         }
         true
     }
