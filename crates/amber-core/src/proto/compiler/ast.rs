@@ -214,6 +214,17 @@ pub struct ParsedFile {
     pub source_retained: HashSet<Vec<i32>>,
 }
 
+/// The full name of `name` declared in `scope` (`scope.name`, or `name`
+/// at the top level).
+pub(crate) fn join(scope: &str, name: &str) -> String {
+    if scope.is_empty() {
+        name.to_string()
+    } else {
+        format!("{scope}.{name}")
+    }
+}
+
+/// The descriptor path `path` followed by `more`.
 pub(crate) fn pp(path: &[i32], more: &[i32]) -> Vec<i32> {
     let mut p = path.to_vec();
     p.extend_from_slice(more);

@@ -4,7 +4,7 @@
 //! enum values. The rules and messages follow protoc's behaviour (observed on
 //! protoc 35.1).
 
-use crate::proto::compiler::ast::{Lit, OptValue, ParsedFile, Scalar};
+use crate::proto::compiler::ast::{pp, Lit, OptValue, ParsedFile, Scalar};
 use crate::proto::compiler::symbols::pos_of;
 use crate::proto::descriptor::*;
 use crate::proto::error::{ProtoError, ProtoErrorKind};
@@ -81,12 +81,6 @@ fn enforced(pf: &ParsedFile, path: &[i32]) -> bool {
         }
     }
     best.is_none_or(|(_, on)| on)
-}
-
-fn pp(path: &[i32], more: &[i32]) -> Vec<i32> {
-    let mut p = path.to_vec();
-    p.extend_from_slice(more);
-    p
 }
 
 struct Check<'a> {

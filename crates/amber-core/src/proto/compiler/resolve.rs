@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::proto::compiler::ast::{Lit, ParsedFile, Scalar};
+use crate::proto::compiler::ast::{join, pp, Lit, ParsedFile, Scalar};
 use crate::proto::compiler::parser::MAX_FIELD_NUMBER;
 use crate::proto::compiler::pool::Pool;
 use crate::proto::compiler::symbols::{enum_at, message_at, pos_of, Sym, SymKind, Symbols};
@@ -16,20 +16,6 @@ use crate::proto::names::{c_escape, format_double, format_float, json_name};
 
 fn err(kind: ProtoErrorKind, msg: impl Into<String>, pos: Pos) -> ProtoError {
     ProtoError::new(kind, msg, pos)
-}
-
-fn join(scope: &str, name: &str) -> String {
-    if scope.is_empty() {
-        name.to_string()
-    } else {
-        format!("{scope}.{name}")
-    }
-}
-
-fn pp(path: &[i32], more: &[i32]) -> Vec<i32> {
-    let mut p = path.to_vec();
-    p.extend_from_slice(more);
-    p
 }
 
 struct Ctx<'a> {

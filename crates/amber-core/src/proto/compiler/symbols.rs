@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::proto::compiler::ast::ParsedFile;
+use crate::proto::compiler::ast::{join, pp, ParsedFile};
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
 
@@ -60,20 +60,6 @@ pub struct Sym {
 #[derive(Debug, Default)]
 pub struct Symbols {
     map: HashMap<String, Sym>,
-}
-
-fn join(scope: &str, name: &str) -> String {
-    if scope.is_empty() {
-        name.to_string()
-    } else {
-        format!("{scope}.{name}")
-    }
-}
-
-fn pp(path: &[i32], more: &[i32]) -> Vec<i32> {
-    let mut p = path.to_vec();
-    p.extend_from_slice(more);
-    p
 }
 
 impl Symbols {

@@ -67,19 +67,19 @@ impl Parser {
                 }
                 if is_enum {
                     let idx = m.enum_type.len() as i32;
-                    let mut e = self.enum_def(&path_plus(path, &[4, idx]), full)?;
+                    let mut e = self.enum_def(&pp(path, &[4, idx]), full)?;
                     e.visibility = vis;
                     m.enum_type.push(e);
                 } else {
                     let idx = m.nested_type.len() as i32;
                     let mut n = DescriptorProto::default();
-                    self.message_def(&mut n, &path_plus(path, &[3, idx]), full, depth + 1)?;
+                    self.message_def(&mut n, &pp(path, &[3, idx]), full, depth + 1)?;
                     n.visibility = vis;
                     m.nested_type.push(n);
                 }
             } else if self.eat_word("enum") {
                 let idx = m.enum_type.len() as i32;
-                let e = self.enum_def(&path_plus(path, &[4, idx]), full)?;
+                let e = self.enum_def(&pp(path, &[4, idx]), full)?;
                 m.enum_type.push(e);
             } else if self.is_word("option") {
                 self.advance();
@@ -97,9 +97,9 @@ impl Parser {
                     let mut nested = std::mem::take(&mut m.nested_type);
                     let r = self.extend_block(
                         &mut exts,
-                        &path_plus(path, &[6]),
+                        &pp(path, &[6]),
                         &mut nested,
-                        &path_plus(path, &[3]),
+                        &pp(path, &[3]),
                         full,
                         depth,
                     );
@@ -115,9 +115,9 @@ impl Parser {
                 let idx = m.field.len() as i32;
                 let mut nested = std::mem::take(&mut m.nested_type);
                 let r = self.field(
-                    &path_plus(path, &[2, idx]),
+                    &pp(path, &[2, idx]),
                     &mut nested,
-                    &path_plus(path, &[3]),
+                    &pp(path, &[3]),
                     full,
                     FieldCtx::Message,
                     depth,
@@ -197,7 +197,7 @@ impl Parser {
         loop {
             let (start, end, pos) = self.range(i32::MIN as i64)?;
             let idx = m.extension_range.len() as i32;
-            self.out.locs.insert(path_plus(path, &[5, idx]), pos);
+            self.out.locs.insert(pp(path, &[5, idx]), pos);
             m.extension_range.push(ExtensionRange {
                 start: Some(start as i32),
                 end: Some(end.map_or(-1, |e| (e as i32).saturating_add(1))),
@@ -212,7 +212,7 @@ impl Parser {
             // The options apply to every range of the statement.
             let before = self.out.options.len();
             self.bracket_options(
-                &path_plus(path, &[5, first as i32]),
+                &pp(path, &[5, first as i32]),
                 OptKind::ExtensionRange,
                 full,
                 None,
@@ -221,7 +221,7 @@ impl Parser {
             for idx in first + 1..m.extension_range.len() {
                 for o in &opts {
                     let mut o = o.clone();
-                    o.target = path_plus(path, &[5, idx as i32]);
+                    o.target = pp(path, &[5, idx as i32]);
                     self.push_option(o);
                 }
             }
@@ -259,7 +259,7 @@ impl Parser {
         loop {
             let (start, end, rpos) = self.range(i32::MIN as i64)?;
             let idx = m.reserved_range.len() as i32;
-            self.out.locs.insert(path_plus(path, &[9, idx]), rpos);
+            self.out.locs.insert(pp(path, &[9, idx]), rpos);
             m.reserved_range.push(ReservedRange {
                 start: Some(start as i32),
                 end: Some(end.map_or(-1, |e| (e as i32).saturating_add(1))),
@@ -280,7 +280,7 @@ impl Parser {
     ) -> R<()> {
         let (name, pos) = self.ident("a oneof name")?;
         let idx = m.oneof_decl.len() as i32;
-        let opath = path_plus(path, &[8, idx]);
+        let opath = pp(path, &[8, idx]);
         self.out.locs.insert(opath.clone(), pos);
         m.oneof_decl.push(OneofDescriptorProto {
             name: Some(name.clone()),
@@ -312,9 +312,9 @@ impl Parser {
             let fidx = m.field.len() as i32;
             let mut nested = std::mem::take(&mut m.nested_type);
             let r = self.field(
-                &path_plus(path, &[2, fidx]),
+                &pp(path, &[2, fidx]),
                 &mut nested,
-                &path_plus(path, &[3]),
+                &pp(path, &[3]),
                 full,
                 FieldCtx::Oneof,
                 depth,
@@ -354,8 +354,8 @@ impl Parser {
                 ));
             }
             let idx = exts.len() as i32;
-            let fpath = path_plus(ext_path, &[idx]);
-            self.out.locs.insert(path_plus(&fpath, &[2]), epos);
+            let fpath = pp(ext_path, &[idx]);
+            self.out.locs.insert(pp(&fpath, &[2]), epos);
             let f = self.field(&fpath, nested, nested_path, scope, FieldCtx::Extend, depth)?;
             let mut f = f;
             f.extendee = Some(extendee.clone());
@@ -456,10 +456,10 @@ impl Parser {
         }
         let (name, npos) = self.ident("a field name")?;
         self.out.locs.insert(path.to_vec(), npos);
-        self.out.locs.insert(path_plus(path, &[6]), tpos);
+        self.out.locs.insert(pp(path, &[6]), tpos);
         self.expect_sym(b'=')?;
         let (num, numpos) = self.int("a field number", i32::MIN as i64, i32::MAX as i64)?;
-        self.out.locs.insert(path_plus(path, &[3]), numpos);
+        self.out.locs.insert(pp(path, &[3]), numpos);
         f.number = Some(num as i32);
         if is_group {
             if !name.starts_with(|c: char| c.is_ascii_uppercase()) {
@@ -495,12 +495,12 @@ impl Parser {
                 });
             }
             let eidx = nested.len() as i32;
-            let epath = path_plus(nested_path, &[eidx]);
+            let epath = pp(nested_path, &[eidx]);
             self.out.locs.insert(epath.clone(), npos);
-            self.out.locs.insert(path_plus(&epath, &[2, 0, 6]), tpos);
-            self.out.locs.insert(path_plus(&epath, &[2, 1, 6]), tpos);
-            self.out.locs.insert(path_plus(&epath, &[2, 0]), npos);
-            self.out.locs.insert(path_plus(&epath, &[2, 1]), npos);
+            self.out.locs.insert(pp(&epath, &[2, 0, 6]), tpos);
+            self.out.locs.insert(pp(&epath, &[2, 1, 6]), tpos);
+            self.out.locs.insert(pp(&epath, &[2, 0]), npos);
+            self.out.locs.insert(pp(&epath, &[2, 1]), npos);
             nested.push(entry);
             f.type_name = Some(entry_name);
         }
@@ -510,7 +510,7 @@ impl Parser {
         }
         if is_group {
             let gidx = nested.len() as i32;
-            let gpath = path_plus(nested_path, &[gidx]);
+            let gpath = pp(nested_path, &[gidx]);
             self.out.locs.insert(gpath.clone(), npos);
             let mut g = DescriptorProto {
                 name: Some(name.clone()),

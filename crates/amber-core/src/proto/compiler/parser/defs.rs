@@ -43,7 +43,7 @@ impl Parser {
                 loop {
                     let (start, end, rpos) = self.range(i32::MIN as i64)?;
                     let idx = e.reserved_range.len() as i32;
-                    self.out.locs.insert(path_plus(path, &[4, idx]), rpos);
+                    self.out.locs.insert(pp(path, &[4, idx]), rpos);
                     e.reserved_range.push(EnumReservedRange {
                         start: Some(start as i32),
                         end: Some(end.map_or(i32::MAX, |v| v as i32)),
@@ -57,12 +57,12 @@ impl Parser {
             } else {
                 let (vname, vpos) = self.ident("an enum value name")?;
                 let idx = e.value.len() as i32;
-                let vpath = path_plus(path, &[2, idx]);
+                let vpath = pp(path, &[2, idx]);
                 self.out.locs.insert(vpath.clone(), vpos);
                 self.expect_sym(b'=')?;
                 let (num, npos) =
                     self.int("an enum value number", i32::MIN as i64, i32::MAX as i64)?;
-                self.out.locs.insert(path_plus(&vpath, &[2]), npos);
+                self.out.locs.insert(pp(&vpath, &[2]), npos);
                 // Enum values are siblings of their enum, C++-style.
                 self.bracket_options(&vpath, OptKind::EnumValue, &join(scope, &vname), None)?;
                 self.end_statement()?;
@@ -111,7 +111,7 @@ impl Parser {
             self.expect_word("rpc")?;
             let (mname, mpos) = self.ident("a method name")?;
             let midx = s.method.len() as i32;
-            let mpath = path_plus(&path, &[2, midx]);
+            let mpath = pp(&path, &[2, midx]);
             self.out.locs.insert(mpath.clone(), mpos);
             let mut m = MethodDescriptorProto {
                 name: Some(mname.clone()),
@@ -128,7 +128,7 @@ impl Parser {
                     self.advance();
                 }
                 let (t, tpos) = self.dotted("a message type")?;
-                self.out.locs.insert(path_plus(&mpath, &[num]), tpos);
+                self.out.locs.insert(pp(&mpath, &[num]), tpos);
                 self.expect_sym(b')')?;
                 if which == "input" {
                     m.input_type = Some(t);

@@ -57,20 +57,6 @@ fn syntax(msg: impl Into<String>, pos: Pos) -> ProtoError {
     ProtoError::new(ProtoErrorKind::Syntax, msg, pos)
 }
 
-fn join(scope: &str, name: &str) -> String {
-    if scope.is_empty() {
-        name.to_string()
-    } else {
-        format!("{scope}.{name}")
-    }
-}
-
-fn path_plus(path: &[i32], more: &[i32]) -> Vec<i32> {
-    let mut p = path.to_vec();
-    p.extend_from_slice(more);
-    p
-}
-
 impl Parser {
     // ---- token helpers ----
 
@@ -617,7 +603,7 @@ impl Parser {
                         target: target.to_vec(),
                         value,
                     });
-                    self.out.locs.insert(path_plus(target, &[7]), pos);
+                    self.out.locs.insert(pp(target, &[7]), pos);
                 } else if self.is_word("json_name") && *self.peek_at(1) == Tok::Sym(b'=') {
                     self.advance();
                     self.advance();
