@@ -35,6 +35,7 @@ __all__ = [
     "ZipWriter",
     "__version__",
     "_clear_type_cache",
+    "_panic",
     "_install",
     "archive_blake3",
     "archive_compress",
@@ -168,6 +169,7 @@ def _install(
     classify: Callable[[type], tuple[int, Any]], by_name: dict[str, RegistryEntry]
 ) -> None: ...
 def _clear_type_cache() -> None: ...
+def _panic(message: str) -> None: ...
 
 # archive
 

@@ -247,6 +247,46 @@ pub fn archive(py: Python<'_>, e: amber_core::archive::error::ArchiveError) -> P
     err
 }
 
+/// Runs the body of a Python entry point (every `#[pyfunction]` and every
+/// `#[pymethods]` method that can fail), so that a Rust panic, which is a
+/// bug in amber, reaches Python as `amber.AmberError` of kind `internal`,
+/// which `except Exception` catches, rather than as pyo3's
+/// `PanicException`, a `BaseException` that ends most programs. The panic
+/// hook has already printed where the panic happened. Unwinding runs the
+/// drops of the body's values as pyo3's own boundary would, so catching it
+/// here is no less sound than letting pyo3 catch it; on the path without a
+/// panic `catch_unwind` costs nothing.
+#[inline(always)]
+pub fn guard<T>(body: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(result) => result,
+        Err(payload) => Err(panicked(payload.as_ref())),
+    }
+}
+
+/// The `amber.AmberError` a caught panic becomes, quoting its message.
+#[cold]
+#[inline(never)]
+fn panicked(payload: &(dyn std::any::Any + Send)) -> PyErr {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string());
+    let msg = format!("internal error in amber (a bug: please report it): {what}");
+    Python::attach(|py| {
+        make(
+            py,
+            &py.get_type::<AmberError>(),
+            "internal",
+            msg,
+            None,
+            None,
+            None,
+        )
+    })
+}
+
 /// Whether `err` says nothing about the data and must reach the caller as
 /// it is, never wrapped as an `EncodeError` or `DecodeError`: running out of
 /// memory, and exceptions that are not `Exception`s (`KeyboardInterrupt`,

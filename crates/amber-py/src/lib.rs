@@ -37,13 +37,21 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Called once by `amber._registry`: the classifier and the name table.
 #[pyfunction]
 fn _install(py: Python<'_>, classify: Py<PyAny>, by_name: Py<PyDict>) -> PyResult<()> {
-    codec::registry::install(py, classify, by_name)
+    crate::errors::guard(|| codec::registry::install(py, classify, by_name))
 }
 
 /// Forget cached type classifications (after the registry changes).
 #[pyfunction]
 fn _clear_type_cache(py: Python<'_>) -> PyResult<()> {
-    codec::registry::clear_cache(py)
+    crate::errors::guard(|| codec::registry::clear_cache(py))
+}
+
+/// Panics with `message`, inside the guard every entry point runs in
+/// (`errors::guard`): the suite's check that a panic, which would be a bug
+/// in amber, reaches Python as `amber.AmberError` of kind `internal`.
+#[pyfunction]
+fn _panic(message: &str) -> PyResult<()> {
+    crate::errors::guard(|| panic!("{message}"))
 }
 
 /// `gil_used = true`: amber does not declare free-threading support yet (the
@@ -63,6 +71,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(codec::frame_length, m)?)?;
     m.add_function(wrap_pyfunction!(_install, m)?)?;
     m.add_function(wrap_pyfunction!(_clear_type_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("FORMAT_VERSION", amber_core::codec::format::VERSION)?;
     m.add("DEFAULT_MAX_DEPTH", amber_core::DEFAULT_MAX_DEPTH)?;

@@ -66,9 +66,11 @@ pub fn archive_compress<'py>(
     method: &str,
     level: Option<i32>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let method = Method::from_name(method).map_err(fail(py))?;
-    let out = with_bytes(py, data, |b| data::compress(method, level, b))?.map_err(fail(py))?;
-    new_bytes(py, &out)
+    crate::errors::guard(|| {
+        let method = Method::from_name(method).map_err(fail(py))?;
+        let out = with_bytes(py, data, |b| data::compress(method, level, b))?.map_err(fail(py))?;
+        new_bytes(py, &out)
+    })
 }
 
 /// Exactly `size` bytes from an entry's stored data, checked against `crc32`
@@ -84,25 +86,27 @@ pub fn archive_decompress<'py>(
     name: &str,
     shuffle: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let method = Method::from_name(method).map_err(fail(py))?;
-    let out = with_bytes(py, data, |b| {
-        data::decompress(method, b, size, crc32, shuffle, name)
-    })?
-    .map_err(fail(py))?;
-    new_bytes(py, &out)
+    crate::errors::guard(|| {
+        let method = Method::from_name(method).map_err(fail(py))?;
+        let out = with_bytes(py, data, |b| {
+            data::decompress(method, b, size, crc32, shuffle, name)
+        })?
+        .map_err(fail(py))?;
+        new_bytes(py, &out)
+    })
 }
 
 /// The BLAKE3 hash of `data` (64 hex digits), on several threads for large data: what a
 /// verified read checks.
 #[pyfunction]
 pub fn archive_blake3(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<String> {
-    with_bytes(py, data, data::blake3_hex)
+    crate::errors::guard(|| with_bytes(py, data, data::blake3_hex))
 }
 
 /// `(crc32, blake3 hex)` of `data`.
 #[pyfunction]
 pub fn archive_digest(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<(u32, String)> {
-    with_bytes(py, data, |b| (data::crc32(b), data::blake3_hex(b)))
+    crate::errors::guard(|| with_bytes(py, data, |b| (data::crc32(b), data::blake3_hex(b))))
 }
 
 /// CRC-32 and BLAKE3 of content written in pieces.
@@ -117,8 +121,10 @@ impl PyDigest {
         PyDigest::default()
     }
     fn update(&mut self, py: Python<'_>, piece: &Bound<'_, PyAny>) -> PyResult<()> {
-        let digest = &mut self.0;
-        with_bytes(py, piece, |b| digest.update(b))
+        crate::errors::guard(|| {
+            let digest = &mut self.0;
+            with_bytes(py, piece, |b| digest.update(b))
+        })
     }
     /// Hash `piece` and write all of it to the open file descriptor `fd` at
     /// its position, the two at once. The GIL is held throughout, so no
@@ -126,17 +132,19 @@ impl PyDigest {
     /// the file holds exactly the bytes hashed.
     #[cfg(unix)]
     fn write_through(&mut self, fd: i32, piece: &Bound<'_, PyAny>) -> PyResult<()> {
-        use std::io::Write;
-        use std::os::fd::FromRawFd;
-        let view = InputBuffer::get(piece)?;
-        let bytes = view.bytes();
-        // SAFETY: `fd` is the caller's open file, which it keeps open for
-        // this call; ManuallyDrop never closes it, and the File is used only
-        // here, for writes.
-        let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
-        self.0
-            .update_alongside(bytes, || file.write_all(bytes))
-            .map_err(PyErr::from)
+        crate::errors::guard(|| {
+            use std::io::Write;
+            use std::os::fd::FromRawFd;
+            let view = InputBuffer::get(piece)?;
+            let bytes = view.bytes();
+            // SAFETY: `fd` is the caller's open file, which it keeps open for
+            // this call; ManuallyDrop never closes it, and the File is used only
+            // here, for writes.
+            let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+            self.0
+                .update_alongside(bytes, || file.write_all(bytes))
+                .map_err(PyErr::from)
+        })
     }
     /// Bytes seen so far.
     #[getter]
@@ -165,9 +173,11 @@ impl PyStreamCompressor {
         size: u64,
         shuffle: usize,
     ) -> PyResult<Self> {
-        let method = Method::from_name(method).map_err(fail(py))?;
-        let c = data::StreamCompressor::new(method, level, size, shuffle).map_err(fail(py))?;
-        Ok(PyStreamCompressor(Some(c)))
+        crate::errors::guard(|| {
+            let method = Method::from_name(method).map_err(fail(py))?;
+            let c = data::StreamCompressor::new(method, level, size, shuffle).map_err(fail(py))?;
+            Ok(PyStreamCompressor(Some(c)))
+        })
     }
     /// Take `piece`; the compressed bytes ready so far. Python code cannot
     /// change a piece while it is compressed and hashed: the GIL is let go
@@ -178,33 +188,39 @@ impl PyStreamCompressor {
         py: Python<'py>,
         piece: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let c = self.0.as_mut().ok_or_else(|| finished(py))?;
-        let out = with_bytes(py, piece, move |b| c.write(b))?.map_err(fail(py))?;
-        Ok(PyBytes::new(py, out))
+        crate::errors::guard(|| {
+            let c = self.0.as_mut().ok_or_else(|| finished(py))?;
+            let out = with_bytes(py, piece, move |b| c.write(b))?.map_err(fail(py))?;
+            Ok(PyBytes::new(py, out))
+        })
     }
     /// `write`, with the compressed bytes written to the open file `fd`
     /// (the output of one piece while the next is compressed; `finish`
     /// returns the last).
     #[cfg(unix)]
     fn write_to(&mut self, py: Python<'_>, fd: i32, piece: &Bound<'_, PyAny>) -> PyResult<()> {
-        use std::io::Write;
-        use std::os::fd::FromRawFd;
-        let c = self.0.as_mut().ok_or_else(|| finished(py))?;
-        // SAFETY: `fd` is the caller's open file, which it keeps open for
-        // this call; ManuallyDrop never closes it, and the File is used only
-        // here, for writes.
-        let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
-        let sent = with_bytes(py, piece, move |b| {
-            c.write_overlapped(b, |out| file.write_all(out))
-        })?
-        .map_err(fail(py))?;
-        sent.map_err(PyErr::from)
+        crate::errors::guard(|| {
+            use std::io::Write;
+            use std::os::fd::FromRawFd;
+            let c = self.0.as_mut().ok_or_else(|| finished(py))?;
+            // SAFETY: `fd` is the caller's open file, which it keeps open for
+            // this call; ManuallyDrop never closes it, and the File is used only
+            // here, for writes.
+            let mut file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+            let sent = with_bytes(py, piece, move |b| {
+                c.write_overlapped(b, |out| file.write_all(out))
+            })?
+            .map_err(fail(py))?;
+            sent.map_err(PyErr::from)
+        })
     }
     /// `(last compressed bytes, crc32, blake3 hex)`.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<(Bound<'py, PyBytes>, u32, String)> {
-        let c = self.0.take().ok_or_else(|| finished(py))?;
-        let (tail, crc, blake) = py.detach(|| c.finish()).map_err(fail(py))?;
-        Ok((PyBytes::new(py, &tail), crc, blake))
+        crate::errors::guard(|| {
+            let c = self.0.take().ok_or_else(|| finished(py))?;
+            let (tail, crc, blake) = py.detach(|| c.finish()).map_err(fail(py))?;
+            Ok((PyBytes::new(py, &tail), crc, blake))
+        })
     }
 }
 
@@ -320,12 +336,14 @@ impl PyZipWriter {
         size: u64,
         align: u64,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let method = Method::from_name(method).map_err(fail(py))?;
-        let h = self
-            .0
-            .local_header(name, method, crc32, compressed_size, size, align)
-            .map_err(fail(py))?;
-        Ok(PyBytes::new(py, &h))
+        crate::errors::guard(|| {
+            let method = Method::from_name(method).map_err(fail(py))?;
+            let h = self
+                .0
+                .local_header(name, method, crc32, compressed_size, size, align)
+                .map_err(fail(py))?;
+            Ok(PyBytes::new(py, &h))
+        })
     }
     /// The first local header of an entry compressed as it streams (see
     /// `end_streamed`).
@@ -336,12 +354,14 @@ impl PyZipWriter {
         method: &str,
         size: u64,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let method = Method::from_name(method).map_err(fail(py))?;
-        let h = self
-            .0
-            .begin_streamed(name, method, size)
-            .map_err(fail(py))?;
-        Ok(PyBytes::new(py, &h))
+        crate::errors::guard(|| {
+            let method = Method::from_name(method).map_err(fail(py))?;
+            let h = self
+                .0
+                .begin_streamed(name, method, size)
+                .map_err(fail(py))?;
+            Ok(PyBytes::new(py, &h))
+        })
     }
     /// The final local header of the entry `begin_streamed` opened, to write
     /// over the first one, once its stored bytes are written.
@@ -352,11 +372,13 @@ impl PyZipWriter {
         crc32: u32,
         compressed_size: u64,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let h = self
-            .0
-            .end_streamed(name, crc32, compressed_size)
-            .map_err(fail(py))?;
-        Ok(PyBytes::new(py, &h))
+        crate::errors::guard(|| {
+            let h = self
+                .0
+                .end_streamed(name, crc32, compressed_size)
+                .map_err(fail(py))?;
+            Ok(PyBytes::new(py, &h))
+        })
     }
     fn remove(&mut self, name: &str) -> bool {
         self.0.remove(name)
@@ -373,9 +395,11 @@ impl PyZipWriter {
 
 #[pyfunction]
 pub fn zip_find_end(py: Python<'_>, tail: &[u8], file_len: u64) -> PyResult<PyZipEnd> {
-    read::find_end(tail, file_len)
-        .map(PyZipEnd)
-        .map_err(fail(py))
+    crate::errors::guard(|| {
+        read::find_end(tail, file_len)
+            .map(PyZipEnd)
+            .map_err(fail(py))
+    })
 }
 
 /// The end information, from the ZIP64 end record `end.need` asked for.
@@ -386,10 +410,12 @@ pub fn zip_find_end_from(
     end: PyZipEnd,
     file_len: u64,
 ) -> PyResult<PyZipEnd> {
-    let _ = file_len;
-    read::finish_zip64(record, end.0)
-        .map(PyZipEnd)
-        .map_err(fail(py))
+    crate::errors::guard(|| {
+        let _ = file_len;
+        read::finish_zip64(record, end.0)
+            .map(PyZipEnd)
+            .map_err(fail(py))
+    })
 }
 
 #[pyfunction]
@@ -401,44 +427,48 @@ pub fn zip_parse_central(
     file_len: u64,
     max_ratio: Option<f64>,
 ) -> PyResult<Vec<PyZipEntry>> {
-    let _ = file_len;
-    let mut limits = Limits::default();
-    if let Some(r) = max_ratio {
-        limits.max_ratio = r;
-    }
-    let entries = read::parse_central(cd, &end.0, &limits).map_err(fail(py))?;
-    let ends = read::span_ends(&entries, end.0.cd_offset);
-    Ok(entries
-        .into_iter()
-        .zip(ends)
-        .map(|(e, end)| PyZipEntry(e, end))
-        .collect())
+    crate::errors::guard(|| {
+        let _ = file_len;
+        let mut limits = Limits::default();
+        if let Some(r) = max_ratio {
+            limits.max_ratio = r;
+        }
+        let entries = read::parse_central(cd, &end.0, &limits).map_err(fail(py))?;
+        let ends = read::span_ends(&entries, end.0.cd_offset);
+        Ok(entries
+            .into_iter()
+            .zip(ends)
+            .map(|(e, end)| PyZipEntry(e, end))
+            .collect())
+    })
 }
 
 /// The length of the local header whose first 30 bytes are `fixed`.
 #[pyfunction]
 pub fn zip_local_need(py: Python<'_>, fixed: &[u8]) -> PyResult<usize> {
-    read::local_len(fixed).map_err(fail(py))
+    crate::errors::guard(|| read::local_len(fixed).map_err(fail(py)))
 }
 
 /// The file offset of an entry's data, from its whole local header; the
 /// data must end where the entry's span does.
 #[pyfunction]
 pub fn zip_data_offset(py: Python<'_>, local: &[u8], entry: PyZipEntry) -> PyResult<u64> {
-    read::data_offset_within(local, &entry.0, entry.1).map_err(fail(py))
+    crate::errors::guard(|| read::data_offset_within(local, &entry.0, entry.1).map_err(fail(py)))
 }
 
 /// Check an Arrow IPC file before it is read: no compressed bodies (whose
 /// declared lengths a reader allocates), every field name UTF-8.
 #[pyfunction]
 pub fn arrow_check_file(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-    with_bytes(py, data, amber_core::archive::arrow::check_ipc_file)?.map_err(fail(py))
+    crate::errors::guard(|| {
+        with_bytes(py, data, amber_core::archive::arrow::check_ipc_file)?.map_err(fail(py))
+    })
 }
 
 /// The CRC-32 of `data` (any buffer), for entries that have no BLAKE3 hash.
 #[pyfunction]
 pub fn archive_crc32(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<u32> {
-    with_bytes(py, data, data::crc32)
+    crate::errors::guard(|| with_bytes(py, data, data::crc32))
 }
 
 #[pyfunction]
@@ -458,19 +488,21 @@ pub fn npy_parse_header<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let view = InputBuffer::get(data)?;
-    let h = npy::parse_npy_header(view.bytes()).map_err(fail(py))?;
-    let shape = PyTuple::new(py, &h.shape)?;
-    let descr = literal(py, &h.descr)?;
-    PyTuple::new(
-        py,
-        [
-            descr,
-            h.fortran_order.into_pyobject(py)?.to_owned().into_any(),
-            shape.into_any(),
-            h.data_offset.into_pyobject(py)?.into_any(),
-        ],
-    )
+    crate::errors::guard(|| {
+        let view = InputBuffer::get(data)?;
+        let h = npy::parse_npy_header(view.bytes()).map_err(fail(py))?;
+        let shape = PyTuple::new(py, &h.shape)?;
+        let descr = literal(py, &h.descr)?;
+        PyTuple::new(
+            py,
+            [
+                descr,
+                h.fortran_order.into_pyobject(py)?.to_owned().into_any(),
+                shape.into_any(),
+                h.data_offset.into_pyobject(py)?.into_any(),
+            ],
+        )
+    })
 }
 
 fn literal<'py>(py: Python<'py>, v: &Literal) -> PyResult<Bound<'py, PyAny>> {

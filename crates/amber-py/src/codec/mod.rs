@@ -35,19 +35,21 @@ pub fn dumps<'py>(
     oob_threshold: i128,
     deterministic: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let max_depth = count_arg(max_depth, "max_depth")?;
-    let oob_threshold = count_arg(oob_threshold, "oob_threshold")?;
-    let opts = encode::Options {
-        identity,
-        max_depth,
-        buffer_callback: buffer_callback.map(|cb| {
-            // SAFETY: `cb` is a live object; the new reference is owned by the Obj.
-            unsafe { Obj::from_borrowed(cb.as_ptr()) }
-        }),
-        oob_threshold,
-        deterministic,
-    };
-    encode::dumps(py, obj, &opts)
+    crate::errors::guard(|| {
+        let max_depth = count_arg(max_depth, "max_depth")?;
+        let oob_threshold = count_arg(oob_threshold, "oob_threshold")?;
+        let opts = encode::Options {
+            identity,
+            max_depth,
+            buffer_callback: buffer_callback.map(|cb| {
+                // SAFETY: `cb` is a live object; the new reference is owned by the Obj.
+                unsafe { Obj::from_borrowed(cb.as_ptr()) }
+            }),
+            oob_threshold,
+            deterministic,
+        };
+        encode::dumps(py, obj, &opts)
+    })
 }
 
 /// A count argument (`max_depth`, `oob_threshold`): from 0 to 2**63 - 1.
@@ -70,18 +72,20 @@ pub fn loads<'py>(
     buffers: Option<&Bound<'py, PyAny>>,
     zero_copy: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let max_depth = count_arg(max_depth, "max_depth")?;
-    let input = InputBuffer::get(data)?;
-    let buffers = match buffers {
-        None => None,
-        Some(b) => Some(b.try_iter()?.collect::<PyResult<Vec<_>>>()?),
-    };
-    let opts = decode::Options {
-        input: data.clone(),
-        buffers,
-        zero_copy,
-    };
-    decode_with(py, input.bytes(), &opts, max_depth)
+    crate::errors::guard(|| {
+        let max_depth = count_arg(max_depth, "max_depth")?;
+        let input = InputBuffer::get(data)?;
+        let buffers = match buffers {
+            None => None,
+            Some(b) => Some(b.try_iter()?.collect::<PyResult<Vec<_>>>()?),
+        };
+        let opts = decode::Options {
+            input: data.clone(),
+            buffers,
+            zero_copy,
+        };
+        decode_with(py, input.bytes(), &opts, max_depth)
+    })
 }
 
 /// Decode one in-band amber frame from bytes Rust holds (a value in a
@@ -121,12 +125,12 @@ fn decode_with<'py>(
 /// Raises `DecodeError` as soon as the bytes given cannot start a frame.
 #[pyfunction]
 pub fn frame_length(py: Python<'_>, header: &[u8]) -> PyResult<i64> {
-    match amber_core::frame_need::<PyErr>(header) {
+    crate::errors::guard(|| match amber_core::frame_need::<PyErr>(header) {
         Ok(amber_core::Need::More(n)) => Ok(-(n as i64)),
         Ok(amber_core::Need::Frame(n)) => i64::try_from(n).map_err(|_| {
             let e = amber_core::DecodeError::<PyErr>::limit(4, "frame length is too large");
             decode::to_pyerr(py, e)
         }),
         Err(e) => Err(decode::to_pyerr(py, e)),
-    }
+    })
 }

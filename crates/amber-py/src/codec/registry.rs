@@ -152,30 +152,32 @@ impl Entry {
         fields: Option<Bound<'_, PyTuple>>,
         flags: u8,
     ) -> PyResult<Entry> {
-        let Some(&(_, mode)) = Mode::NAMES.iter().find(|&&(n, _)| n == mode) else {
-            return Err(PyValueError::new_err(format!("unknown mode {mode:?}")));
-        };
-        if (mode == Mode::Hook) != (encode.is_some() && decode.is_some()) {
-            return Err(PyTypeError::new_err(
-                "HOOK mode takes both encode and decode hooks; other modes take none",
-            ));
-        }
-        if flags & !flag::ALL != 0 {
-            return Err(PyValueError::new_err(format!("unknown flags {flags:#x}")));
-        }
-        if let Some(f) = &fields {
-            if f.iter().any(|n| !n.is_exact_instance_of::<PyString>()) {
-                return Err(PyTypeError::new_err("fields must be a tuple of str"));
+        crate::errors::guard(|| {
+            let Some(&(_, mode)) = Mode::NAMES.iter().find(|&&(n, _)| n == mode) else {
+                return Err(PyValueError::new_err(format!("unknown mode {mode:?}")));
+            };
+            if (mode == Mode::Hook) != (encode.is_some() && decode.is_some()) {
+                return Err(PyTypeError::new_err(
+                    "HOOK mode takes both encode and decode hooks; other modes take none",
+                ));
             }
-        }
-        Ok(Entry {
-            name: name.unbind(),
-            mode,
-            cls: cls_.unbind(),
-            encode: encode.map(Bound::unbind),
-            decode: decode.map(Bound::unbind),
-            fields: fields.map(Bound::unbind),
-            flags,
+            if flags & !flag::ALL != 0 {
+                return Err(PyValueError::new_err(format!("unknown flags {flags:#x}")));
+            }
+            if let Some(f) = &fields {
+                if f.iter().any(|n| !n.is_exact_instance_of::<PyString>()) {
+                    return Err(PyTypeError::new_err("fields must be a tuple of str"));
+                }
+            }
+            Ok(Entry {
+                name: name.unbind(),
+                mode,
+                cls: cls_.unbind(),
+                encode: encode.map(Bound::unbind),
+                decode: decode.map(Bound::unbind),
+                fields: fields.map(Bound::unbind),
+                flags,
+            })
         })
     }
 

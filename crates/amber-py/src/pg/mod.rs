@@ -442,13 +442,15 @@ impl PgCopyWriter {
         names: Vec<String>,
         encoding: Option<&str>,
     ) -> PyResult<Self> {
-        let (targets, oids) = columns_of(py, columns, &names, "dumper")?;
-        Ok(PgCopyWriter {
-            w: CopyWriter::with_capacity(1 << 20),
-            targets,
-            oids,
-            names,
-            ctx: to_pg::Ctx::new(encoding::TextCodec::new(py, encoding)?),
+        crate::errors::guard(|| {
+            let (targets, oids) = columns_of(py, columns, &names, "dumper")?;
+            Ok(PgCopyWriter {
+                w: CopyWriter::with_capacity(1 << 20),
+                targets,
+                oids,
+                names,
+                ctx: to_pg::Ctx::new(encoding::TextCodec::new(py, encoding)?),
+            })
         })
     }
 
@@ -461,14 +463,16 @@ impl PgCopyWriter {
         rows: &Bound<'py, PyAny>,
         limit: usize,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let mut it = rows.try_iter()?;
-        while self.w.len() < limit {
-            match it.next() {
-                None => break,
-                Some(row) => self.row(py, &row?)?,
+        crate::errors::guard(|| {
+            let mut it = rows.try_iter()?;
+            while self.w.len() < limit {
+                match it.next() {
+                    None => break,
+                    Some(row) => self.row(py, &row?)?,
+                }
             }
-        }
-        Ok(self.take(py))
+            Ok(self.take(py))
+        })
     }
 
     /// Encode rows `start..` of the columns (see `columns.rs` for their
@@ -481,60 +485,64 @@ impl PgCopyWriter {
         start: usize,
         limit: usize,
     ) -> PyResult<(Bound<'py, PyBytes>, usize)> {
-        if columns.len() != self.targets.len() {
-            return Err(PyValueError::new_err("one source per column"));
-        }
-        let sources = columns
-            .iter()
-            .map(columns::Source::new)
-            .collect::<PyResult<Vec<_>>>()?;
-        let len = sources.first().map_or(0, |s| s.len());
-        if sources.iter().any(|s| s.len() != len) {
-            return Err(PyValueError::new_err("columns of different lengths"));
-        }
-        let ncols = self.targets.len() as u16;
-        let base = self.w.rows() - start as u64;
-        let mut i = start;
-        while i < len && self.w.len() < limit {
-            self.w.begin_row(ncols).map_err(|e| stream_fail(py, e))?;
-            for (c, src) in sources.iter().enumerate() {
-                let r = src.item(py, i).map_err(Fail::Py).and_then(|item| {
-                    put_field(
-                        &mut self.w,
-                        &self.targets[c],
-                        &mut self.ctx,
-                        src.is_null(i, item.as_ref()),
-                        || item.as_ref().is_some_and(to_pg::is_missing),
-                        |out, target, ctx| src.write(py, i, item.as_ref(), target, out, ctx),
-                    )
-                });
-                if let Err(f) = r {
-                    let _ = self.w.discard_row();
-                    let what = match src.object(py, i) {
-                        Some(o) => short_repr(&o),
-                        None => src.describe(i),
-                    };
-                    let (name, oid) = (&self.names[c], self.oids[c]);
-                    return Err(encode_fail(
-                        py,
-                        f,
-                        base + i as u64,
-                        name,
-                        oid,
-                        what,
-                        src.kind_name(),
-                    ));
-                }
+        crate::errors::guard(|| {
+            if columns.len() != self.targets.len() {
+                return Err(PyValueError::new_err("one source per column"));
             }
-            i += 1;
-        }
-        Ok((self.take(py), i))
+            let sources = columns
+                .iter()
+                .map(columns::Source::new)
+                .collect::<PyResult<Vec<_>>>()?;
+            let len = sources.first().map_or(0, |s| s.len());
+            if sources.iter().any(|s| s.len() != len) {
+                return Err(PyValueError::new_err("columns of different lengths"));
+            }
+            let ncols = self.targets.len() as u16;
+            let base = self.w.rows() - start as u64;
+            let mut i = start;
+            while i < len && self.w.len() < limit {
+                self.w.begin_row(ncols).map_err(|e| stream_fail(py, e))?;
+                for (c, src) in sources.iter().enumerate() {
+                    let r = src.item(py, i).map_err(Fail::Py).and_then(|item| {
+                        put_field(
+                            &mut self.w,
+                            &self.targets[c],
+                            &mut self.ctx,
+                            src.is_null(i, item.as_ref()),
+                            || item.as_ref().is_some_and(to_pg::is_missing),
+                            |out, target, ctx| src.write(py, i, item.as_ref(), target, out, ctx),
+                        )
+                    });
+                    if let Err(f) = r {
+                        let _ = self.w.discard_row();
+                        let what = match src.object(py, i) {
+                            Some(o) => short_repr(&o),
+                            None => src.describe(i),
+                        };
+                        let (name, oid) = (&self.names[c], self.oids[c]);
+                        return Err(encode_fail(
+                            py,
+                            f,
+                            base + i as u64,
+                            name,
+                            oid,
+                            what,
+                            src.kind_name(),
+                        ));
+                    }
+                }
+                i += 1;
+            }
+            Ok((self.take(py), i))
+        })
     }
 
     /// The trailer and whatever is still buffered.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        self.w.finish().map_err(|e| stream_fail(py, e))?;
-        Ok(self.take(py))
+        crate::errors::guard(|| {
+            self.w.finish().map_err(|e| stream_fail(py, e))?;
+            Ok(self.take(py))
+        })
     }
 
     /// Rows written so far.
@@ -782,42 +790,46 @@ impl PgReader {
         into: &str,
         encoding: Option<&str>,
     ) -> PyResult<Self> {
-        let (cols, oids) = columns_of(py, columns, &names, "loader")?;
-        let codec = encoding::TextCodec::new(py, encoding)?;
-        let sql_ascii = codec.enc == ClientEncoding::SqlAscii;
-        let out = match into {
-            "rows" => Out::Rows(PyList::empty(py).unbind()),
-            "arrow" | "numpy" => Out::Columns(
-                cols.iter()
-                    .map(|c| arrow::Builder::new(c, into == "numpy").binary_text(sql_ascii))
-                    .collect(),
-            ),
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "into must be 'rows' or 'arrow', not {other:?}"
-                )))
-            }
-        };
-        let last = cols.iter().map(Last::for_column).collect();
-        let runs_python = cols.iter().any(|c| runs_python(c, codec.enc));
-        Ok(PgReader {
-            runs_python,
-            last,
-            parser: CopyParser::expecting_fields(cols.len() as u16),
-            cols,
-            oids,
-            names,
-            out,
-            ctx: from_pg::Ctx::new(codec),
-            rows: 0,
-            drain: libpq::Drain::default(),
+        crate::errors::guard(|| {
+            let (cols, oids) = columns_of(py, columns, &names, "loader")?;
+            let codec = encoding::TextCodec::new(py, encoding)?;
+            let sql_ascii = codec.enc == ClientEncoding::SqlAscii;
+            let out = match into {
+                "rows" => Out::Rows(PyList::empty(py).unbind()),
+                "arrow" | "numpy" => Out::Columns(
+                    cols.iter()
+                        .map(|c| arrow::Builder::new(c, into == "numpy").binary_text(sql_ascii))
+                        .collect(),
+                ),
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "into must be 'rows' or 'arrow', not {other:?}"
+                    )))
+                }
+            };
+            let last = cols.iter().map(Last::for_column).collect();
+            let runs_python = cols.iter().any(|c| runs_python(c, codec.enc));
+            Ok(PgReader {
+                runs_python,
+                last,
+                parser: CopyParser::expecting_fields(cols.len() as u16),
+                cols,
+                oids,
+                names,
+                out,
+                ctx: from_pg::Ctx::new(codec),
+                rows: 0,
+                drain: libpq::Drain::default(),
+            })
         })
     }
 
     /// Feed bytes of a COPY BINARY stream (any chunking).
     fn feed(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        let view = InputBuffer::get(data)?;
-        self.consume(py, view.bytes())
+        crate::errors::guard(|| {
+            let view = InputBuffer::get(data)?;
+            self.consume(py, view.bytes())
+        })
     }
 
     /// Read a `COPY ... TO STDOUT (FORMAT BINARY)` in progress on psycopg's
@@ -835,17 +847,19 @@ impl PgReader {
         pgconn: &Bound<'py, PyAny>,
         block: bool,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let lib = libpq::get().ok_or_else(|| PyRuntimeError::new_err("libpq is not bound"))?;
-        let conn = lib.conn(pgconn)?;
-        let mut drain = std::mem::take(&mut self.drain);
-        let end = drain.run(&conn, block, self.runs_python, |data| {
-            self.consume(py, data)
-        });
-        self.drain = drain;
-        Ok(match end? {
-            libpq::DrainEnd::Finished(None) => None,
-            libpq::DrainEnd::Finished(Some(f)) => Some(f.into_pyobject(py)?.into_any()),
-            libpq::DrainEnd::Wait => Some(pyo3::intern!(py, "wait").clone().into_any()),
+        crate::errors::guard(|| {
+            let lib = libpq::get().ok_or_else(|| PyRuntimeError::new_err("libpq is not bound"))?;
+            let conn = lib.conn(pgconn)?;
+            let mut drain = std::mem::take(&mut self.drain);
+            let end = drain.run(&conn, block, self.runs_python, |data| {
+                self.consume(py, data)
+            });
+            self.drain = drain;
+            Ok(match end? {
+                libpq::DrainEnd::Finished(None) => None,
+                libpq::DrainEnd::Finished(Some(f)) => Some(f.into_pyobject(py)?.into_any()),
+                libpq::DrainEnd::Wait => Some(pyo3::intern!(py, "wait").clone().into_any()),
+            })
         })
     }
 
@@ -859,101 +873,106 @@ impl PgReader {
         start: usize,
         stop: Option<usize>,
     ) -> PyResult<()> {
-        let lib = libpq::get().ok_or_else(|| PyRuntimeError::new_err("libpq is not bound"))?;
-        let res = lib.result(pgresult)?;
-        let fields = self.cols.len();
-        let rows = {
-            // SAFETY: the view is dropped before any Python code runs.
-            let v = unsafe { res.view() }?;
-            if v.fields() != fields {
-                return Err(PyValueError::new_err(
-                    "the result's columns differ from the reader's",
-                ));
-            }
-            if (0..fields).any(|c| !v.is_binary(c)) {
-                return Err(PyValueError::new_err("the result is not in binary format"));
-            }
-            v.rows()
-        };
-        let stop = stop.unwrap_or(rows);
-        if start > stop || stop > rows {
-            return Err(PyValueError::new_err(format!(
-                "rows {start}..{stop} are not within the result's {rows}"
-            )));
-        }
-        let _pause = GcPause::new(py);
-        if !self.runs_python {
-            // No value of these columns is made by Python code (see
-            // `runs_python`), so nothing can clear the result while its rows
-            // are read: they are decoded in place, from one view.
-            // SAFETY: the view is used while this thread holds the GIL and
-            // runs no Python code (`take_row` builds these columns' values
-            // through the C API alone, with the cyclic GC paused).
-            let v = unsafe { res.view() }?;
-            for r in start..stop {
-                let v = &v;
-                self.take_row(py, (0..fields).map(move |c| (v.value(r, c), None)))?;
-            }
-            return Ok(());
-        }
-        // A loader or codec may run Python code, and Python code may clear
-        // the result (or let a thread that does run): the values are copied
-        // out a batch of rows at a time, under a view taken afresh, and
-        // decoded from the copy.
-        let mut buf: Vec<u8> = Vec::with_capacity(RESULT_BATCH_BYTES + 4096);
-        let mut spans: Vec<(usize, usize)> = Vec::new();
-        let mut r = start;
-        while r < stop {
-            buf.clear();
-            spans.clear();
-            let first = r;
-            {
-                // SAFETY: the view is used only to copy values into `buf`,
-                // and dropped before any Python code runs.
+        crate::errors::guard(|| {
+            let lib = libpq::get().ok_or_else(|| PyRuntimeError::new_err("libpq is not bound"))?;
+            let res = lib.result(pgresult)?;
+            let fields = self.cols.len();
+            let rows = {
+                // SAFETY: the view is dropped before any Python code runs.
                 let v = unsafe { res.view() }?;
-                if v.rows() < stop || v.fields() != fields {
+                if v.fields() != fields {
                     return Err(PyValueError::new_err(
-                        "the result changed while it was read",
+                        "the result's columns differ from the reader's",
                     ));
                 }
-                while r < stop && buf.len() < RESULT_BATCH_BYTES {
-                    for c in 0..fields {
-                        spans.push(match v.value(r, c) {
-                            None => (usize::MAX, 0),
-                            Some(b) => {
-                                buf.extend_from_slice(b);
-                                (buf.len() - b.len(), b.len())
-                            }
-                        });
+                if (0..fields).any(|c| !v.is_binary(c)) {
+                    return Err(PyValueError::new_err("the result is not in binary format"));
+                }
+                v.rows()
+            };
+            let stop = stop.unwrap_or(rows);
+            if start > stop || stop > rows {
+                return Err(PyValueError::new_err(format!(
+                    "rows {start}..{stop} are not within the result's {rows}"
+                )));
+            }
+            let _pause = GcPause::new(py);
+            if !self.runs_python {
+                // No value of these columns is made by Python code (see
+                // `runs_python`), so nothing can clear the result while its rows
+                // are read: they are decoded in place, from one view.
+                // SAFETY: the view is used while this thread holds the GIL and
+                // runs no Python code (`take_row` builds these columns' values
+                // through the C API alone, with the cyclic GC paused).
+                let v = unsafe { res.view() }?;
+                for r in start..stop {
+                    let v = &v;
+                    self.take_row(py, (0..fields).map(move |c| (v.value(r, c), None)))?;
+                }
+                return Ok(());
+            }
+            // A loader or codec may run Python code, and Python code may clear
+            // the result (or let a thread that does run): the values are copied
+            // out a batch of rows at a time, under a view taken afresh, and
+            // decoded from the copy.
+            let mut buf: Vec<u8> = Vec::with_capacity(RESULT_BATCH_BYTES + 4096);
+            let mut spans: Vec<(usize, usize)> = Vec::new();
+            let mut r = start;
+            while r < stop {
+                buf.clear();
+                spans.clear();
+                let first = r;
+                {
+                    // SAFETY: the view is used only to copy values into `buf`,
+                    // and dropped before any Python code runs.
+                    let v = unsafe { res.view() }?;
+                    if v.rows() < stop || v.fields() != fields {
+                        return Err(PyValueError::new_err(
+                            "the result changed while it was read",
+                        ));
                     }
-                    r += 1;
+                    while r < stop && buf.len() < RESULT_BATCH_BYTES {
+                        for c in 0..fields {
+                            spans.push(match v.value(r, c) {
+                                None => (usize::MAX, 0),
+                                Some(b) => {
+                                    buf.extend_from_slice(b);
+                                    (buf.len() - b.len(), b.len())
+                                }
+                            });
+                        }
+                        r += 1;
+                    }
+                }
+                for row in spans.chunks_exact(fields).take(r - first) {
+                    let buf = &buf;
+                    self.take_row(
+                        py,
+                        row.iter().map(move |&(at, n)| {
+                            ((at != usize::MAX).then(|| &buf[at..at + n]), None)
+                        }),
+                    )?;
                 }
             }
-            for row in spans.chunks_exact(fields).take(r - first) {
-                let buf = &buf;
-                self.take_row(
-                    py,
-                    row.iter()
-                        .map(move |&(at, n)| ((at != usize::MAX).then(|| &buf[at..at + n]), None)),
-                )?;
-            }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Take one row of values already split (bytes-like or None each).
     fn add_row(&mut self, py: Python<'_>, values: Vec<Option<Bound<'_, PyAny>>>) -> PyResult<()> {
-        if values.len() != self.cols.len() {
-            return Err(PyValueError::new_err("one value per column"));
-        }
-        let views = values
-            .iter()
-            .map(|v| v.as_ref().map(InputBuffer::get).transpose())
-            .collect::<PyResult<Vec<_>>>()?;
-        self.take_row(
-            py,
-            views.iter().map(|v| (v.as_ref().map(|b| b.bytes()), None)),
-        )
+        crate::errors::guard(|| {
+            if values.len() != self.cols.len() {
+                return Err(PyValueError::new_err("one value per column"));
+            }
+            let views = values
+                .iter()
+                .map(|v| v.as_ref().map(InputBuffer::get).transpose())
+                .collect::<PyResult<Vec<_>>>()?;
+            self.take_row(
+                py,
+                views.iter().map(|v| (v.as_ref().map(|b| b.bytes()), None)),
+            )
+        })
     }
 
     /// Rows taken so far.
@@ -966,20 +985,22 @@ impl PgReader {
     /// validity, data, offsets)` per column. With `copy`, the COPY stream
     /// must have ended with its trailer.
     fn finish<'py>(&mut self, py: Python<'py>, copy: bool) -> PyResult<Bound<'py, PyAny>> {
-        if copy {
-            self.parser.finish().map_err(|e| stream_fail(py, e))?;
-        }
-        let out = std::mem::replace(&mut self.out, Out::Rows(PyList::empty(py).unbind()));
-        match out {
-            Out::Rows(list) => Ok(list.into_bound(py).into_any()),
-            Out::Columns(builders) => {
-                let cols = builders
-                    .into_iter()
-                    .map(|b| b.finish(py))
-                    .collect::<PyResult<Vec<_>>>()?;
-                Ok(PyList::new(py, cols)?.into_any())
+        crate::errors::guard(|| {
+            if copy {
+                self.parser.finish().map_err(|e| stream_fail(py, e))?;
             }
-        }
+            let out = std::mem::replace(&mut self.out, Out::Rows(PyList::empty(py).unbind()));
+            match out {
+                Out::Rows(list) => Ok(list.into_bound(py).into_any()),
+                Out::Columns(builders) => {
+                    let cols = builders
+                        .into_iter()
+                        .map(|b| b.finish(py))
+                        .collect::<PyResult<Vec<_>>>()?;
+                    Ok(PyList::new(py, cols)?.into_any())
+                }
+            }
+        })
     }
 }
 
@@ -992,7 +1013,7 @@ fn pg_bind_libpq(
     pgconn_type: &Bound<'_, pyo3::types::PyType>,
     pgresult_type: &Bound<'_, pyo3::types::PyType>,
 ) -> PyResult<bool> {
-    libpq::bind(py, path, pgconn_type, pgresult_type)
+    crate::errors::guard(|| libpq::bind(py, path, pgconn_type, pgresult_type))
 }
 
 /// `(typname, is_array)` for a type OID amber reads and writes itself, else
@@ -1015,30 +1036,32 @@ fn pg_send<'py>(
     value: &Bound<'py, PyAny>,
     encoding: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let t = PgType::from_oid(oid)
-        .ok_or_else(|| PyValueError::new_err(format!("amber does not write type {oid}")))?;
-    let mut out = Vec::new();
-    let ty = type_name(oid);
-    let r = to_pg::value(
-        &mut out,
-        &Column::Native(t),
-        value,
-        &mut to_pg::Ctx::new(encoding::TextCodec::new(py, encoding)?),
-    );
-    let Err(f) = r else {
-        return Ok(PyBytes::new(py, &out));
-    };
-    let source = value.get_type().name()?.to_string();
-    let (kind, detail, cause) = encode_parts(py, f, &ty, &source)?;
-    Err(errors::make(
-        py,
-        errors::encode_error(py),
-        kind,
-        format!("{ty}: {detail}"),
-        None,
-        None,
-        cause,
-    ))
+    crate::errors::guard(|| {
+        let t = PgType::from_oid(oid)
+            .ok_or_else(|| PyValueError::new_err(format!("amber does not write type {oid}")))?;
+        let mut out = Vec::new();
+        let ty = type_name(oid);
+        let r = to_pg::value(
+            &mut out,
+            &Column::Native(t),
+            value,
+            &mut to_pg::Ctx::new(encoding::TextCodec::new(py, encoding)?),
+        );
+        let Err(f) = r else {
+            return Ok(PyBytes::new(py, &out));
+        };
+        let source = value.get_type().name()?.to_string();
+        let (kind, detail, cause) = encode_parts(py, f, &ty, &source)?;
+        Err(errors::make(
+            py,
+            errors::encode_error(py),
+            kind,
+            format!("{ty}: {detail}"),
+            None,
+            None,
+            cause,
+        ))
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
