@@ -1,9 +1,28 @@
-//! Google's well-known-type `.proto` files, bundled (with their license
-//! headers) so that `import "google/protobuf/timestamp.proto";` resolves
-//! without any include path.
+//! The `.proto` files protoc's include directory ships (protobuf v35.1):
+//! Google's well-known types, the language feature files
+//! (`cpp_features`, `java_features`, `go_features`) and
+//! `compiler/plugin.proto`, bundled with their license headers so that
+//! `import "google/protobuf/timestamp.proto";` resolves without any
+//! include path.
 
 /// Import path and text of each bundled file.
 pub const FILES: &[(&str, &str)] = &[
+    (
+        "google/protobuf/compiler/plugin.proto",
+        include_str!("wkt/google/protobuf/compiler/plugin.proto"),
+    ),
+    (
+        "google/protobuf/cpp_features.proto",
+        include_str!("wkt/google/protobuf/cpp_features.proto"),
+    ),
+    (
+        "google/protobuf/go_features.proto",
+        include_str!("wkt/google/protobuf/go_features.proto"),
+    ),
+    (
+        "google/protobuf/java_features.proto",
+        include_str!("wkt/google/protobuf/java_features.proto"),
+    ),
     (
         "google/protobuf/any.proto",
         include_str!("wkt/google/protobuf/any.proto"),
