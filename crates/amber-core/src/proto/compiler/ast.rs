@@ -9,7 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::proto::descriptor::FileDescriptorProto;
+use crate::proto::descriptor::{ExtensionRangeOptions, FileDescriptorProto};
 use crate::proto::error::Pos;
 
 /// Positions of elements and of their parts, by path.
@@ -212,6 +212,10 @@ pub struct ParsedFile {
     /// Paths of fields with `[retention = RETENTION_SOURCE]` (needed while
     /// the file's own options are interpreted).
     pub source_retained: HashSet<Vec<i32>>,
+    /// Extension declarations and verification of each extension range, by
+    /// the range's path (source retention: kept here, out of the
+    /// descriptor, for the extensions that use the range).
+    pub ext_decls: HashMap<Vec<i32>, ExtensionRangeOptions>,
 }
 
 /// The full name of `name` declared in `scope` (`scope.name`, or `name`

@@ -68,6 +68,9 @@ struct Loading<'a> {
     /// Files being loaded, each with the position of the import it is
     /// following.
     stack: Vec<(String, Pos)>,
+    /// The names in `stack`, with their index there (a cycle is found in
+    /// constant time, so long import chains load in linear time).
+    on_stack: HashMap<String, usize>,
 }
 
 impl Loading<'_> {
@@ -88,7 +91,7 @@ impl Loading<'_> {
             Some((f, pos)) => ProtoError::new(kind, msg, pos).in_file(f),
             None => ProtoError::new(kind, msg, Pos::default()).in_file(name),
         };
-        if let Some(k) = self.stack.iter().position(|(n, _)| n == name) {
+        if let Some(&k) = self.on_stack.get(name) {
             let mut cycle: Vec<&str> = self.stack[k..].iter().map(|(n, _)| n.as_str()).collect();
             cycle.push(name);
             // Reported where the cycle starts, as protoc does.
@@ -135,6 +138,7 @@ impl Loading<'_> {
             }
         };
         let pf = parse(name, &text)?;
+        self.on_stack.insert(name.to_string(), self.stack.len());
         self.stack.push((name.to_string(), Pos::default()));
         let imports: Vec<(String, Pos)> = pf
             .file
@@ -179,6 +183,7 @@ impl Loading<'_> {
             )?;
         }
         self.stack.pop();
+        self.on_stack.remove(name);
         let i = self.files.len();
         self.files.push(pf);
         self.by_name.insert(name.to_string(), i);
@@ -243,6 +248,7 @@ fn compile_inner(
         files: Vec::new(),
         by_name: HashMap::new(),
         stack: Vec::new(),
+        on_stack: HashMap::new(),
     };
     let mut root_idx = Vec::new();
     for r in roots {
@@ -270,16 +276,17 @@ fn compile_inner(
             .map_err(|e| e.in_file(&names[i]))?;
     }
     for (i, name) in names.iter().enumerate() {
-        resolve::resolve_file(&mut pool, i).map_err(|e| e.in_file(name))?;
+        resolve::resolve_file(&mut pool, i, &names).map_err(|e| e.in_file(name))?;
     }
     // descriptor.proto's own options first: the others are read through it.
     let d = pool.by_name[DESCRIPTOR_PROTO];
     let order: Vec<usize> = std::iter::once(d)
         .chain((0..names.len()).filter(|&i| i != d))
         .collect();
+    let exts = options::all_extensions(&pool);
     for i in order {
         let name = &names[i];
-        options::interpret_file(&mut pool, i).map_err(|e| e.in_file(name))?;
+        options::interpret_file(&mut pool, i, &exts).map_err(|e| e.in_file(name))?;
         checks::check_after_options(&pool, i).map_err(|e| e.in_file(name))?;
     }
     // Emit: each root's imports first (depth-first, in import order).

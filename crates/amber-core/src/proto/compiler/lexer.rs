@@ -173,7 +173,7 @@ impl Lexer<'_> {
             if ds == self.i {
                 return Err(err("\"0x\" must be followed by hex digits.", pos));
             }
-            self.no_trailing_letter(pos)?;
+            self.no_trailing_letter()?;
             let digits = std::str::from_utf8(&self.src[ds..self.i]).unwrap_or("");
             return Ok(Tok::Int(u64::from_str_radix(digits, 16).ok()));
         }
@@ -201,7 +201,7 @@ impl Lexer<'_> {
                 self.bump();
             }
         }
-        self.no_trailing_letter(pos)?;
+        self.no_trailing_letter()?;
         let text = std::str::from_utf8(&self.src[s..self.i]).unwrap_or("0");
         if is_float {
             let v: f64 = text
@@ -210,10 +210,15 @@ impl Lexer<'_> {
             return Ok(Tok::Float(v));
         }
         if text.len() > 1 && text.starts_with('0') {
-            if text.bytes().any(|b| b > b'7') {
+            if let Some(k) = text.bytes().position(|b| b > b'7') {
+                // At the first digit that is not octal, as protoc reports it.
+                let at = Pos {
+                    line: pos.line,
+                    col: pos.col + k as u32,
+                };
                 return Err(err(
                     "Numbers starting with leading zero must be in octal.",
-                    pos,
+                    at,
                 ));
             }
             return Ok(Tok::Int(u64::from_str_radix(&text[1..], 8).ok()));
@@ -221,10 +226,11 @@ impl Lexer<'_> {
         Ok(Tok::Int(text.parse().ok()))
     }
 
-    fn no_trailing_letter(&self, pos: Pos) -> Result<(), ProtoError> {
+    fn no_trailing_letter(&self) -> Result<(), ProtoError> {
         let c = self.peek(0);
         if c.is_ascii_alphabetic() || c == b'_' || c == b'.' {
-            return Err(err("Need space between number and identifier.", pos));
+            // At the letter, as protoc reports it.
+            return Err(err("Need space between number and identifier.", self.pos()));
         }
         Ok(())
     }

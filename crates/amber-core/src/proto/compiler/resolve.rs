@@ -26,7 +26,8 @@ struct Ctx<'a> {
     files: &'a [ParsedFile],
     symbols: &'a Symbols,
     visible: HashSet<usize>,
-    names: Vec<String>,
+    /// The pool's file names, by index.
+    names: &'a [String],
     defaults: HashMap<Vec<i32>, Scalar>,
     this_file: String,
 }
@@ -152,8 +153,9 @@ impl Ctx<'_> {
 }
 
 /// Resolve names, fill JSON names and defaults, and check numbers in file
-/// `fi` of the pool.
-pub fn resolve_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
+/// `fi` of the pool; `names` are the pool's file names, by index (taken
+/// once for the whole pool, so that resolving stays linear in its size).
+pub fn resolve_file(pool: &mut Pool, fi: usize, names: &[String]) -> Result<(), ProtoError> {
     let visible = pool.visible(fi);
     let mut f = std::mem::take(&mut pool.files[fi].file);
     let r = {
@@ -164,7 +166,7 @@ pub fn resolve_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
             files: &pool.files,
             symbols: &pool.symbols,
             visible,
-            names: pool.names(),
+            names,
             defaults: pf
                 .defaults
                 .iter()
@@ -229,15 +231,18 @@ fn message(
     }
     if m.options.as_ref().and_then(|o| o.map_entry) == Some(true) {
         if let Some(k) = m.field.first() {
-            let bad = matches!(
-                k.r#type,
+            let why = match k.r#type {
                 Some(field_type::FLOAT | field_type::DOUBLE | field_type::BYTES)
-                    | Some(field_type::MESSAGE | field_type::ENUM | field_type::GROUP)
-            );
-            if bad {
+                | Some(field_type::MESSAGE | field_type::GROUP) => {
+                    Some("Key in map fields cannot be float/double, bytes or message types.")
+                }
+                Some(field_type::ENUM) => Some("Key in map fields cannot be enum types."),
+                _ => None,
+            };
+            if let Some(why) = why {
                 return Err(err(
                     ProtoErrorKind::Invalid,
-                    "Key in map fields cannot be float/double, bytes or message types.",
+                    why,
                     ctx.pos(&pp(path, &[2, 0, 6])),
                 ));
             }

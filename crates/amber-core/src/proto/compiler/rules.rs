@@ -227,6 +227,25 @@ fn field(pool: &Pool, pf: &ParsedFile, at: &At<'_>) -> Result<(), ProtoError> {
             p,
         ));
     }
+    if pf.editions
+        && t == ENUM
+        && !repeated
+        && x.oneof_index.is_none()
+        && !is_ext
+        && presence(pf, x) == 2
+        && enum_is_closed(pool, x.type_name.as_deref().unwrap_or(""))
+    {
+        return Err(err(
+            ProtoErrorKind::Invalid,
+            "Implicit presence enum fields must always be open.",
+            pf,
+            &pp(p, &[1]),
+        ));
+    }
+    if pf.file.edition.is_some_and(|e| e >= edition::E2024) && opts.and_then(|o| o.ctype).is_some()
+    {
+        return fail_at_type("ctype option is not allowed under edition 2024 and beyond. Use the feature string_type = VIEW|CORD|STRING|... instead.");
+    }
     if pf.editions && !is_map_entry(at.parent) {
         editions_features(pf, at)?;
     }

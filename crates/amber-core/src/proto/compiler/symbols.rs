@@ -9,6 +9,9 @@ use crate::proto::compiler::ast::{join, pp, ParsedFile};
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
 
+/// The longest full name protoc accepts (its names have 16-bit lengths).
+pub const MAX_NAME_LEN: usize = u16::MAX as usize;
+
 /// What a name denotes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SymKind {
@@ -76,6 +79,14 @@ impl Symbols {
         files: &[String],
     ) -> Result<(), ProtoError> {
         let pos = pf.locs.get(&sym.path).copied().unwrap_or_default();
+        // protoc keeps names in 16-bit lengths.
+        if full.len() > MAX_NAME_LEN && sym.kind != SymKind::Package {
+            return Err(ProtoError::new(
+                ProtoErrorKind::Invalid,
+                "Name too long.",
+                pos,
+            ));
+        }
         if let Some(old) = self.map.get(&full) {
             if old.kind == SymKind::Package && sym.kind == SymKind::Package {
                 return Ok(());

@@ -37,7 +37,9 @@ pub(crate) struct Interp<'a> {
     visible: HashSet<usize>,
     depth: usize,
     /// Extensions by (extendee full name, number): file and path.
-    exts: HashMap<(String, i32), (usize, Vec<i32>)>,
+    exts: &'a Extensions,
+    /// Extension range options with source retention, by range path.
+    decls: Vec<(Vec<i32>, ExtensionRangeOptions)>,
 }
 
 /// A field as the interpreter needs it.
@@ -74,6 +76,45 @@ impl<'a> Interp<'a> {
         self.pool.files[file].message_set.contains(path)
     }
 
+    /// Where protoc reports what is wrong with a file-wide feature: at the
+    /// `syntax` or `edition` statement.
+    fn file_pos(&self, o: &PendingOption) -> Option<Pos> {
+        if o.kind != OptKind::File {
+            return None;
+        }
+        self.pool.files[self.file].locs.get(&vec![14]).copied()
+    }
+
+    /// A standard option removed in the file's edition
+    /// (`feature_support.edition_removed`, as `java_multiple_files` in 2024)
+    /// is refused; protoc reports a file's at its `package` statement.
+    fn check_removed(&self, o: &PendingOption, leaf: &FieldInfo<'_>) -> Result<(), ProtoError> {
+        let edition = self.pool.files[self.file].file.edition.unwrap_or(0);
+        let support = leaf
+            .f
+            .options
+            .as_ref()
+            .and_then(|x| x.feature_support.as_ref());
+        let Some(removed) = support.and_then(|s| s.edition_removed) else {
+            return Ok(());
+        };
+        if !self.editions || removed > edition {
+            return Ok(());
+        }
+        let name = format!(
+            "{}.{}",
+            o.kind.message_name(),
+            leaf.f.name.as_deref().unwrap_or("")
+        );
+        let pf = &self.pool.files[self.file];
+        let pos = if o.kind == OptKind::File {
+            pf.locs.get(&vec![2]).copied().unwrap_or_default()
+        } else {
+            crate::proto::compiler::symbols::pos_of(pf, &o.target)
+        };
+        Err(oerr(removed_text(&name, removed, support), pos))
+    }
+
     /// A feature must exist in the file's edition and be set to a known
     /// value.
     fn check_feature(
@@ -107,14 +148,7 @@ impl<'a> Interp<'a> {
         }
         if let Some(removed) = support.and_then(|s| s.edition_removed) {
             if removed <= edition {
-                return Err(oerr(
-                    format!(
-                        "{name} has been removed in edition {} and can't be used in edition {}",
-                        edition_name(removed),
-                        edition_name(edition)
-                    ),
-                    pos,
-                ));
+                return Err(oerr(removed_text(&name, removed, support), pos));
             }
         }
         if leaf.f.r#type == Some(field_type::ENUM) {
@@ -129,7 +163,7 @@ impl<'a> Interp<'a> {
                             "Feature field `{}` must resolve to a known value, found {shown}",
                             leaf.f.name.as_deref().unwrap_or("")
                         ),
-                        pos,
+                        self.file_pos(o).unwrap_or(pos),
                     ));
                 }
             }
@@ -233,7 +267,10 @@ impl<'a> Interp<'a> {
     fn option(&mut self, o: &PendingOption, so_far: &[u8]) -> Result<Option<Vec<u8>>, ProtoError> {
         if !self.editions {
             if let Some(first) = o.name.first().filter(|p| !p.is_ext && p.name == "features") {
-                return Err(oerr("Features are only valid under editions.", first.pos));
+                return Err(oerr(
+                    "Features are only valid under editions.",
+                    self.file_pos(o).unwrap_or(first.pos),
+                ));
             }
         }
         let mut msg = o.kind.message_name().to_string();
@@ -242,10 +279,11 @@ impl<'a> Interp<'a> {
             let fi = if part.is_ext {
                 self.extension(&msg, &part.name, &o.scope, part.pos)?
             } else {
+                // protoc reports errors in an option's name at its start.
                 self.field_by_name(&msg, &part.name).ok_or_else(|| {
                     oerr(
-                        format!("Option \"{}\" unknown.", display_name(&o.name[..=i])),
-                        part.pos,
+                        format!("Option \"{}\" unknown. Ensure that your proto definition file imports the proto which defines the option (i.e. via import option after edition 2024).", display_name(&o.name[..=i])),
+                        o.name[0].pos,
                     )
                 })?
             };
@@ -281,6 +319,8 @@ impl<'a> Interp<'a> {
         let pos = o.name.last().map(|p| p.pos).unwrap_or_default();
         if chain.len() >= 2 && !o.name[0].is_ext && o.name[0].name == "features" {
             self.check_feature(o, &chain, &msg, pos)?;
+        } else if let [leaf] = chain.as_slice() {
+            self.check_removed(o, leaf)?;
         }
         // A feature may only be set where its `targets` allow.
         if chain.len() >= 2 && !o.name[0].is_ext && o.name[0].name == "features" {
@@ -360,6 +400,7 @@ impl<'a> Interp<'a> {
                         &o.target,
                         &opts,
                     )?;
+                    self.decls.push((o.target.clone(), opts));
                 }
                 return Ok(None);
             }
@@ -415,6 +456,18 @@ fn is_set(bytes: &[u8], nums: &[u32]) -> bool {
 }
 
 /// `2023` for EDITION_2023 and so on; the number for unknown editions.
+/// protoc's words for an option or feature used after its edition_removed.
+fn removed_text(name: &str, removed: i32, support: Option<&FeatureSupport>) -> String {
+    let why = support
+        .and_then(|s| s.removal_error.as_deref())
+        .map(|e| format!(": {e}"))
+        .unwrap_or_default();
+    format!(
+        "{name} has been removed in edition {}{why}",
+        edition_name(removed)
+    )
+}
+
 fn edition_name(e: i32) -> String {
     match e {
         edition::PROTO2 => "PROTO2".into(),
@@ -451,11 +504,18 @@ fn display_name(parts: &[NamePart]) -> String {
         .join(".")
 }
 
-/// Interpret every option statement of file `fi` into its options structs.
-pub fn interpret_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
+/// Every extension of a pool by (extendee full name, number): the file that
+/// declares it and its path there.
+pub type Extensions = HashMap<(String, i32), (usize, Vec<i32>)>;
+
+/// Interpret every option statement of file `fi` into its options structs;
+/// `exts` is [`all_extensions`] of the pool (taken once for the whole pool,
+/// so that interpreting stays linear in its size).
+pub fn interpret_file(pool: &mut Pool, fi: usize, exts: &Extensions) -> Result<(), ProtoError> {
     // Per options message (target and kind, in order of first statement):
     // the statements' bytes, joined, then put in protoc's order.
     let mut results: Vec<(Vec<i32>, OptKind, Vec<u8>, Pos)> = Vec::new();
+    let decls;
     {
         let mut it = Interp {
             pool,
@@ -464,7 +524,8 @@ pub fn interpret_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
 
             visible: pool.visible_for_options(fi),
             depth: 0,
-            exts: all_extensions(pool),
+            exts,
+            decls: Vec::new(),
         };
         // File options resolve from the package, which may come after them.
         let file_scope = format!(
@@ -498,6 +559,14 @@ pub fn interpret_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
                 .canonical(r.1.message_name(), &r.2, 0)
                 .map_err(|e| oerr(format!("Option value could not be encoded: {e}"), r.3))?;
         }
+        decls = std::mem::take(&mut it.decls);
+    }
+    for (target, opts) in decls {
+        let kept = pool.files[fi].ext_decls.entry(target).or_default();
+        kept.declaration.extend(opts.declaration);
+        if opts.verification.is_some() {
+            kept.verification = opts.verification;
+        }
     }
     let f = &mut pool.files[fi].file;
     for (target, kind, bytes, pos) in results {
@@ -515,7 +584,8 @@ pub fn interpret_file(pool: &mut Pool, fi: usize) -> Result<(), ProtoError> {
 }
 
 /// Every extension of the pool by (extendee, number).
-fn all_extensions(pool: &Pool) -> HashMap<(String, i32), (usize, Vec<i32>)> {
+/// Every extension of the pool's files (resolved extendees).
+pub fn all_extensions(pool: &Pool) -> Extensions {
     let mut out = HashMap::new();
     for (fi, pf) in pool.files.iter().enumerate() {
         let f = &pf.file;

@@ -125,7 +125,8 @@ impl Interp<'_> {
             Lit::Int(v) => *v as f64,
             Lit::Float(v) => *v,
             Lit::Ident(i) if i == "inf" || i == "infinity" => f64::INFINITY,
-            Lit::Ident(i) if i == "nan" => f64::NAN,
+            // `nan` and `-nan` alike: protoc writes the canonical quiet NaN.
+            Lit::Ident(i) if i == "nan" => return Ok(f64::NAN),
             _ => {
                 return Err(oerr(
                     format!("Value must be number for float option \"{name}\"."),

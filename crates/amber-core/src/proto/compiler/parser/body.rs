@@ -288,13 +288,20 @@ impl Parser {
         });
         let open = self.pos();
         self.expect_sym(b'{')?;
+        // protoc reads a oneof's body as "do { item } while not `}`": a
+        // oneof needs at least one field or option.
+        let mut empty = true;
         loop {
+            if self.is_sym(b'}') && empty {
+                return Err(syntax("Expected type name.", self.pos()));
+            }
             if self.eat_sym(b'}') {
                 return Ok(());
             }
             if self.eat_sym(b';') {
                 continue;
             }
+            empty = false;
             if self.peek().tok == Tok::Eof {
                 return Err(syntax(
                     format!(
@@ -393,14 +400,13 @@ impl Parser {
             ));
         }
         let is_map = self.is_word("map") && *self.peek_at(1) == Tok::Sym(b'<');
+        // protoc reports what a map field may not be at its `<`.
+        let lt = self.toks[(self.i + 1).min(self.toks.len() - 1)].pos;
         if is_map && ctx == FieldCtx::Oneof {
-            return Err(syntax("Map fields are not allowed in oneofs.", self.pos()));
+            return Err(syntax("Map fields are not allowed in oneofs.", lt));
         }
-        if is_map && ctx == FieldCtx::Extend {
-            return Err(syntax(
-                "Map fields are not allowed to be extensions.",
-                self.pos(),
-            ));
+        if is_map && ctx == FieldCtx::Extend && label.is_none() {
+            return Err(syntax("Map fields are not allowed to be extensions.", lt));
         }
         let ed = self.out.editions;
         match label.as_deref() {
@@ -416,7 +422,7 @@ impl Parser {
                 ))
             }
             Some(_) if is_map => {
-                return Err(syntax("Field labels (required/optional/repeated) are not allowed on map fields.", lpos))
+                return Err(syntax("Field labels (required/optional/repeated) are not allowed on map fields.", lt))
             }
             None if !is_map && ctx != FieldCtx::Oneof && !self.out.proto3 && !ed => {
                 return Err(self.expected("\"required\", \"optional\", or \"repeated\""));

@@ -222,6 +222,8 @@ impl Parser {
     fn file(&mut self) -> R<()> {
         if self.is_word("syntax") || self.is_word("edition") {
             let is_edition = self.is_word("edition");
+            // Where protoc reports file-wide editions errors.
+            self.out.locs.insert(vec![14], self.pos());
             self.advance();
             self.expect_sym(b'=')?;
             let (v, pos) = self.utf8_string("a string with the syntax or edition")?;
@@ -357,7 +359,14 @@ impl Parser {
         let mut option_import = false;
         if self.eat_word("public") {
             self.out.file.public_dependency.push(idx);
-        } else if self.eat_word("weak") {
+        } else if self.is_word("weak") {
+            if self.out.file.edition == Some(edition::E2024) {
+                return Err(syntax(
+                    "weak import is not supported in edition 2024 and above. Consider using option import instead.",
+                    self.pos(),
+                ));
+            }
+            self.advance();
             self.out.file.weak_dependency.push(idx);
         } else if self.is_word("option") {
             if self.out.file.edition != Some(edition::E2024) {
