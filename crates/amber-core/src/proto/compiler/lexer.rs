@@ -4,6 +4,7 @@
 //! error only inside identifiers or where a string must be UTF-8.
 
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
+use crate::proto::escape::{read_escape, Escape, EscapeError};
 
 /// What a token is.
 #[derive(Debug, Clone, PartialEq)]
@@ -255,62 +256,33 @@ impl Lexer<'_> {
                 continue;
             }
             let epos = self.pos();
-            let e = self.bump();
-            match e {
-                b'a' => out.push(7),
-                b'b' => out.push(8),
-                b'f' => out.push(12),
-                b'n' => out.push(b'\n'),
-                b'r' => out.push(b'\r'),
-                b't' => out.push(b'\t'),
-                b'v' => out.push(11),
-                b'\\' | b'\'' | b'"' | b'?' => out.push(e),
-                b'0'..=b'7' => {
-                    let mut v = (e - b'0') as u32;
-                    for _ in 0..2 {
-                        if matches!(self.peek(0), b'0'..=b'7') {
-                            v = v * 8 + (self.bump() - b'0') as u32;
-                        }
+            // The shared C-escape reader; the messages are protoc's, and an
+            // octal escape above 255 keeps its low byte, as protoc's does.
+            let (esc, n) =
+                read_escape(&self.src[self.i.min(self.src.len())..]).map_err(|(e, _)| match e {
+                    EscapeError::End => err("Unexpected end of string.", pos),
+                    EscapeError::Hex | EscapeError::Unicode => {
+                        err("Expected hex digits for escape sequence.", epos)
                     }
-                    out.push(v as u8);
-                }
-                b'x' | b'X' => {
-                    let mut v = 0u32;
-                    let mut n = 0;
-                    while n < 2 && self.peek(0).is_ascii_hexdigit() {
-                        v = v * 16 + hex_val(self.bump());
-                        n += 1;
+                    EscapeError::Unknown(_) => {
+                        err("Invalid escape sequence in string literal.", epos)
                     }
-                    if n == 0 {
-                        return Err(err("Expected hex digits for escape sequence.", epos));
-                    }
-                    out.push(v as u8);
-                }
-                b'u' | b'U' => {
-                    let want = if e == b'u' { 4 } else { 8 };
-                    let mut v = 0u32;
-                    for _ in 0..want {
-                        if !self.peek(0).is_ascii_hexdigit() {
-                            return Err(err("Expected hex digits for escape sequence.", epos));
-                        }
-                        v = v.saturating_mul(16).saturating_add(hex_val(self.bump()));
-                    }
+                })?;
+            for _ in 0..n {
+                self.bump();
+            }
+            match esc {
+                Escape::Byte(b) => out.push(b),
+                Escape::Octal(v) => out.push(v as u8),
+                Escape::Unicode(v) => {
                     let ch = char::from_u32(v)
                         .ok_or_else(|| err(format!("Invalid Unicode code point \\{}.", v), epos))?;
                     let mut b = [0u8; 4];
                     out.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
                 }
-                0 if self.i > self.src.len() => {
-                    return Err(err("Unexpected end of string.", pos));
-                }
-                _ => return Err(err("Invalid escape sequence in string literal.", epos)),
             }
         }
     }
-}
-
-fn hex_val(c: u8) -> u32 {
-    (c as char).to_digit(16).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -341,6 +313,34 @@ mod tests {
             ]
         );
         assert_eq!(toks("99999999999999999999")[0], Tok::Int(None));
+    }
+
+    #[test]
+    fn escapes_as_protoc_reads_them() {
+        // Octal above 255 keeps its low byte (protoc 35.1 writes "\400" as
+        // 0x00 and "\777" as 0xff); every other escape as in C.
+        assert_eq!(
+            toks(r#""\400\777\1\12\x7\xfF\a\b\f\v\?\'\"\\\U0001F600""#)[0],
+            Tok::Str(b"\x00\xff\x01\n\x07\xff\x07\x08\x0c\x0b?'\"\\\xf0\x9f\x98\x80".to_vec())
+        );
+        let msg = |s: &str| tokenize(s.as_bytes()).unwrap_err().to_string();
+        assert_eq!(
+            msg(r#"x "\xg""#),
+            ":1:5: Expected hex digits for escape sequence."
+        );
+        assert_eq!(
+            msg(r#"x "\u12""#),
+            ":1:5: Expected hex digits for escape sequence."
+        );
+        assert_eq!(
+            msg(r#"x "\q""#),
+            ":1:5: Invalid escape sequence in string literal."
+        );
+        assert_eq!(
+            msg(r#"x "\U00110000""#),
+            ":1:5: Invalid Unicode code point \\1114112."
+        );
+        assert_eq!(msg("x \"\\"), ":1:3: Unexpected end of string.");
     }
 
     #[test]
