@@ -133,9 +133,11 @@ pub fn unescape_body(s: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    type Read = Result<(Escape, usize), (EscapeError, usize)>;
+
     #[test]
     fn each_kind_of_escape() {
-        let cases: &[(&[u8], Result<(Escape, usize), (EscapeError, usize)>)] = &[
+        let cases: &[(&[u8], Read)] = &[
             (b"n", Ok((Escape::Byte(b'\n'), 1))),
             (b"v", Ok((Escape::Byte(11), 1))),
             (b"?", Ok((Escape::Byte(b'?'), 1))),
