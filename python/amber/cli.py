@@ -428,7 +428,10 @@ def _proto(args: argparse.Namespace) -> int:
         ns = amber.proto.load(args.file, include=args.include)
         cls = ns.types.get(args.type)
         if cls is None:
-            print(f"amber proto decode: no message type {args.type!r}", file=sys.stderr)
+            # Full names that end with what was typed: `Order` for `shop.Order`.
+            near = sorted(n for n in ns.types if n.endswith("." + args.type.lstrip(".")))
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            print(f"amber proto decode: no message type {args.type!r}{hint}", file=sys.stderr)
             return 2
         message = cls.FromString(sys.stdin.buffer.read())
         if args.json:

@@ -201,8 +201,14 @@ pub fn proto_syntax(py: Python<'_>, e: &amber_core::proto::ProtoError) -> PyErr 
         let exc = proto_schema_error(py).call1((e.to_string(),))?;
         exc.setattr(intern!(py, "kind"), e.kind.name())?;
         exc.setattr(intern!(py, "file"), &e.file)?;
-        exc.setattr(intern!(py, "line"), e.line)?;
-        exc.setattr(intern!(py, "col"), e.col)?;
+        // No position (a file not found, a problem of the whole set): None,
+        // not 0.
+        let (line, col) = match e.line {
+            0 => (None, None),
+            l => (Some(l), Some(e.col)),
+        };
+        exc.setattr(intern!(py, "line"), line)?;
+        exc.setattr(intern!(py, "col"), col)?;
         Ok(PyErr::from_value(exc))
     };
     build().unwrap_or_else(|e| e)

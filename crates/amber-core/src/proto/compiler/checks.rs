@@ -6,19 +6,21 @@
 use std::collections::HashMap;
 
 use crate::proto::compiler::ast::{pp, ParsedFile};
+use crate::proto::compiler::options::Extensions;
 use crate::proto::compiler::pool::{err, parts, Parts, Pool};
-use crate::proto::compiler::symbols::message_at;
+use crate::proto::compiler::symbols::{field_at, message_at};
 use crate::proto::descriptor::*;
 use crate::proto::error::{ProtoError, ProtoErrorKind};
 use crate::proto::names::json_name;
 
-/// Checks of file `fi` that need interpreted options or other files.
-pub fn check_after_options(pool: &Pool, fi: usize) -> Result<(), ProtoError> {
+/// Checks of file `fi` that need interpreted options or other files;
+/// `index` is the pool's [`all_extensions`](crate::proto::compiler::options::all_extensions).
+pub fn check_after_options(pool: &Pool, fi: usize, index: &Extensions) -> Result<(), ProtoError> {
     let pf = &pool.files[fi];
     let all = parts(&pf.file);
     file_features(pf)?;
     enum_aliases(pf, &all)?;
-    extension_numbers(pool, fi, &all)?;
+    extension_numbers(pool, fi, &all, index)?;
     crate::proto::compiler::rules::fields(pool, pf, &all)?;
     crate::proto::compiler::rules::enum_value_names(pf, &all)?;
     json_names(pf, &all)?;
@@ -99,17 +101,17 @@ fn enum_aliases(pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {
     Ok(())
 }
 
-fn extension_numbers(pool: &Pool, fi: usize, all: &Parts<'_>) -> Result<(), ProtoError> {
+fn extension_numbers(
+    pool: &Pool,
+    fi: usize,
+    all: &Parts<'_>,
+    index: &Extensions,
+) -> Result<(), ProtoError> {
     let pf = &pool.files[fi];
-    // Extensions of the files loaded before this one, by extendee and number.
+    // This file's extensions so far, by extendee and number; those of the
+    // files loaded before it come from the pool's index (built once, so
+    // that checking stays linear in the number of files).
     let mut used: HashMap<(&str, i32), String> = HashMap::new();
-    for other in &pool.files[..fi] {
-        for (_, x) in parts(&other.file).exts {
-            let key = (x.extendee.as_deref().unwrap_or(""), x.number.unwrap_or(0));
-            used.entry(key)
-                .or_insert_with(|| x.name.clone().unwrap_or_default());
-        }
-    }
     let mut exts = all.exts.clone();
     exts.sort_by(|a, b| a.0.cmp(&b.0));
     for (p, x) in exts {
@@ -117,7 +119,12 @@ fn extension_numbers(pool: &Pool, fi: usize, all: &Parts<'_>) -> Result<(), Prot
         let n = x.number.unwrap_or(0);
         let short = extendee.trim_start_matches('.');
         let name = x.name.clone().unwrap_or_default();
-        if let Some(first) = used.insert((extendee, n), name) {
+        let earlier = index
+            .get(&(short.to_string(), n))
+            .filter(|(f, _)| *f < fi)
+            .and_then(|(f, path)| field_at(&pool.files[*f].file, path))
+            .map(|e| e.name.clone().unwrap_or_default());
+        if let Some(first) = earlier.or_else(|| used.insert((extendee, n), name)) {
             return Err(err(
                 ProtoErrorKind::Number,
                 format!("Extension number {n} has already been used in \"{short}\" by extension \"{first}\"."),

@@ -20,6 +20,13 @@ use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
 pub trait Loader {
     /// The file's bytes.
     fn load(&mut self, path: &str) -> Result<Option<Vec<u8>>, String>;
+
+    /// Where this loader looks for files (directories, for a
+    /// [`DirLoader`]), named when a file to compile is not found; `None`
+    /// when it has nothing to say.
+    fn searched(&self) -> Option<String> {
+        None
+    }
 }
 
 impl<F: FnMut(&str) -> Option<Vec<u8>>> Loader for F {
@@ -47,6 +54,19 @@ impl Loader for DirLoader {
             }
         }
         Ok(None)
+    }
+
+    fn searched(&self) -> Option<String> {
+        let dirs: Vec<String> = self
+            .include
+            .iter()
+            .map(|d| format!("\"{}\"", d.display()))
+            .collect();
+        Some(if dirs.is_empty() {
+            "no include directory".into()
+        } else {
+            dirs.join(", ")
+        })
     }
 }
 
@@ -104,17 +124,20 @@ impl Loading<'_> {
         }
         // A file named on the command line (no import asked for it) that is
         // not there: protoc's words.
-        let missing_root = || {
-            Err(ProtoError::new(
-                ProtoErrorKind::ImportNotFound,
-                "File not found.",
-                Pos::default(),
-            )
-            .in_file(name))
+        // protoc's words, then (when the loader can say) where it looked.
+        let searched = self.loader.searched();
+        let missing_root = |looked: bool| {
+            let msg = match searched.as_deref().filter(|_| looked) {
+                Some(dirs) => format!(
+                    "File not found. Searched: {dirs}, then the bundled google/protobuf files."
+                ),
+                None => "File not found.".to_string(),
+            };
+            Err(ProtoError::new(ProtoErrorKind::ImportNotFound, msg, Pos::default()).in_file(name))
         };
         if let Some(why) = bad_path(name) {
             if from.is_none() {
-                return missing_root();
+                return missing_root(false);
             }
             return Err(at(
                 ProtoErrorKind::ImportNotFound,
@@ -123,7 +146,7 @@ impl Loading<'_> {
         }
         let text = match self.text(name) {
             Ok(Some(t)) => t,
-            Ok(None) if from.is_none() => return missing_root(),
+            Ok(None) if from.is_none() => return missing_root(true),
             Ok(None) => {
                 return Err(at(
                     ProtoErrorKind::ImportNotFound,
@@ -287,7 +310,7 @@ fn compile_inner(
     for i in order {
         let name = &names[i];
         options::interpret_file(&mut pool, i, &exts).map_err(|e| e.in_file(name))?;
-        checks::check_after_options(&pool, i).map_err(|e| e.in_file(name))?;
+        checks::check_after_options(&pool, i, &exts).map_err(|e| e.in_file(name))?;
     }
     // Emit: each root's imports first (depth-first, in import order).
     let mut order = Vec::new();
