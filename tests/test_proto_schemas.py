@@ -155,6 +155,27 @@ INVALID = [
         "Features are only valid under editions.",
     ),
     (
+        "unneeded allow_alias (at the token after the enum)",
+        P3 + "enum E {\n  option allow_alias = true;\n  A = 0;\n  B = 1;\n}\n",
+        8,
+        1,
+        "\"E\" declares support for enum aliases but no enum values share field numbers. Please remove the unnecessary 'option allow_alias = true;' declaration.",
+    ),
+    (
+        "unneeded allow_alias, nested",
+        P3 + "message M { enum E {\n  option allow_alias = true;\n  A = 0;\n} }\nmessage N {}\n",
+        6,
+        3,
+        "\"E\" declares support for enum aliases but no enum values share field numbers. Please remove the unnecessary 'option allow_alias = true;' declaration.",
+    ),
+    (
+        "allow_alias = false",
+        P3 + "enum E {\n  option allow_alias = false;\n  A = 0;\n}\nmessage N {}\n",
+        7,
+        1,
+        "\"E\" declares 'option allow_alias = false;' which has no effect. Please remove the declaration.",
+    ),
+    (
         "number glued to a word",
         P2 + "message M { optional double a = 1 [default = 1f]; }\n",
         3,

@@ -25,7 +25,7 @@ const CASES: &[(&str, ProtoErrorKind, &str)] = &[
     ("19000.proto", ProtoErrorKind::Number, "19000.proto:2:32: Field numbers 19000 through 19999 are reserved for the protocol buffer library implementation."),
     ("agg_field_twice.proto", ProtoErrorKind::Option, "agg_field_twice.proto:9:105: Non-repeated field \"d\" is specified multiple times."),
     ("agg_unknown_field.proto", ProtoErrorKind::Option, "agg_unknown_field.proto:5:29: Message type \"V\" has no field named \"j\"."),
-    ("alias_unused.proto", ProtoErrorKind::Invalid, "alias_unused.proto:2:6: \"E\" declares support for enum aliases but no enum values share field numbers. Please remove the unnecessary 'option allow_alias = true;' declaration."),
+    ("alias_unused.proto", ProtoErrorKind::Invalid, "alias_unused.proto:7:1: \"E\" declares support for enum aliases but no enum values share field numbers. Please remove the unnecessary 'option allow_alias = true;' declaration."),
     ("backslash_newline.proto", ProtoErrorKind::Syntax, "backslash_newline.proto:2:49: Invalid escape sequence in string literal."),
     ("bad_default.proto", ProtoErrorKind::Invalid, "bad_default.proto:3:35: Expected integer for field default value."),
     ("bad_import.proto", ProtoErrorKind::ImportNotFound, "bad_import.proto:2:1: Import \"../x.proto\" is not a valid path: empty, \".\" and \"..\" parts are not allowed"),

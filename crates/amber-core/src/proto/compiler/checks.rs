@@ -72,17 +72,9 @@ fn enum_aliases(pf: &ParsedFile, all: &Parts<'_>) -> Result<(), ProtoError> {
                 ));
             }
         }
+        // (An allow_alias with no alias is refused by the parser, as
+        // protoc's parser does.)
         if e.options.as_ref().and_then(|o| o.allow_alias) == Some(true) {
-            let mut nums: Vec<i32> = e.value.iter().filter_map(|v| v.number).collect();
-            nums.sort_unstable();
-            if nums.windows(2).all(|w| w[0] != w[1]) {
-                return Err(err(
-                    ProtoErrorKind::Invalid,
-                    format!("\"{}\" declares support for enum aliases but no enum values share field numbers. Please remove the unnecessary 'option allow_alias = true;' declaration.", e.name.as_deref().unwrap_or("")),
-                    pf,
-                    p,
-                ));
-            }
             continue;
         }
         let mut seen: HashMap<i32, &str> = HashMap::new();

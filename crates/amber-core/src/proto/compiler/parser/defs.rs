@@ -5,6 +5,38 @@ use super::*;
 impl Parser {
     // ---- enums ----
 
+    /// protoc's parser checks `allow_alias` once an enum is read, and
+    /// reports at the token after the enum's `}`: `false` does nothing, and
+    /// `true` needs two values that share a number.
+    fn check_alias(&self, path: &[i32], e: &EnumDescriptorProto) -> R<()> {
+        let alias = self.out.options.iter().find(|o| {
+            o.kind == OptKind::Enum
+                && o.target == path
+                && o.name.len() == 1
+                && !o.name[0].is_ext
+                && o.name[0].name == "allow_alias"
+        });
+        let Some(o) = alias else { return Ok(()) };
+        let name = e.name.as_deref().unwrap_or("");
+        let is_true = matches!(&o.value, OptValue::Scalar(Scalar { lit: Lit::Ident(v), neg: false, .. }) if v == "true");
+        if !is_true {
+            return Err(ProtoError::new(
+                ProtoErrorKind::Invalid,
+                format!("\"{name}\" declares 'option allow_alias = false;' which has no effect. Please remove the declaration."),
+                self.pos(),
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        if e.value.iter().all(|v| seen.insert(v.number.unwrap_or(0))) {
+            return Err(ProtoError::new(
+                ProtoErrorKind::Invalid,
+                format!("\"{name}\" declares support for enum aliases but no enum values share field numbers. Please remove the unnecessary 'option allow_alias = true;' declaration."),
+                self.pos(),
+            ));
+        }
+        Ok(())
+    }
+
     pub(super) fn enum_def(&mut self, path: &[i32], scope: &str) -> R<EnumDescriptorProto> {
         let (name, pos) = self.ident("an enum name")?;
         self.out.locs.insert(path.to_vec(), pos);
@@ -17,6 +49,7 @@ impl Parser {
         self.expect_sym(b'{')?;
         loop {
             if self.eat_sym(b'}') {
+                self.check_alias(path, &e)?;
                 return Ok(e);
             }
             if self.eat_sym(b';') {
