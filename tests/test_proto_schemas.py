@@ -176,6 +176,20 @@ INVALID = [
         "\"E\" declares 'option allow_alias = false;' which has no effect. Please remove the declaration.",
     ),
     (
+        "hex past 64 bits as a double default",
+        P2 + "message M {\n  optional double a = 1 [default = 0x1ffffffffffffffffff];\n}\n",
+        4,
+        36,
+        "Integer out of range.",
+    ),
+    (
+        "decimal past 64 bits as an int64 default",
+        P2 + "message M {\n  optional int64 a = 1 [default = 99999999999999999999];\n}\n",
+        4,
+        35,
+        "Integer out of range.",
+    ),
+    (
         "number glued to a word",
         P2 + "message M { optional double a = 1 [default = 1f]; }\n",
         3,
@@ -226,6 +240,8 @@ VALID = {
     + "extend M {\n  optional M x = 100;\n}\n",
     "proto2 default json name clash": P2 + "message M {\n  optional int32 foo_bar = 1;\n  optional int32 fooBar = 2;\n}\n",
     "closed enum, explicit presence": E23 + CLOSED + "message M {\n  E e = 1;\n}\n",
+    "double default past 64 bits": P2 + "message M {\n  optional double a = 1 [default = 99999999999999999999999999999];\n"
+    "  optional float b = 2 [default = -18446744073709551616];\n}\n",
     "ctype in 2023": E23 + "message M {\n  string a = 1 [ctype = CORD];\n}\n",
 }
 

@@ -14,6 +14,10 @@ pub enum Tok {
     /// An integer literal (decimal, `0x` hex or `0` octal); `None` when it
     /// does not fit in 64 bits.
     Int(Option<u64>),
+    /// A decimal integer literal past 64 bits, read as a double: protoc
+    /// takes it where a floating-point number may stand (a `double`
+    /// default) and refuses it as out of range anywhere else.
+    BigInt(f64),
     /// A floating-point literal.
     Float(f64),
     /// A string literal, unescaped (raw bytes).
@@ -224,7 +228,10 @@ impl Lexer<'_> {
             }
             return Ok(Tok::Int(u64::from_str_radix(&text[1..], 8).ok()));
         }
-        Ok(Tok::Int(text.parse().ok()))
+        Ok(match text.parse() {
+            Ok(v) => Tok::Int(Some(v)),
+            Err(_) => Tok::BigInt(text.parse().unwrap_or(f64::INFINITY)),
+        })
     }
 
     fn no_trailing_letter(&self) -> Result<(), ProtoError> {
@@ -312,7 +319,8 @@ mod tests {
                 Tok::Eof
             ]
         );
-        assert_eq!(toks("99999999999999999999")[0], Tok::Int(None));
+        assert_eq!(toks("99999999999999999999")[0], Tok::BigInt(1e20));
+        assert_eq!(toks("0x1ffffffffffffffff")[0], Tok::Int(None));
     }
 
     #[test]

@@ -109,7 +109,7 @@ impl Parser {
     fn describe(&self) -> String {
         match &self.peek().tok {
             Tok::Ident(s) => format!("\"{s}\""),
-            Tok::Int(_) | Tok::Float(_) => "a number".into(),
+            Tok::Int(_) | Tok::BigInt(_) | Tok::Float(_) => "a number".into(),
             Tok::Str(_) => "a string".into(),
             Tok::Sym(c) => format!("\"{}\"", *c as char),
             Tok::Eof => "end of input".into(),
@@ -195,7 +195,7 @@ impl Parser {
         let neg = self.eat_sym(b'-');
         let v = match self.peek().tok {
             Tok::Int(Some(v)) => v,
-            Tok::Int(None) => return Err(syntax("Integer out of range.", pos)),
+            Tok::Int(None) | Tok::BigInt(_) => return Err(syntax("Integer out of range.", pos)),
             _ => return Err(self.expected(what)),
         };
         self.advance();
@@ -479,13 +479,34 @@ impl Parser {
         })
     }
 
+    /// A field's default: a scalar, where a `float` or `double` default
+    /// also takes a decimal integer past 64 bits (as a double, as protoc
+    /// reads it).
+    fn default_value(&mut self, f: &FieldDescriptorProto) -> R<Scalar> {
+        let floating = matches!(f.r#type, Some(field_type::FLOAT | field_type::DOUBLE));
+        let k = usize::from(*self.peek_at(0) == Tok::Sym(b'-'));
+        if let (true, Tok::BigInt(v)) = (floating, self.peek_at(k).clone()) {
+            let pos = self.pos();
+            let neg = self.eat_sym(b'-');
+            self.advance();
+            return Ok(Scalar {
+                neg,
+                lit: Lit::Float(v),
+                pos,
+            });
+        }
+        self.scalar()
+    }
+
     fn scalar(&mut self) -> R<Scalar> {
         let pos = self.pos();
         let neg = self.eat_sym(b'-');
         let lit = match &self.peek().tok {
             Tok::Ident(s) => Lit::Ident(s.clone()),
             Tok::Int(Some(v)) => Lit::Int(*v),
-            Tok::Int(None) => return Err(syntax("Integer out of range.", self.pos())),
+            Tok::Int(None) | Tok::BigInt(_) => {
+                return Err(syntax("Integer out of range.", self.pos()))
+            }
             Tok::Float(v) => Lit::Float(*v),
             Tok::Str(_) => {
                 let (b, _) = self.strings("a string")?;
@@ -607,7 +628,7 @@ impl Parser {
                     if self.out.defaults.last().is_some_and(|d| d.target == target) {
                         return Err(syntax("Already set option \"default\".", pos));
                     }
-                    let value = self.scalar()?;
+                    let value = self.default_value(f)?;
                     self.out.defaults.push(PendingDefault {
                         target: target.to_vec(),
                         value,
