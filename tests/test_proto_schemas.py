@@ -25,7 +25,8 @@ RANGE = "message M {\n  extensions 100 to 199 [%s];\n}\n"
 INVALID = [
     (
         "proto2 custom json_name clash",
-        P2 + 'message M {\n  optional int32 a = 1 [json_name = "x"];\n  optional int32 b = 2 [json_name = "x"];\n}\n',
+        P2
+        + 'message M {\n  optional int32 a = 1 [json_name = "x"];\n  optional int32 b = 2 [json_name = "x"];\n}\n',
         5,
         18,
         'The custom JSON name of field "b" ("x") conflicts with the custom JSON name of field "a".',
@@ -54,7 +55,10 @@ INVALID = [
     ),
     (
         "implicit presence file-wide, closed enum",
-        E23 + "option features.field_presence = IMPLICIT;\n" + CLOSED + "message M {\n  E e = 1;\n}\n",
+        E23
+        + "option features.field_presence = IMPLICIT;\n"
+        + CLOSED
+        + "message M {\n  E e = 1;\n}\n",
         9,
         5,
         "Implicit presence enum fields must always be open.",
@@ -82,7 +86,8 @@ INVALID = [
     ),
     (
         "declared type differs",
-        P2 + RANGE % 'declaration = {number: 100, full_name: ".t.x", type: "int32"}'
+        P2
+        + RANGE % 'declaration = {number: 100, full_name: ".t.x", type: "int32"}'
         + "extend M {\n  optional string x = 100;\n}\n",
         6,
         8,
@@ -90,7 +95,8 @@ INVALID = [
     ),
     (
         "declared name differs",
-        P2 + RANGE % 'declaration = {number: 100, full_name: ".t.x", type: "int32"}'
+        P2
+        + RANGE % 'declaration = {number: 100, full_name: ".t.x", type: "int32"}'
         + "extend M {\n  optional int32 y = 100;\n}\n",
         6,
         8,
@@ -98,7 +104,8 @@ INVALID = [
     ),
     (
         "declared repeated",
-        P2 + RANGE % 'declaration = {number: 100, full_name: ".t.x", type: "int32", repeated: true}'
+        P2
+        + RANGE % 'declaration = {number: 100, full_name: ".t.x", type: "int32", repeated: true}'
         + "extend M {\n  optional int32 x = 100;\n}\n",
         6,
         8,
@@ -106,7 +113,9 @@ INVALID = [
     ),
     (
         "declared reserved",
-        P2 + RANGE % "declaration = {number: 100, reserved: true}" + "extend M {\n  optional int32 x = 100;\n}\n",
+        P2
+        + RANGE % "declaration = {number: 100, reserved: true}"
+        + "extend M {\n  optional int32 x = 100;\n}\n",
         6,
         8,
         "Cannot use number 100 for extension field t.x, as it is reserved in the extension declarations for message t.M.",
@@ -206,7 +215,9 @@ INVALID = [
 ]
 
 
-@pytest.mark.parametrize(("label", "src", "line", "col", "message"), INVALID, ids=[c[0] for c in INVALID])
+@pytest.mark.parametrize(
+    ("label", "src", "line", "col", "message"), INVALID, ids=[c[0] for c in INVALID]
+)
 def test_refused_as_protoc_refuses(label: str, src: str, line: int, col: int, message: str) -> None:
     with pytest.raises(P.SchemaError) as e:
         P.load_text(src, name="s.proto")
@@ -234,13 +245,17 @@ VALID = {
     "go_features": E23 + 'import "google/protobuf/go_features.proto";\nmessage M {}\n',
     "plugin": P3 + 'import "google/protobuf/compiler/plugin.proto";\n'
     "message M { google.protobuf.compiler.CodeGeneratorRequest req = 1; }\n",
-    "declared extension": P2 + RANGE % 'declaration = {number: 100, full_name: ".t.x", type: "int32"}'
+    "declared extension": P2
+    + RANGE % 'declaration = {number: 100, full_name: ".t.x", type: "int32"}'
     + "extend M {\n  optional int32 x = 100;\n}\n",
-    "declared message extension": P2 + RANGE % 'declaration = {number: 100, full_name: ".t.x", type: ".t.M"}'
+    "declared message extension": P2
+    + RANGE % 'declaration = {number: 100, full_name: ".t.x", type: ".t.M"}'
     + "extend M {\n  optional M x = 100;\n}\n",
-    "proto2 default json name clash": P2 + "message M {\n  optional int32 foo_bar = 1;\n  optional int32 fooBar = 2;\n}\n",
+    "proto2 default json name clash": P2
+    + "message M {\n  optional int32 foo_bar = 1;\n  optional int32 fooBar = 2;\n}\n",
     "closed enum, explicit presence": E23 + CLOSED + "message M {\n  E e = 1;\n}\n",
-    "double default past 64 bits": P2 + "message M {\n  optional double a = 1 [default = 99999999999999999999999999999];\n"
+    "double default past 64 bits": P2
+    + "message M {\n  optional double a = 1 [default = 99999999999999999999999999999];\n"
     "  optional float b = 2 [default = -18446744073709551616];\n}\n",
     "ctype in 2023": E23 + "message M {\n  string a = 1 [ctype = CORD];\n}\n",
 }
@@ -260,14 +275,21 @@ def test_accepted_as_protoc_accepts(label: str, tmp_path: Path) -> None:
 
 def _protoc(tmp_path: Path, src: str) -> bytes | None:
     try:
-        import grpc_tools
-        from grpc_tools import protoc
+        import grpc_tools  # type: ignore[import-untyped, import-not-found, unused-ignore]
+        from grpc_tools import protoc  # type: ignore[import-untyped, import-not-found, unused-ignore]
     except ImportError:
         return None
     (tmp_path / "s.proto").write_text(src)
     inc = os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")
     out = tmp_path / "out.pb"
-    args = ["protoc", f"-I{tmp_path}", f"-I{inc}", "--include_imports", f"--descriptor_set_out={out}", "s.proto"]
+    args = [
+        "protoc",
+        f"-I{tmp_path}",
+        f"-I{inc}",
+        "--include_imports",
+        f"--descriptor_set_out={out}",
+        "s.proto",
+    ]
     assert protoc.main(args) == 0
     return out.read_bytes()
 
@@ -285,8 +307,10 @@ def test_negative_nan_options_are_canonical() -> None:
     )
     ns = P.load_text(src, name="s.proto")
     fds = pb2.FileDescriptorSet.FromString(ns.descriptor_set())
-    msgs = [f for f in fds.file if f.name == "s.proto"][0].message_type
-    bits = [{u.field_number: u.data for u in unknown_fields.UnknownFieldSet(m.options)} for m in msgs]
+    msgs = next(f for f in fds.file if f.name == "s.proto").message_type
+    bits = [
+        {u.field_number: u.data for u in unknown_fields.UnknownFieldSet(m.options)} for m in msgs
+    ]
     # protoc writes the canonical quiet NaN for nan and -nan alike; other negatives keep their sign.
     assert bits[0] == bits[1] == {50001: 0x7FC00000, 50002: 0x7FF8000000000000}
     assert bits[2][50001] == struct.unpack("<I", struct.pack("<f", -math.inf))[0]
