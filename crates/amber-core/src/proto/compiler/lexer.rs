@@ -117,12 +117,11 @@ impl Lexer<'_> {
                     }
                 }
                 b'/' if self.peek(1) == b'*' => {
-                    let start = self.pos();
                     self.bump();
                     self.bump();
                     loop {
                         if self.at_end() {
-                            return Err(err("End-of-file inside block comment.", start));
+                            return Err(err("End-of-file inside block comment.", self.pos()));
                         }
                         if self.peek(0) == b'*' && self.peek(1) == b'/' {
                             self.bump();
@@ -252,7 +251,11 @@ impl Lexer<'_> {
             }
             let c = self.peek(0);
             if c == b'\n' {
-                return Err(err("String literals cannot cross line boundaries.", pos));
+                // protoc's words, at the line break.
+                return Err(err(
+                    "Multiline strings are not allowed. Did you miss a \"?.",
+                    self.pos(),
+                ));
             }
             self.bump();
             if c == quote {
