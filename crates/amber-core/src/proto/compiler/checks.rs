@@ -6,8 +6,7 @@
 use std::collections::HashMap;
 
 use crate::proto::compiler::ast::{pp, ParsedFile};
-use crate::proto::compiler::options::Extensions;
-use crate::proto::compiler::pool::{err, parts, Parts, Pool};
+use crate::proto::compiler::pool::{err, parts, Extensions, Parts, Pool};
 use crate::proto::compiler::symbols::{field_at, message_at};
 use crate::proto::descriptor::*;
 use crate::proto::error::{ProtoError, ProtoErrorKind};

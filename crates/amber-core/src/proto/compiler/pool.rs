@@ -10,6 +10,11 @@ use crate::proto::compiler::symbols::{pos_of, Symbols};
 use crate::proto::descriptor::*;
 use crate::proto::error::{ProtoError, ProtoErrorKind};
 
+/// Every extension of a pool by (extendee full name, number): the file that
+/// declares it and its path there (built once per compilation by
+/// [`all_extensions`](crate::proto::compiler::options::all_extensions)).
+pub type Extensions = HashMap<(String, i32), (usize, Vec<i32>)>;
+
 /// The parsed files of one compilation, with their symbols.
 pub struct Pool {
     /// Files in load order (each after its imports).

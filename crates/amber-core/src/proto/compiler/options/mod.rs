@@ -17,7 +17,7 @@ mod text;
 use apply::apply;
 
 use crate::proto::compiler::ast::*;
-use crate::proto::compiler::pool::Pool;
+use crate::proto::compiler::pool::{Extensions, Pool};
 use crate::proto::compiler::symbols::{field_at, message_at, SymKind};
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
@@ -503,10 +503,6 @@ fn display_name(parts: &[NamePart]) -> String {
         .collect::<Vec<_>>()
         .join(".")
 }
-
-/// Every extension of a pool by (extendee full name, number): the file that
-/// declares it and its path there.
-pub type Extensions = HashMap<(String, i32), (usize, Vec<i32>)>;
 
 /// Interpret every option statement of file `fi` into its options structs;
 /// `exts` is [`all_extensions`] of the pool (taken once for the whole pool,
