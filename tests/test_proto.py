@@ -1413,6 +1413,64 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
+def _varint_forms() -> list[bytes]:
+    """Varints of every length from 1 to 11 bytes: shortest forms of edge values, padded forms
+    (zero high bytes), tenth bytes carrying bits past the 64th, and ones that never end."""
+    edges = [0, 1, 127, 128, 300, 16_383, 16_384, 2**21, 2**28, 2**35, 2**42, 2**49, 2**56 - 1]
+    forms = [_varint(v) for v in [*edges, 2**56, 2**63 - 1, 2**63, 2**64 - 1]]
+    for n in range(2, 11):
+        forms.append(b"\x80" * (n - 1) + b"\x00")  # zero, padded to n bytes
+        forms.append(b"\xff" * (n - 1) + b"\x01")
+    forms += [b"\xff" * 9 + bytes([b]) for b in (0x00, 0x02, 0x7E, 0x7F)]  # bits past the 64th
+    forms += [b"\xff" * 10, b"\x80" * 10 + b"\x00", b"\xff" * 11]  # longer than 10 bytes
+    return forms
+
+
+def test_varints_of_every_length_parse_like_upb(conf: P.Namespace) -> None:
+    """Each varint form as a singular int64, uint64 and sint64 and in a packed int64 run, with
+    fewer than ten bytes after it and with more (the reader takes a wider path when ten bytes
+    are there): accepted with the same values as upb, or refused by both, at the varint."""
+    pytest.importorskip("google.protobuf")
+    from google.protobuf import message, message_factory
+
+    pool = _google_pool(conf)
+    name = "protobuf_test_messages.proto3.TestAllTypesProto3"
+    a_cls = conf.types[name]
+    g_cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
+    after = _varint(1 << 3) + _varint(2**64 - 1) + _varint(14 << 3 | 2) + b"\x02hi"
+    checked = refused = 0
+    for form in _varint_forms():
+        ok = len(form) <= 10 and form[-1] < 0x80
+        for tail in (b"", after):
+            # optional_int64, _uint64 and _sint64: a bad varint is refused at its first byte
+            cases = [(head + form + tail, 1) for head in (b"\x10", b"\x20", b"\x30")]
+            # repeated_int64 (packed): the run's end ends the reader, whatever follows it
+            for run in (form + _varint(5) + form, form + form[:-1]):
+                bad = 3 if not ok else 3 + len(form) if run[-1] >= 0x80 else 0
+                cases.append((_varint(32 << 3 | 2) + _varint(len(run)) + run + tail, bad))
+            for data, at in cases:
+                try:
+                    g = g_cls.FromString(data)
+                except message.DecodeError:
+                    with pytest.raises(P.DecodeError) as e:
+                        a_cls.FromString(data)
+                    assert e.value.offset == at, (form.hex(), tail.hex())
+                    refused += 1
+                    continue
+                a = a_cls.FromString(data)
+                assert a.SerializeToString(deterministic=True) == g.SerializeToString(
+                    deterministic=True
+                ), (form.hex(), tail.hex())
+                assert (a.optional_int64, a.optional_uint64, a.optional_sint64) == (
+                    g.optional_int64,
+                    g.optional_uint64,
+                    g.optional_sint64,
+                )
+                assert list(a.repeated_int64) == list(g.repeated_int64)
+                checked += 1
+    assert checked > 150 and refused >= 12
+
+
 def test_random_bytes_never_crash(conf: P.Namespace) -> None:
     rng = random.Random(7)
     seeds = [cls().SerializePartialToString() for cls in conf.types.values()]

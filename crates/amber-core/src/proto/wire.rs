@@ -113,15 +113,22 @@ impl<'a> WireReader<'a> {
     #[inline(never)]
     fn varint_long(&mut self) -> Result<u64, WireError> {
         let at = self.pos;
+        let rest = &self.data[at..self.end];
         // Two bytes (tags of fields 16 to 2047, numbers below 16384): the
         // next most common case.
-        if let [b, c, ..] = self.data[at..self.end] {
+        if let [b, c, ..] = *rest {
             if c < 0x80 {
                 self.pos += 2;
                 return Ok((b & 0x7F) as u64 | (c as u64) << 7);
             }
         }
-        match varint::read_lenient(&self.data[self.pos..self.end]) {
+        // Ten bytes left or more (a varint's longest form): eight bytes at
+        // a time, no check per byte.
+        let read = match rest.first_chunk() {
+            Some(head) => varint::read_lenient_wide(head).ok_or(varint::VarintError::Invalid),
+            None => varint::read_lenient(rest),
+        };
+        match read {
             Ok((v, n)) => {
                 self.pos += n;
                 Ok(v)
