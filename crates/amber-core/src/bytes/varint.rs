@@ -244,7 +244,7 @@ mod tests {
             (1 << 56) - 1,
             u64::MAX,
         ] {
-            let mut buf = vec![0u8; 12];
+            let mut buf = [0u8; 12];
             let n = encode(v, (&mut buf[..MAX_LEN]).try_into().unwrap());
             let head: &[u8; MAX_LEN] = buf.first_chunk().unwrap();
             assert_eq!(read_lenient_wide(head), Some((v, n)), "{v}");
