@@ -454,15 +454,24 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         let (Some(kf), Some(vf)) = (einfo.field(1), einfo.field(2)) else {
             return self.err("map entry type without key and value");
         };
-        let mut order: Vec<usize> = (0..n).collect();
-        if self.opts.deterministic {
+        // The entries' order: sorted by key in deterministic mode, else
+        // the source's (no list of positions is made for that).
+        let order: Option<Vec<usize>> = if self.opts.deterministic {
             let mut keys = Vec::with_capacity(n);
             for i in 0..n {
                 keys.push(self.src.entry(m, f, i).map_err(EncodeFailure::Source)?.0);
             }
+            let mut order: Vec<usize> = (0..n).collect();
             order.sort_by(|&a, &b| cmp_keys(keys[a], keys[b]));
-        }
-        for &i in order.iter().rev() {
+            Some(order)
+        } else {
+            None
+        };
+        for j in (0..n).rev() {
+            let i = match &order {
+                Some(order) => order[j],
+                None => j,
+            };
             let mark = self.out.len();
             if self.plain_part(m, f, i, vf)? && self.plain_part(m, f, i, kf)? {
                 self.put_varint((self.out.len() - mark) as u64);
