@@ -151,3 +151,17 @@ pub fn utf8_object(
     // SAFETY: `p` is a new reference, or NULL with an exception set.
     Some(unsafe { pyo3::Bound::from_owned_ptr_or_err(py, p) }.map(pyo3::Bound::unbind))
 }
+
+/// The UTF-8 of the str `s`, borrowed from it: read in place when it is
+/// compact ASCII (see [`compact_ascii`]), else through
+/// `PyUnicode_AsUTF8AndSize` (which caches it in the object). `None` when
+/// it holds lone surrogates (no exception is left set).
+#[inline(always)]
+pub fn str_utf8<'a>(s: &'a pyo3::Bound<'_, pyo3::types::PyString>) -> Option<&'a [u8]> {
+    // SAFETY: `s` is a live str, held by the borrow for `'a`, and a str's
+    // characters never change nor move while it lives.
+    if let Some(b) = unsafe { compact_ascii(s.as_ptr()) } {
+        return Some(b);
+    }
+    s.to_str().ok().map(str::as_bytes)
+}

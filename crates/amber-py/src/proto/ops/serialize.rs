@@ -171,6 +171,12 @@ impl<'py> Source<'py> {
         'py: 'm,
     {
         let b: &'m Bound<'py, PyAny> = o.bind(self.py);
+        if let (Kind::String, false) = (kind, self.record) {
+            // A str read in place when compact ASCII (see `text_of`).
+            if let Some(t) = text_of(b, kind) {
+                return Ok(Scalar::Str(t));
+            }
+        }
         match values::to_scalar(b, kind) {
             Some(Ok(s)) if !self.record => Ok(s),
             Some(Ok(s)) => {
@@ -236,9 +242,7 @@ enum Entry<'m> {
 #[inline(always)]
 fn text_of<'m>(o: &'m Bound<'_, PyAny>, kind: Kind) -> Option<&'m [u8]> {
     match kind {
-        Kind::String => (o.cast_exact::<PyString>().ok())
-            .and_then(|s| s.to_str().ok())
-            .map(str::as_bytes),
+        Kind::String => (o.cast_exact::<PyString>().ok()).and_then(crate::ffi::text::str_utf8),
         _ => (o.cast_exact::<PyBytes>().ok()).map(|b| b.as_bytes()),
     }
 }
