@@ -1950,3 +1950,81 @@ def test_interop_with_google_messages(conf: P.Namespace, google: dict[str, Any])
         conf.types["google.protobuf.Duration"].from_google(timestamp_pb2.Timestamp())
     with pytest.raises(TypeError, match="knows no message type"):
         a.to_google()  # the conformance protos are not in Google's default pool
+
+
+def _map_part(fd: Any, rng: random.Random, strings: list[str]) -> Any:
+    """A random key or value for the map entry field `fd` (a Google field descriptor)."""
+    if fd.type == fd.TYPE_STRING:
+        return rng.choice(strings)
+    if fd.type == fd.TYPE_BYTES:
+        return rng.choice(strings).encode("utf-8") + bytes([rng.randrange(256)])
+    if fd.type == fd.TYPE_BOOL:
+        return rng.random() < 0.5
+    if fd.type == fd.TYPE_MESSAGE:
+        return {"a": rng.randrange(-3, 3)} if "nested" in fd.message_type.name.lower() else {}
+    if fd.type == fd.TYPE_ENUM:
+        return rng.choice([v.number for v in fd.enum_type.values])
+    name = {
+        fd.TYPE_INT32: "int32",
+        fd.TYPE_INT64: "int64",
+        fd.TYPE_UINT32: "uint32",
+        fd.TYPE_UINT64: "uint64",
+        fd.TYPE_SINT32: "sint32",
+        fd.TYPE_SINT64: "sint64",
+        fd.TYPE_FIXED32: "fixed32",
+        fd.TYPE_FIXED64: "fixed64",
+        fd.TYPE_SFIXED32: "sfixed32",
+        fd.TYPE_SFIXED64: "sfixed64",
+        fd.TYPE_FLOAT: "float",
+        fd.TYPE_DOUBLE: "double",
+    }[fd.type]
+    v = NUMERIC_KINDS[name](rng)
+    return 1.5 if isinstance(v, float) and v != v else v  # NaN keys and values compare unequal
+
+
+def test_maps_and_strings_serialize_as_google_however_kept(
+    conf: P.Namespace, google: dict[str, Any]
+) -> None:
+    """Every map field's entries, and singular and repeated strings, written from the objects the
+    constructor keeps, from what a parse keeps (bits and places in the input) and from the
+    objects made when read, give Google's bytes: ASCII, non-ASCII, empty and long strings,
+    small and large numbers, in the default order and the deterministic one."""
+    name = "protobuf_test_messages.proto3.TestAllTypesProto3"
+    A, G = conf.types[name], google[name]
+    strings = ["", "a", "ascii key", "é", "ключ", "😀x", "x" * 300, "a\x00b", "\x7f", "ü" * 70]
+    maps = [
+        f for f in G.DESCRIPTOR.fields if f.message_type and f.message_type.GetOptions().map_entry
+    ]
+    assert len(maps) >= 18
+    rng = random.Random(20261127)
+    for _ in range(40):
+        kw: dict[str, Any] = {
+            "optional_string": rng.choice(strings),
+            "repeated_string": [rng.choice(strings) for _ in range(rng.randrange(6))],
+            "optional_bytes": rng.choice(strings).encode(),
+        }
+        for f in maps:
+            key, value = (
+                f.message_type.fields_by_name["key"],
+                f.message_type.fields_by_name["value"],
+            )
+            entries = [
+                (_map_part(key, rng, strings), _map_part(value, rng, strings))
+                for _ in range(rng.randrange(5))
+            ]
+            kw[f.name] = dict(entries)
+        g, built = G(**kw), A(**kw)
+        want = g.SerializeToString(deterministic=True)
+        parsed = A.FromString(want)
+        read = A.FromString(want)
+        for f in maps:  # the map's entries become objects
+            assert len(list(getattr(read, f.name).items())) == len(kw[f.name])
+        for a in (built, parsed, read):
+            assert a.SerializeToString(deterministic=True) == want
+            assert G.FromString(a.SerializeToString()) == g
+            assert a.ByteSize() == len(want)
+        # The default order is the order the entries were given or read in, however kept.
+        assert parsed.SerializeToString() == read.SerializeToString() == want
+        assert (
+            A.FromString(built.SerializeToString()).SerializeToString() == built.SerializeToString()
+        )

@@ -339,6 +339,7 @@ pub struct DynSource;
 impl<'m> MessageSource<'m> for DynSource {
     type Msg = &'m DynMessage;
     type Err = EncodeError;
+    type Entries = crate::proto::runtime::source::NoEntries;
 
     fn count(&self, m: &'m DynMessage, f: &FieldInfo) -> Result<usize, EncodeError> {
         Ok(match m.get(f.number) {

@@ -18,7 +18,7 @@ use crate::bytes::varint;
 use crate::proto::runtime::error::EncodeError;
 use crate::proto::runtime::scalar::{is_zero, Scalar};
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
-use crate::proto::runtime::source::{MessageSource, SrcValue};
+use crate::proto::runtime::source::{EntryParts, MessageSource, Plain, SrcValue};
 use crate::proto::wire::{self, EGROUP, LEN, SGROUP, VARINT};
 
 /// Encoder settings.
@@ -324,36 +324,24 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         Ok(())
     }
 
-    /// Write the part of map entry `i` that field `ef` of the entry type
-    /// is (the key, 1, or the value, 2) when the source has it as bits or
-    /// bytes; false when it does not (nothing written).
+    /// Write the part of a map entry that field `ef` of the entry type is
+    /// (the key, 1, or the value, 2) when the source's view has it as bits
+    /// or bytes; false when it does not (nothing written).
     #[inline(always)]
-    fn plain_part(
-        &mut self,
-        m: S::Msg,
-        f: &FieldInfo,
-        i: usize,
-        ef: &FieldInfo,
-    ) -> Res<bool, S::Err> {
+    fn plain_part(&mut self, view: &S::Entries, i: usize, ef: &FieldInfo) -> bool {
         let (num, kind) = (ef.number, ef.kind);
-        if kind.packable() {
-            let got = self.src.entry_number(m, f, i, num);
-            let Some(b) = got.map_err(EncodeFailure::Source)? else {
-                return Ok(false);
-            };
-            self.number(kind, b);
-            self.put_tag(num, kind.wire_type());
-            return Ok(true);
+        match view.part(i, num, kind) {
+            Some(Plain::Bits(b)) if kind.packable() => {
+                self.number(kind, b);
+                self.put_tag(num, kind.wire_type());
+                true
+            }
+            Some(Plain::Text(b)) if matches!(kind, Kind::String | Kind::Bytes) => {
+                self.put_text(num, b);
+                true
+            }
+            _ => false,
         }
-        if matches!(kind, Kind::String | Kind::Bytes) {
-            let got = self.src.entry_text(m, f, i, num);
-            let Some(b) = got.map_err(EncodeFailure::Source)? else {
-                return Ok(false);
-            };
-            self.put_text(num, b);
-            return Ok(true);
-        }
-        Ok(false)
     }
 
     /// A string or bytes value with its length and tag.
@@ -467,19 +455,27 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         } else {
             None
         };
+        // A message value is taken with its entry: the view serves maps of
+        // scalar values only.
+        let view = match vf.kind {
+            Kind::Message(_) => None,
+            _ => self.src.entries(m, f).map_err(EncodeFailure::Source)?,
+        };
         for j in (0..n).rev() {
             let i = match &order {
                 Some(order) => order[j],
                 None => j,
             };
             let mark = self.out.len();
-            if self.plain_part(m, f, i, vf)? && self.plain_part(m, f, i, kf)? {
-                self.put_varint((self.out.len() - mark) as u64);
-                self.put_tag(f.number, LEN);
-                continue;
+            if let Some(view) = &view {
+                if self.plain_part(view, i, vf) && self.plain_part(view, i, kf) {
+                    self.put_varint((self.out.len() - mark) as u64);
+                    self.put_tag(f.number, LEN);
+                    continue;
+                }
+                // Not both at hand: drop what was written, and take the entry.
+                self.out.cut(mark);
             }
-            // Not both at hand: drop what was written, and take the entry.
-            self.out.cut(mark);
             let (k, v) = self.src.entry(m, f, i).map_err(EncodeFailure::Source)?;
             let r = match self.value(vf, 2, v, depth) {
                 Ok(()) => self.value(kf, 1, SrcValue::Scalar(k), depth),

@@ -64,4 +64,4 @@ pub use encode::{encode, encode_into, EncodeFailure, EncodeOptions};
 pub use error::{DecodeError, EncodeError, PathSeg};
 pub use scalar::{is_zero, Scalar};
 pub use schema::{Cardinality, DefaultValue, EnumInfo, FieldInfo, Kind, MessageInfo, Tables};
-pub use source::{MessageSource, SrcValue};
+pub use source::{EntryParts, MessageSource, NoEntries, Plain, SrcValue};

@@ -2,7 +2,7 @@
 //! read messages through, and [`SrcValue`], a field's value it gives.
 
 use crate::proto::runtime::scalar::Scalar;
-use crate::proto::runtime::schema::FieldInfo;
+use crate::proto::runtime::schema::{FieldInfo, Kind};
 
 /// A value the source gives for a field.
 pub enum SrcValue<'m, M> {
@@ -19,6 +19,9 @@ pub trait MessageSource<'m> {
     type Msg: Copy;
     /// The source's error.
     type Err;
+    /// What [`entries`](MessageSource::entries) gives ([`NoEntries`] for
+    /// a source that gives none).
+    type Entries: EntryParts<'m>;
     /// How many values field `f` has: 0 or 1 for a singular field (1 means
     /// present; a field without presence at its zero value is skipped by
     /// the encoder), the length of a repeated field, a map's entry count.
@@ -83,31 +86,41 @@ pub trait MessageSource<'m> {
     ) -> Result<Option<&'m [u8]>, Self::Err> {
         Ok(None)
     }
-    /// The key (`part` 1) or value (`part` 2) of entry `i` of map field
-    /// `f`, of a packable kind, as [`Scalar::bits`] gives it, when the
-    /// source has it at hand (as [`number`](MessageSource::number)).
-    /// `None` (the default): read the entry with
-    /// [`entry`](MessageSource::entry).
-    fn entry_number(
-        &self,
-        _m: Self::Msg,
-        _f: &FieldInfo,
-        _i: usize,
-        _part: u32,
-    ) -> Result<Option<u64>, Self::Err> {
+    /// The entries of map field `f` as the source keeps them, for the
+    /// encoder to read each entry's key and value without asking the source
+    /// again per entry: `None` (the default), or an entry the view does
+    /// not have at hand: read it with [`entry`](MessageSource::entry).
+    fn entries(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<Self::Entries>, Self::Err> {
         Ok(None)
     }
-    /// The key or value of entry `i` of map field `f`, a string or bytes,
-    /// as its bytes, when the source has them at hand (as
-    /// [`text`](MessageSource::text)). `None` (the default): read the
-    /// entry with [`entry`](MessageSource::entry).
-    fn entry_text(
-        &self,
-        _m: Self::Msg,
-        _f: &FieldInfo,
-        _i: usize,
-        _part: u32,
-    ) -> Result<Option<&'m [u8]>, Self::Err> {
-        Ok(None)
+}
+
+/// A map entry's key or value as the source keeps it.
+#[derive(Clone, Copy)]
+pub enum Plain<'m> {
+    /// A value of a [packable](super::Kind::packable) kind, as
+    /// [`Scalar::bits`] gives it.
+    Bits(u64),
+    /// A string's UTF-8 or the bytes of a bytes value.
+    Text(&'m [u8]),
+}
+
+/// A map field's entries as a source keeps them (see
+/// [`MessageSource::entries`]).
+pub trait EntryParts<'m> {
+    /// The key (`part` 1) or value (`part` 2) of entry `i`, a value of
+    /// `kind`: bits for a packable kind, bytes for a string or bytes, when
+    /// at hand; `None` otherwise (a message value, an object of another
+    /// kind, an entry that is not there), and the encoder then reads the
+    /// entry with [`MessageSource::entry`].
+    fn part(&self, i: usize, part: u32, kind: Kind) -> Option<Plain<'m>>;
+}
+
+/// A source that has no [`EntryParts`] to give.
+pub enum NoEntries {}
+
+impl<'m> EntryParts<'m> for NoEntries {
+    fn part(&self, _i: usize, _part: u32, _kind: Kind) -> Option<Plain<'m>> {
+        match *self {}
     }
 }

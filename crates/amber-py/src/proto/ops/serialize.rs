@@ -7,8 +7,8 @@
 use std::cell::{Cell, RefCell};
 
 use amber_core::proto::runtime::{
-    encode_into, EncodeError, EncodeFailure, EncodeOptions, FieldInfo, Kind, MessageSource, Scalar,
-    SrcValue,
+    encode_into, EncodeError, EncodeFailure, EncodeOptions, EntryParts, FieldInfo, Kind,
+    MessageSource, Plain, Scalar, SrcValue,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
@@ -228,11 +228,35 @@ impl<'py> Source<'py> {
     }
 }
 
-/// A map entry's key or value as kept: spans and bits from a wire parse,
-/// or an object.
-enum Entry<'m> {
-    Part(Part),
-    Obj(&'m Py<PyAny>),
+/// A map field's entries as kept (see [`MessageSource::entries`]): keys
+/// and values as bits and spans from a wire parse, or as objects.
+pub(crate) enum View<'m, 'py> {
+    Parts(&'m [(Part, Part)], &'m Message, Python<'py>),
+    Objs(&'m [(Py<PyAny>, Py<PyAny>)], Python<'py>),
+}
+
+impl<'m, 'py: 'm> EntryParts<'m> for View<'m, 'py> {
+    #[inline(always)]
+    fn part(&self, i: usize, part: u32, kind: Kind) -> Option<Plain<'m>> {
+        match *self {
+            View::Parts(v, m, py) => {
+                let (k, v) = v.get(i)?;
+                match *(if part == 1 { k } else { v }) {
+                    Part::Bits(b) => Some(Plain::Bits(b)),
+                    Part::Span(off, len) => Some(Plain::Text(m.span(py, (off, len)))),
+                }
+            }
+            View::Objs(v, py) => {
+                let (k, v) = v.get(i)?;
+                let o = (if part == 1 { k } else { v }).bind(py);
+                match kind {
+                    Kind::String | Kind::Bytes => text_of(o, kind).map(Plain::Text),
+                    Kind::Message(_) => None,
+                    _ => values::bits(o, kind).ok().map(Plain::Bits),
+                }
+            }
+        }
+    }
 }
 
 /// The bytes of a string or bytes object stored for a field of `kind`:
@@ -271,6 +295,7 @@ fn pos(m: &Message, f: &FieldInfo) -> usize {
 impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
     type Msg = &'m Message;
     type Err = Stashed;
+    type Entries = View<'m, 'py>;
 
     #[inline]
     fn count(&self, m: &'m Message, f: &FieldInfo) -> Result<usize, Stashed> {
@@ -367,34 +392,22 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
         Ok(text_of(o.bind(self.py), f.kind))
     }
 
-    #[inline(always)]
-    fn entry_number(
-        &self,
-        m: &'m Message,
-        f: &FieldInfo,
-        i: usize,
-        part: u32,
-    ) -> Result<Option<u64>, Stashed> {
-        Ok(match self.entry_part(m, f, i, part)? {
-            Some((Entry::Part(Part::Bits(b)), _)) => Some(b),
-            Some((Entry::Obj(o), kind)) => values::bits(o.bind(self.py), kind).ok(),
-            _ => None,
-        })
-    }
-
-    #[inline(always)]
-    fn entry_text(
-        &self,
-        m: &'m Message,
-        f: &FieldInfo,
-        i: usize,
-        part: u32,
-    ) -> Result<Option<&'m [u8]>, Stashed> {
-        Ok(match self.entry_part(m, f, i, part)? {
-            Some((Entry::Part(Part::Span(off, len)), _)) => Some(m.span(self.py, (off, len))),
-            Some((Entry::Obj(o), kind)) => text_of(o.bind(self.py), kind),
-            _ => None,
-        })
+    #[inline]
+    fn entries(&self, m: &'m Message, f: &FieldInfo) -> Result<Option<View<'m, 'py>>, Stashed> {
+        if self.record {
+            // A recording source hands on the object behind each value
+            // (see `Given`): `entry` does that.
+            return Ok(None);
+        }
+        Ok(Some(match m.slot(pos(m, f)) {
+            Slot::Pairs(p) => View::Parts(&p.entries, m, self.py),
+            Slot::Map(l) => View::Objs(
+                &self.map(l).map_err(|e| self.stash(e))?.data.entries,
+                self.py,
+            ),
+            Slot::Entries(d) => View::Objs(&d.entries, self.py),
+            _ => return Ok(None),
+        }))
     }
 
     #[inline(always)]
@@ -453,40 +466,6 @@ impl<'py> Source<'py> {
                 Ok(SrcValue::Scalar(s))
             }
         }
-    }
-
-    /// The key (`part` 1) or value (`part` 2) of entry `i` of map field
-    /// `f` as kept, with its kind; `None` for a recording source (which
-    /// hands on objects through `entry`) or an entry that is not there
-    /// (which `entry` reports).
-    #[inline(always)]
-    fn entry_part<'m>(
-        &self,
-        m: &'m Message,
-        f: &FieldInfo,
-        i: usize,
-        part: u32,
-    ) -> Result<Option<(Entry<'m>, Kind)>, Stashed>
-    where
-        'py: 'm,
-    {
-        if self.record {
-            return Ok(None);
-        }
-        let (kk, vk) = m.entry_kinds(f);
-        let kind = if part == 1 { kk } else { vk };
-        let data = match m.slot(pos(m, f)) {
-            Slot::Pairs(p) => {
-                return Ok((p.entries.get(i)).map(|&(k, v)| {
-                    self.no_object();
-                    (Entry::Part(if part == 1 { k } else { v }), kind)
-                }))
-            }
-            Slot::Map(l) => &self.map(l).map_err(|e| self.stash(e))?.data,
-            Slot::Entries(d) => &**d,
-            _ => return Ok(None),
-        };
-        Ok((data.entries.get(i)).map(|(k, v)| (Entry::Obj(if part == 1 { k } else { v }), kind)))
     }
 
     /// The next scalars come from numbers kept natively: no object stands
