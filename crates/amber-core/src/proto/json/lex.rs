@@ -4,6 +4,7 @@
 //! with only the standard escapes and no lone surrogates; no comments and
 //! no trailing commas. Strings without escapes are borrowed from the input.
 
+use crate::proto::runtime::error::DecodeKind;
 use std::borrow::Cow;
 
 /// A JSON number as written, and whether it is a plain integer (no
@@ -19,6 +20,9 @@ pub struct Number<'a> {
 /// A tokenizer error: what, and at which byte.
 #[derive(Debug)]
 pub struct LexError {
+    /// What kind of problem: truncated (the input ends early), malformed,
+    /// or over the nesting limit.
+    pub kind: DecodeKind,
     /// Byte offset.
     pub offset: usize,
     /// What is wrong.
@@ -53,7 +57,24 @@ impl<'a> Lexer<'a> {
     /// An error at `offset`.
     #[cold]
     pub fn err<T>(&self, offset: usize, message: impl Into<String>) -> Res<T> {
+        let kind = if offset >= self.b.len() {
+            DecodeKind::Truncated
+        } else {
+            DecodeKind::Malformed
+        };
+        self.err_kind(kind, offset, message)
+    }
+
+    /// An error of kind `kind` at `offset`.
+    #[cold]
+    pub fn err_kind<T>(
+        &self,
+        kind: DecodeKind,
+        offset: usize,
+        message: impl Into<String>,
+    ) -> Res<T> {
         Err(LexError {
+            kind,
             offset,
             message: message.into(),
         })
@@ -113,7 +134,7 @@ impl<'a> Lexer<'a> {
             }
             self.pos = i;
             let Some(&c) = b.get(i) else {
-                return self.err(start, "unterminated string");
+                return self.err_kind(DecodeKind::Truncated, start, "unterminated string");
             };
             if c < 0x20 {
                 return self.err(
@@ -290,8 +311,11 @@ impl<'a> Lexer<'a> {
                         self.pos += 1;
                     } else {
                         if stack.len() >= max_depth {
-                            return self
-                                .err(self.pos, format!("JSON nested deeper than {max_depth}"));
+                            return self.err_kind(
+                                DecodeKind::Limit,
+                                self.pos,
+                                format!("JSON nested deeper than {max_depth}"),
+                            );
                         }
                         stack.push(b'}');
                         self.string()?;
@@ -305,8 +329,11 @@ impl<'a> Lexer<'a> {
                         self.pos += 1;
                     } else {
                         if stack.len() >= max_depth {
-                            return self
-                                .err(self.pos, format!("JSON nested deeper than {max_depth}"));
+                            return self.err_kind(
+                                DecodeKind::Limit,
+                                self.pos,
+                                format!("JSON nested deeper than {max_depth}"),
+                            );
                         }
                         stack.push(b']');
                         continue;

@@ -1,4 +1,5 @@
-//! Errors of the wire runtime: the byte offset and the field path.
+//! Errors of the wire runtime, the text format and ProtoJSON: what kind of
+//! problem, the byte offset and the field path.
 
 use std::fmt;
 
@@ -26,9 +27,54 @@ pub fn render(path: &[PathSeg<'_>]) -> String {
     s
 }
 
+/// The kind of problem in bytes or text being read, for callers that act
+/// on it rather than on the message (Python sees it as
+/// `amber.proto.DecodeError.kind`, through [`DecodeKind::name`]). The names
+/// the codec's kinds also have (`truncated`, `malformed`, `limit`) mean the
+/// same there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DecodeKind {
+    /// The input ends early: a message, string or list left open.
+    Truncated,
+    /// Bad syntax or bytes: not JSON, not the text format, not the wire
+    /// format, or a value's text that is not what its form requires (base64,
+    /// a timestamp, an escape).
+    Malformed,
+    /// A field (or an enum value's name) the message type does not have;
+    /// `ignore_unknown_fields` / `allow_unknown_field` skip these.
+    UnknownField,
+    /// A value of the wrong type for its field (a string for an integer, an
+    /// object for a scalar, `null` in a list).
+    Type,
+    /// A number out of its field's range, or an enum number a closed enum
+    /// lacks.
+    Range,
+    /// Nesting deeper than the limit.
+    Limit,
+    /// A field, key or oneof given twice where that is refused.
+    Duplicate,
+}
+
+impl DecodeKind {
+    /// The name Python sees as `DecodeError.kind`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DecodeKind::Truncated => "truncated",
+            DecodeKind::Malformed => "malformed",
+            DecodeKind::UnknownField => "unknown_field",
+            DecodeKind::Type => "type",
+            DecodeKind::Range => "range",
+            DecodeKind::Limit => "limit",
+            DecodeKind::Duplicate => "duplicate",
+        }
+    }
+}
+
 /// Malformed or hostile wire input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DecodeError {
+    /// What kind of problem.
+    pub kind: DecodeKind,
     /// Byte offset in the input.
     pub offset: usize,
     /// What is wrong.
@@ -38,14 +84,24 @@ pub struct DecodeError {
 }
 
 impl DecodeError {
-    /// A new error.
+    /// A new error, of kind [`DecodeKind::Malformed`].
     #[cold]
     pub fn new(offset: usize, message: impl Into<String>, path: String) -> Self {
         DecodeError {
+            kind: DecodeKind::Malformed,
             offset,
             message: message.into(),
             path,
         }
+    }
+}
+
+impl DecodeError {
+    /// The same error, of kind `kind`.
+    #[must_use]
+    pub fn with_kind(mut self, kind: DecodeKind) -> Self {
+        self.kind = kind;
+        self
     }
 }
 

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use amber_core::proto::json::lex::LexError;
+use amber_core::proto::runtime::DecodeKind;
 use amber_core::proto::json::num as json_num;
 use amber_core::proto::json::{
     self, Input, Num, ParseFailure, ParseOptions, Peek, PrintFailure, PrintOptions, Sink,
@@ -240,11 +241,14 @@ pub(crate) fn merge_input<'a, I: Input<'a>>(
         Ok(d) => d,
         Err(ParseFailure::Json(e)) => {
             let offset = (e.line > 0).then_some(e.offset);
-            return Err(errors::proto_decode(
+            return Err(errors::make(
                 py,
+                errors::proto_decode_error(py),
+                e.kind.name(),
                 e.to_string(),
                 offset,
                 Some(e.path),
+                None,
             ));
         }
         Err(ParseFailure::Build(BuildStashed)) => return Err(builder.take_err()),
@@ -289,7 +293,11 @@ impl<'py> Seq<'py> {
 }
 
 fn lex_err<T>(message: String) -> Result<T, LexError> {
-    Err(LexError { offset: 0, message })
+    Err(LexError {
+        kind: DecodeKind::Type,
+        offset: 0,
+        message,
+    })
 }
 
 fn type_name(o: Option<&Bound<'_, PyAny>>) -> String {

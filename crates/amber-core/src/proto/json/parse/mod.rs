@@ -2,7 +2,10 @@
 //! same trait the wire decoder drives), with `json_format.Parse`'s rules.
 
 use std::borrow::Cow;
+use std::collections::hash_map::RandomState;
+use std::collections::HashSet;
 use std::fmt;
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 use crate::proto::json::b64;
 use crate::proto::json::input::{Input, Num, Peek};
@@ -10,7 +13,7 @@ use crate::proto::json::lex::{LexError, Lexer};
 use crate::proto::json::num;
 use crate::proto::json::wkt::{self, Wkt, NULL_VALUE};
 use crate::proto::runtime::builder::{MapValue, MessageBuilder};
-use crate::proto::runtime::error::{render, PathSeg};
+use crate::proto::runtime::error::{render, DecodeKind, PathSeg};
 use crate::proto::runtime::scalar::Scalar;
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, MessageInfo, Tables};
 use crate::proto::wire;
@@ -41,6 +44,8 @@ impl Default for ParseOptions {
 /// Text that is not valid ProtoJSON for the message type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
+    /// What kind of problem.
+    pub kind: DecodeKind,
     /// Byte offset in the input.
     pub offset: usize,
     /// Line (1-based).
@@ -114,13 +119,14 @@ pub fn parse_input<'a, I: Input<'a>, B: MessageBuilder>(
     )?;
     if !p.inp.at_end() {
         let at = p.inp.pos();
-        return p.err(at, "extra data after the JSON value");
+        return p.err(DecodeKind::Malformed, at, "extra data after the JSON value");
     }
     Ok(m)
 }
 
 fn p_err(offset: usize, msg: &str) -> ParseError {
     ParseError {
+        kind: DecodeKind::Limit,
         offset,
         line: 0,
         col: 0,
@@ -163,10 +169,55 @@ impl Seen {
     }
 }
 
+/// Keys seen, for the duplicate check of keys that name no field: linear
+/// time in their number. The table holds only each key's hash (keyed, as
+/// `HashMap`'s, so input cannot be made to collide), 8 bytes an entry that
+/// growing never rehashes from the text; the keys themselves are kept in
+/// order, and compared only when a hash is seen again.
+#[derive(Default)]
+struct KeySet<'a> {
+    hashes: HashSet<u64, BuildHasherDefault<Spread>>,
+    keys: Vec<Cow<'a, str>>,
+    state: RandomState,
+}
+
+impl<'a> KeySet<'a> {
+    /// Add `k`; if it was there already, `Err(k)`.
+    fn insert(&mut self, k: Cow<'a, str>) -> Result<(), Cow<'a, str>> {
+        let h = self.state.hash_one(k.as_ref());
+        // Two different keys with one 64-bit keyed hash: practically never,
+        // and then the keys are compared.
+        if !self.hashes.insert(h) && self.keys.iter().any(|x| *x == k) {
+            return Err(k);
+        }
+        self.keys.push(k);
+        Ok(())
+    }
+}
+
+/// The hasher of [`KeySet`]'s table, whose keys are hashes already: the
+/// value as it is.
+#[derive(Default)]
+struct Spread(u64);
+
+impl Hasher for Spread {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
 /// Why a scalar did not convert: a plain error, or an enum name that
 /// names no value (skipped with `ignore_unknown_fields`).
 enum Bad {
-    Msg(String),
+    Msg(DecodeKind, String),
     UnknownEnum(String),
 }
 
@@ -180,9 +231,10 @@ struct Parser<'t, 'a, I> {
 
 impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
     #[cold]
-    fn err<T, E>(&self, offset: usize, msg: impl Into<String>) -> Res<T, E> {
+    fn err<T, E>(&self, kind: DecodeKind, offset: usize, msg: impl Into<String>) -> Res<T, E> {
         let (line, col) = self.inp.line_col(offset);
         Err(ParseFailure::Json(Box::new(ParseError {
+            kind,
             offset,
             line,
             col,
@@ -191,11 +243,21 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         })))
     }
 
+    /// A scalar that did not convert, at `offset`: an enum name that names
+    /// no value is an unknown field.
+    #[cold]
+    fn bad<T, E>(&self, offset: usize, bad: Bad) -> Res<T, E> {
+        match bad {
+            Bad::Msg(kind, msg) => self.err(kind, offset, msg),
+            Bad::UnknownEnum(msg) => self.err(DecodeKind::UnknownField, offset, msg),
+        }
+    }
+
     #[inline]
     fn lex<T, E>(&self, r: Result<T, LexError>) -> Res<T, E> {
         match r {
             Ok(v) => Ok(v),
-            Err(e) => self.err(e.offset, e.message),
+            Err(e) => self.err(e.kind, e.offset, e.message),
         }
     }
 
@@ -209,6 +271,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         let at = self.here();
         if depth > self.o.max_depth {
             return self.err(
+                DecodeKind::Limit,
                 at,
                 format!("messages nested deeper than {}", self.o.max_depth),
             );
@@ -296,7 +359,9 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         }
         let mut oneofs = Seen::default();
         let mut keys = Seen::default();
-        let mut unknown: Vec<Cow<'a, str>> = Vec::new();
+        // Unknown keys seen (ignore_unknown_fields), for the duplicate
+        // check: hashed, so many keys cost linear time; made on the first.
+        let mut unknown: Option<KeySet<'a>> = None;
         // Keys usually come in field order (as printed): try the field
         // after the last one first.
         let mut hint = 0;
@@ -309,7 +374,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                 // The same key twice (json_format's duplicate check); a
                 // field's JSON name and its proto name are two keys.
                 if keys.insert(i * 2 + by_json as usize) {
-                    return self.err(at, format!("duplicate key {k:?}"));
+                    return self.err(DecodeKind::Duplicate, at, format!("duplicate key {k:?}"));
                 }
                 let f = &info.fields[i];
                 self.path.push(PathSeg {
@@ -319,13 +384,13 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                 self.field(b, info, m, f, depth, &mut oneofs)?;
                 self.path.pop();
             } else if self.o.ignore_unknown_fields {
-                if unknown.contains(&k) {
-                    return self.err(at, format!("duplicate key {k:?}"));
+                if let Err(k) = unknown.get_or_insert_with(KeySet::default).insert(k) {
+                    return self.err(DecodeKind::Duplicate, at, format!("duplicate key {k:?}"));
                 }
-                unknown.push(k);
                 self.skip()?;
             } else {
                 return self.err(
+                    DecodeKind::UnknownField,
                     at,
                     format!(
                         "Message type \"{}\" has no field named \"{k}\"",
@@ -371,6 +436,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         if let Some(o) = f.oneof {
             if oneofs.insert(o as usize) {
                 return self.err(
+                    DecodeKind::Duplicate,
                     at,
                     format!(
                         "Message type \"{}\" should not have multiple \"{}\" oneof fields",
@@ -394,7 +460,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                 match self.convert(kind, &tok, &mut buf, false) {
                     Ok(s) => b.set(m, f, s).map_err(ParseFailure::Build),
                     Err(Bad::UnknownEnum(_)) if self.o.ignore_unknown_fields => Ok(()),
-                    Err(Bad::Msg(e) | Bad::UnknownEnum(e)) => self.err(at, e),
+                    Err(bad) => self.bad(at, bad),
                 }
             }
         }
@@ -415,7 +481,11 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
             Some(nf) => b.set(v, nf, Scalar::Enum(0)).map_err(ParseFailure::Build),
             None => {
                 let at = self.here();
-                self.err(at, "google.protobuf.Value without null_value")
+                self.err(
+                    DecodeKind::Malformed,
+                    at,
+                    "google.protobuf.Value without null_value",
+                )
             }
         }
     }
@@ -430,12 +500,20 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         let t = self.t;
         let Kind::Message(entry) = f.kind else {
             let at = self.here();
-            return self.err(at, "a map field without an entry type");
+            return self.err(
+                DecodeKind::Malformed,
+                at,
+                "a map field without an entry type",
+            );
         };
         let einfo = t.message(entry);
         let (Some(kf), Some(vf)) = (einfo.field(1), einfo.field(2)) else {
             let at = self.here();
-            return self.err(at, "map entry type without key and value");
+            return self.err(
+                DecodeKind::Malformed,
+                at,
+                "map entry type without key and value",
+            );
         };
         if !self.open_object(|| format!("an object for map field {}", f.name))? {
             return Ok(());
@@ -451,8 +529,15 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
             let ktok = Tok::Str(k);
             let key = match self.convert(kf.kind, &ktok, &mut kbuf, true) {
                 Ok(s) => s,
-                Err(Bad::Msg(e) | Bad::UnknownEnum(e)) => {
-                    return self.err(at, format!("invalid map key: {e}"))
+                Err(Bad::Msg(kind, e)) => {
+                    return self.err(kind, at, format!("invalid map key: {e}"))
+                }
+                Err(Bad::UnknownEnum(e)) => {
+                    return self.err(
+                        DecodeKind::UnknownField,
+                        at,
+                        format!("invalid map key: {e}"),
+                    )
                 }
             };
             let vat = self.here();
@@ -463,7 +548,11 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                         self.literal()?;
                         self.set_null(b, vty, &mut sub)?;
                     } else if self.inp.peek() == Peek::Null {
-                        return self.err(vat, "null is not allowed as a map value");
+                        return self.err(
+                            DecodeKind::Type,
+                            vat,
+                            "null is not allowed as a map value",
+                        );
                     } else {
                         self.message(b, vty, &mut sub, depth + 1)?;
                     }
@@ -473,7 +562,11 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                 kind => {
                     let tok = self.token()?;
                     if let Tok::Null = tok {
-                        return self.err(vat, "null is not allowed as a map value");
+                        return self.err(
+                            DecodeKind::Type,
+                            vat,
+                            "null is not allowed as a map value",
+                        );
                     }
                     let mut buf = Vec::new();
                     match self.convert(kind, &tok, &mut buf, false) {
@@ -481,7 +574,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                             .map_entry(m, f, key, MapValue::Scalar(s))
                             .map_err(ParseFailure::Build)?,
                         Err(Bad::UnknownEnum(_)) if self.o.ignore_unknown_fields => {}
-                        Err(Bad::Msg(e) | Bad::UnknownEnum(e)) => return self.err(vat, e),
+                        Err(bad) => return self.bad(vat, bad),
                     }
                 }
             }
@@ -499,7 +592,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                 if let Some(last) = self.path.last_mut() {
                     last.index = None;
                 }
-                return self.err(at, format!("duplicate key {k:?}"));
+                return self.err(DecodeKind::Duplicate, at, format!("duplicate key {k:?}"));
             }
         }
         Ok(())
@@ -526,6 +619,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                     let null = self.inp.peek() == Peek::Null;
                     if null && !self.is_wkt(ety, Wkt::Value) {
                         return self.err(
+                            DecodeKind::Type,
                             at,
                             "null is not allowed to be used as an element in a repeated field",
                         );
@@ -543,6 +637,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                     let tok = self.token()?;
                     if let Tok::Null = tok {
                         return self.err(
+                            DecodeKind::Type,
                             at,
                             "null is not allowed to be used as an element in a repeated field",
                         );
@@ -551,7 +646,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                     match self.convert(kind, &tok, &mut buf, false) {
                         Ok(s) => b.push(m, f, s).map_err(ParseFailure::Build)?,
                         Err(Bad::UnknownEnum(_)) if self.o.ignore_unknown_fields => {}
-                        Err(Bad::Msg(e) | Bad::UnknownEnum(e)) => return self.err(at, e),
+                        Err(bad) => return self.bad(at, bad),
                     }
                 }
             }
@@ -570,8 +665,20 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
             Peek::True => self.inp.literal().map(|_| Tok::Bool(true)),
             Peek::False => self.inp.literal().map(|_| Tok::Bool(false)),
             Peek::Null => self.inp.literal().map(|_| Tok::Null),
-            Peek::Object => return self.err(at, "expected a scalar value, found an object"),
-            Peek::Array => return self.err(at, "expected a scalar value, found an array"),
+            Peek::Object => {
+                return self.err(
+                    DecodeKind::Type,
+                    at,
+                    "expected a scalar value, found an object",
+                )
+            }
+            Peek::Array => {
+                return self.err(
+                    DecodeKind::Type,
+                    at,
+                    "expected a scalar value, found an array",
+                )
+            }
             Peek::Number => self.inp.number().map(Tok::Num),
             Peek::Other => self.inp.expected("a value"),
         };
@@ -587,7 +694,8 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         buf: &'x mut Vec<u8>,
         key: bool,
     ) -> Result<Scalar<'x>, Bad> {
-        let msg = |s: String| Bad::Msg(s);
+        let msg = |s: String| Bad::Msg(DecodeKind::Type, s);
+        let range = |s: String| Bad::Msg(DecodeKind::Range, s);
         match kind {
             Kind::Int32
             | Kind::Sint32
@@ -609,7 +717,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                     Tok::Null => Err("null is not an integer".into()),
                 }
                 .map_err(msg)?;
-                let out = || Bad::Msg(format!("Value out of range: {v}"));
+                let out = || range(format!("Value out of range: {v}"));
                 Ok(match kind {
                     Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => {
                         Scalar::I32(i32::try_from(v).map_err(|_| out())?)
@@ -633,7 +741,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                             ));
                         }
                         if v.is_infinite() {
-                            return Err(msg(format!(
+                            return Err(range(format!(
                                 "Couldn't parse {} or value too {}, use quoted \"{}\" instead",
                                 if v > 0.0 { "Infinity" } else { "-Infinity" },
                                 if v > 0.0 { "large" } else { "small" },
@@ -649,7 +757,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                 };
                 if kind == Kind::Float {
                     if v.is_finite() && v.abs() > f32::MAX as f64 {
-                        return Err(msg(format!(
+                        return Err(range(format!(
                             "Float value too {}",
                             if v > 0.0 { "large" } else { "small" }
                         )));
@@ -672,7 +780,8 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
             },
             Kind::Bytes => match tok {
                 Tok::Str(s) => {
-                    *buf = b64::decode(s.as_bytes()).map_err(msg)?;
+                    *buf = b64::decode(s.as_bytes())
+                        .map_err(|e| Bad::Msg(DecodeKind::Malformed, e))?;
                     Ok(Scalar::Bytes(buf))
                 }
                 _ => Err(msg("Expected a base64 string for a bytes field".into())),
@@ -703,13 +812,13 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                     }
                 };
                 let n = i32::try_from(n).map_err(|_| {
-                    msg(format!(
+                    range(format!(
                         "Invalid enum value {n} for enum type {}",
                         info.full_name
                     ))
                 })?;
                 if info.closed && !info.contains(n) {
-                    return Err(msg(format!(
+                    return Err(range(format!(
                         "Invalid enum value {n} for enum type {}",
                         info.full_name
                     )));

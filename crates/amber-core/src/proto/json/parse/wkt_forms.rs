@@ -4,11 +4,12 @@
 
 use std::borrow::Cow;
 
-use super::{num_f64, Bad, ParseFailure, Parser, Res, Tok};
+use super::{num_f64, ParseFailure, Parser, Res, Tok};
 use crate::proto::json::input::{Input, Peek};
 use crate::proto::json::wkt::{self, Wkt};
 use crate::proto::runtime::builder::MessageBuilder;
 use crate::proto::runtime::dynamic::{dedup_maps, encode_dyn, DynBuilder, DynMessage};
+use crate::proto::runtime::error::DecodeKind;
 use crate::proto::runtime::error::PathSeg;
 use crate::proto::runtime::scalar::{is_zero, Scalar};
 use crate::proto::runtime::schema::{Kind, MessageInfo};
@@ -26,24 +27,36 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         let info = t.message(ty);
         let at = self.here();
         let Some(f1) = info.field(1) else {
-            return self.err(at, format!("{} has no field 1", info.full_name));
+            return self.err(
+                DecodeKind::Malformed,
+                at,
+                format!("{} has no field 1", info.full_name),
+            );
         };
         match w {
             Wkt::Wrapper => {
                 let tok = self.token()?;
                 if let Tok::Null = tok {
-                    return self.err(at, format!("null is not a {}", info.full_name));
+                    return self.err(
+                        DecodeKind::Type,
+                        at,
+                        format!("null is not a {}", info.full_name),
+                    );
                 }
                 let mut buf = Vec::new();
                 match self.convert(f1.kind, &tok, &mut buf, false) {
                     Ok(s) if is_zero(s) => Ok(()),
                     Ok(s) => b.set(m, f1, s).map_err(ParseFailure::Build),
-                    Err(Bad::Msg(e) | Bad::UnknownEnum(e)) => self.err(at, e),
+                    Err(bad) => self.bad(at, bad),
                 }
             }
             Wkt::Timestamp | Wkt::Duration | Wkt::FieldMask => {
                 let Tok::Str(s) = self.token()? else {
-                    return self.err(at, format!("{} JSON value is not a string", info.full_name));
+                    return self.err(
+                        DecodeKind::Type,
+                        at,
+                        format!("{} JSON value is not a string", info.full_name),
+                    );
                 };
                 if w == Wkt::FieldMask {
                     if s.is_empty() {
@@ -52,7 +65,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                     for p in s.split(',') {
                         let snake = match wkt::path_to_snake(p) {
                             Ok(p) => p,
-                            Err(e) => return self.err(at, e),
+                            Err(e) => return self.err(DecodeKind::Malformed, at, e),
                         };
                         b.push(m, f1, Scalar::Str(snake.as_bytes()))
                             .map_err(ParseFailure::Build)?;
@@ -66,7 +79,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                 };
                 let (secs, nanos) = match parsed {
                     Ok(v) => v,
-                    Err(e) => return self.err(at, e),
+                    Err(e) => return self.err(DecodeKind::Malformed, at, e),
                 };
                 if secs != 0 {
                     b.set(m, f1, Scalar::I64(secs))
@@ -121,7 +134,11 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
             _ => 2,
         };
         let Some(f) = info.field(num) else {
-            return self.err(at, "google.protobuf.Value without its fields");
+            return self.err(
+                DecodeKind::Malformed,
+                at,
+                "google.protobuf.Value without its fields",
+            );
         };
         self.path.push(PathSeg {
             name: &f.name,
@@ -172,12 +189,12 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
             let (k, at) = self.key()?;
             if k == "@type" {
                 if url.is_some() {
-                    return self.err(at, "duplicate key \"@type\"");
+                    return self.err(DecodeKind::Duplicate, at, "duplicate key \"@type\"");
                 }
                 let vat = self.here();
                 match self.token()? {
                     Tok::Str(s) => url = Some(s),
-                    _ => return self.err(vat, "@type is not a string"),
+                    _ => return self.err(DecodeKind::Type, vat, "@type is not a string"),
                 }
             } else {
                 has_value |= k == "value";
@@ -188,11 +205,16 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
             }
         }
         let Some(url) = url else {
-            return self.err(start, "@type is missing when parsing any message");
+            return self.err(
+                DecodeKind::Malformed,
+                start,
+                "@type is missing when parsing any message",
+            );
         };
         let name = url.rsplit('/').next().unwrap_or(&url);
         let Some(sub_ty) = t.message_index(name) else {
             return self.err(
+                DecodeKind::UnknownField,
                 start,
                 format!("Can not find message descriptor by type_url: {url}"),
             );
@@ -204,6 +226,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         let r = if wkt::wkt_of(&t.message(sub_ty).full_name).is_some() {
             if !has_value {
                 return self.err(
+                    DecodeKind::Malformed,
                     start,
                     "an Any of a well-known type needs a \"value\" member",
                 );
@@ -219,10 +242,14 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         dedup_maps(&mut dm);
         let bytes = match encode_dyn(t, &dm, true) {
             Ok(v) => v,
-            Err(e) => return self.err(start, e.to_string()),
+            Err(e) => return self.err(DecodeKind::Malformed, start, e.to_string()),
         };
         let (Some(f1), Some(f2)) = (info.field(1), info.field(2)) else {
-            return self.err(start, "google.protobuf.Any without its fields");
+            return self.err(
+                DecodeKind::Malformed,
+                start,
+                "google.protobuf.Any without its fields",
+            );
         };
         b.set(m, f1, Scalar::Str(url.as_bytes()))
             .map_err(ParseFailure::Build)?;
@@ -248,7 +275,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
             let (k, at) = self.key()?;
             if k == "value" {
                 if seen {
-                    return self.err(at, "duplicate key \"value\"");
+                    return self.err(DecodeKind::Duplicate, at, "duplicate key \"value\"");
                 }
                 seen = true;
                 self.path.push(PathSeg {
