@@ -6,6 +6,8 @@
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tok<'a> {
     pub(crate) text: &'a [u8],
+    /// The byte offset of its start (the input's length at its end).
+    pub(crate) offset: usize,
     pub(crate) line: usize,
     pub(crate) col: usize,
 }
@@ -91,6 +93,7 @@ impl<'a> Tokenizer<'a> {
         };
         Tok {
             text: &s[start..end],
+            offset: start,
             line: self.line,
             col,
         }

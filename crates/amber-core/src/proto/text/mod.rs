@@ -7,5 +7,5 @@ mod lex;
 pub mod parse;
 pub mod print;
 
-pub use parse::{parse_text, ParseOptions, TextFailure};
+pub use parse::{parse_text, ParseOptions, TextError, TextFailure};
 pub use print::{print_text, PrintFailure, TextOptions};

@@ -11,12 +11,20 @@
 //! maps as `{ key: ... value: ... }` entries; an `Any` written as
 //! `[type.googleapis.com/pkg.Type] { ... }` (packed into `type_url` and
 //! `value`). As `Parse` (not `Merge`), a singular field given twice, or
-//! two members of one oneof, is an error. Errors say `line:col` (1-based).
+//! two members of one oneof, is an error, as `Parse` decides it: a field with
+//! presence (a message, a oneof member, `optional`) given twice, or a field
+//! without presence given again after a value other than its zero; an
+//! expanded `Any` sets both `type_url` and `value` as `Any.Pack` does.
+//! Errors ([`TextError`]) say what kind of problem, `line:col` (1-based), the
+//! byte offset in the UTF-8 text and the field path (`$.a.b[2]`).
 
 use crate::proto::escape::unescape_body;
+use std::fmt;
+
 use crate::proto::runtime::dynamic::{dedup_maps, encode_dyn, DynBuilder, DynMessage, Value};
+use crate::proto::runtime::error::{render, DecodeKind, PathSeg};
 use crate::proto::runtime::{
-    Cardinality, FieldInfo, Kind, MapValue, MessageBuilder, Scalar, Tables,
+    is_zero, Cardinality, FieldInfo, Kind, MapValue, MessageBuilder, Scalar, Tables,
 };
 use crate::proto::text::lex::{Tok, Tokenizer};
 use crate::proto::wire::MAX_DEPTH;
@@ -28,18 +36,39 @@ pub struct ParseOptions {
     pub allow_unknown_field: bool,
 }
 
+/// Text that is not a valid message of the type: what kind of problem and
+/// where (the token's line, column and byte offset, and the field path).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextError {
+    /// What kind of problem.
+    pub kind: DecodeKind,
+    /// Byte offset of the token in the (UTF-8) text.
+    pub offset: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (in bytes).
+    pub col: usize,
+    /// What is wrong.
+    pub message: String,
+    /// Where: the field path, e.g. `$.child.items[2].n` (repeated fields
+    /// and map entries indexed by their position in the text).
+    pub path: String,
+}
+
+impl fmt::Display for TextError {
+    /// `line:col : message`, as Google's `ParseError` says it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{} : {}", self.line, self.col, self.message)
+    }
+}
+
+impl std::error::Error for TextError {}
+
 /// Why parsing failed.
 #[derive(Debug)]
 pub enum TextFailure<E> {
-    /// The text is not a valid message: `line:col : message`.
-    Syntax {
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        col: usize,
-        /// What is wrong.
-        message: String,
-    },
+    /// The text is not a valid message.
+    Syntax(Box<TextError>),
     /// The builder's own error.
     Build(E),
 }
@@ -48,7 +77,7 @@ impl<E> TextFailure<E> {
     /// `line:col : message`, as Google's `ParseError` says it.
     pub fn describe(&self) -> Option<String> {
         match self {
-            TextFailure::Syntax { line, col, message } => Some(format!("{line}:{col} : {message}")),
+            TextFailure::Syntax(e) => Some(e.to_string()),
             TextFailure::Build(_) => None,
         }
     }
@@ -68,6 +97,7 @@ pub fn parse_text<B: MessageBuilder>(
         t: tables,
         opts,
         tok: Tokenizer::new(text.as_bytes()),
+        path: Vec::new(),
     };
     p.tok.skip_space();
     let mut m = builder.start(ty).map_err(TextFailure::Build)?;
@@ -79,19 +109,79 @@ struct Parser<'t, 'a> {
     t: &'t Tables,
     opts: ParseOptions,
     tok: Tokenizer<'a>,
+    /// The field path to the value being read.
+    path: Vec<PathSeg<'t>>,
+}
+
+/// What a message's fields given so far allow next (`text_format.Parse`'s
+/// checks, which read the message being filled).
+#[derive(Default)]
+struct Given {
+    /// Fields with presence given (numbers).
+    present: Vec<u32>,
+    /// Fields without presence whose value is not their zero.
+    nonzero: Vec<u32>,
+    /// The member given of each oneof: (oneof, field number).
+    oneofs: Vec<(u32, u32)>,
+    /// Elements given of each repeated or map field: (field number, count).
+    counts: Vec<(u32, u32)>,
+}
+
+impl Given {
+    /// Mark field `n` as holding a value other than its zero, or not.
+    fn set_nonzero(&mut self, n: u32, nonzero: bool) {
+        let at = self.nonzero.iter().position(|&x| x == n);
+        match (at, nonzero) {
+            (None, true) => self.nonzero.push(n),
+            (Some(i), false) => {
+                self.nonzero.swap_remove(i);
+            }
+            _ => {}
+        }
+    }
+
+    /// The next element's index in field `n`, counted.
+    fn next_index(&mut self, n: u32) -> u32 {
+        match self.counts.iter_mut().find(|(x, _)| *x == n) {
+            Some((_, c)) => {
+                *c += 1;
+                *c - 1
+            }
+            None => {
+                self.counts.push((n, 1));
+                0
+            }
+        }
+    }
 }
 
 fn show(t: &[u8]) -> String {
     String::from_utf8_lossy(t).into_owned()
 }
 
-impl<'a> Parser<'_, 'a> {
+impl<'t, 'a> Parser<'t, 'a> {
+    /// A malformed-text error at token `at` (see [`Parser::fail_kind`]).
     fn fail<T, E>(&self, at: Tok<'_>, msg: impl Into<String>) -> Res<T, E> {
-        Err(TextFailure::Syntax {
+        self.fail_kind(DecodeKind::Malformed, at, msg)
+    }
+
+    /// An error of kind `kind` at token `at`, with the path read so far;
+    /// where the text ends early, of kind truncated.
+    #[cold]
+    fn fail_kind<T, E>(&self, kind: DecodeKind, at: Tok<'_>, msg: impl Into<String>) -> Res<T, E> {
+        let kind = if at.text.is_empty() {
+            DecodeKind::Truncated
+        } else {
+            kind
+        };
+        Err(TextFailure::Syntax(Box::new(TextError {
+            kind,
+            offset: at.offset,
             line: at.line,
             col: at.col,
             message: msg.into(),
-        })
+            path: render(&self.path),
+        })))
     }
 
     fn expect<E>(&mut self, sym: &[u8]) -> Res<(), E> {
@@ -113,10 +203,9 @@ impl<'a> Parser<'_, 'a> {
         close: Option<&[u8]>,
         depth: usize,
     ) -> Res<(), B::Err> {
-        let t = self.t;
+        let t: &'t Tables = self.t;
         let info = &t.messages[ty as usize];
-        let mut seen: Vec<u32> = Vec::new();
-        let mut oneof_set: Vec<(u32, u32)> = Vec::new();
+        let mut given = Given::default();
         loop {
             match close {
                 Some(c) => {
@@ -134,7 +223,7 @@ impl<'a> Parser<'_, 'a> {
             let name_tok = self.tok.peek();
             let field = if name_tok.text == b"[" {
                 if info.full_name == "google.protobuf.Any" {
-                    self.any(b, info, m, depth)?;
+                    self.any(b, info, m, depth, &mut given)?;
                     if !self.tok.try_consume(b",") {
                         self.tok.try_consume(b";");
                     }
@@ -150,13 +239,14 @@ impl<'a> Parser<'_, 'a> {
                     .or_else(|| {
                         info.fields.iter().find(|f| match f.kind {
                             Kind::Message(sub) if f.set_item => {
-                                name[1..name.len() - 1] == self.t.messages[sub as usize].full_name
+                                name[1..name.len() - 1] == t.messages[sub as usize].full_name
                             }
                             _ => false,
                         })
                     });
                 if found.is_none() && !self.opts.allow_unknown_field {
-                    return self.fail(
+                    return self.fail_kind(
+                        DecodeKind::UnknownField,
                         name_tok,
                         format!(
                             "Extension \"{}\" not found or is not an extension of \"{}\".",
@@ -190,7 +280,8 @@ impl<'a> Parser<'_, 'a> {
                     self.skip_field(depth)?;
                     continue;
                 }
-                return self.fail(
+                return self.fail_kind(
+                    DecodeKind::UnknownField,
                     name_tok,
                     format!(
                         "Message type \"{}\" has no field named \"{}\".",
@@ -199,11 +290,16 @@ impl<'a> Parser<'_, 'a> {
                     ),
                 );
             };
+            self.path.push(PathSeg {
+                name: &f.name,
+                index: None,
+            });
             if let Some(o) = f.oneof {
-                if let Some(&(_, other)) = oneof_set.iter().find(|(oo, _)| *oo == o) {
+                if let Some(&(_, other)) = given.oneofs.iter().find(|(oo, _)| *oo == o) {
                     if other != f.number {
                         let other_name = info.field(other).map_or("", |g| g.name.as_str());
-                        return self.fail(
+                        return self.fail_kind(
+                            DecodeKind::Duplicate,
                             name_tok,
                             format!(
                                 "Field \"{}\" is specified along with field \"{}\", another member of oneof \"{}\" for message type \"{}\".",
@@ -212,28 +308,49 @@ impl<'a> Parser<'_, 'a> {
                         );
                     }
                 } else {
-                    oneof_set.push((o, f.number));
+                    given.oneofs.push((o, f.number));
                 }
             }
-            if matches!(f.card, Cardinality::Singular { .. }) {
-                if seen.contains(&f.number) {
-                    return self.fail(
-                        name_tok,
-                        format!(
-                            "Message type \"{}\" should not have multiple \"{}\" fields.",
-                            info.full_name, f.name
-                        ),
-                    );
-                }
-                seen.push(f.number);
+            let implicit = match (f.card, f.kind) {
+                (Cardinality::Singular { .. }, Kind::Message(_)) => Some(false),
+                (Cardinality::Singular { presence }, _) => Some(!presence),
+                _ => None,
+            };
+            // As `Parse`: a field with presence given twice, or a field
+            // without given again after a value other than its zero.
+            let twice = match implicit {
+                Some(false) => given.present.contains(&f.number),
+                Some(true) => given.nonzero.contains(&f.number),
+                None => false,
+            };
+            if twice {
+                return self.fail_kind(
+                    DecodeKind::Duplicate,
+                    name_tok,
+                    format!(
+                        "Message type \"{}\" should not have multiple \"{}\" {}.",
+                        info.full_name,
+                        if f.extension {
+                            &f.name[1..f.name.len() - 1]
+                        } else {
+                            &f.name
+                        },
+                        if f.extension { "extensions" } else { "fields" }
+                    ),
+                );
             }
-            self.field_value(b, f, m, depth)?;
+            let nonzero = self.field_value(b, f, m, depth, &mut given)?;
+            match implicit {
+                Some(false) => given.present.push(f.number),
+                Some(true) => given.set_nonzero(f.number, nonzero),
+                None => {}
+            }
+            self.path.pop();
             if !self.tok.try_consume(b",") {
                 self.tok.try_consume(b";");
             }
         }
     }
-
     fn group_named(&self, f: &FieldInfo) -> bool {
         f.delimited
             && self
@@ -251,14 +368,16 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
-    /// After a field's name: its value or values.
+    /// After a field's name: its value or values; whether a singular
+    /// scalar's value is other than its zero.
     fn field_value<B: MessageBuilder>(
         &mut self,
         b: &mut B,
         f: &FieldInfo,
         m: &mut B::Msg,
         depth: usize,
-    ) -> Res<(), B::Err> {
+        given: &mut Given,
+    ) -> Res<bool, B::Err> {
         let is_msg = matches!(f.kind, Kind::Message(_));
         let colon = self.tok.try_consume(b":");
         if !colon && !is_msg {
@@ -268,26 +387,48 @@ impl<'a> Parser<'_, 'a> {
         let repeated = !matches!(f.card, Cardinality::Singular { .. });
         if repeated && colon && self.tok.try_consume(b"[") {
             if self.tok.try_consume(b"]") {
-                return Ok(());
+                return Ok(false);
             }
             loop {
-                self.one_value(b, f, m, depth)?;
+                self.element(b, f, m, depth, given)?;
                 if self.tok.try_consume(b"]") {
-                    return Ok(());
+                    return Ok(false);
                 }
                 self.expect(b",")?;
             }
         }
+        if repeated {
+            self.element(b, f, m, depth, given)?;
+            return Ok(false);
+        }
         self.one_value(b, f, m, depth)
     }
 
+    /// One element of repeated or map field `f`, its index in the path.
+    fn element<B: MessageBuilder>(
+        &mut self,
+        b: &mut B,
+        f: &FieldInfo,
+        m: &mut B::Msg,
+        depth: usize,
+        given: &mut Given,
+    ) -> Res<(), B::Err> {
+        let i = given.next_index(f.number);
+        if let Some(last) = self.path.last_mut() {
+            last.index = Some(i);
+        }
+        self.one_value(b, f, m, depth)?;
+        Ok(())
+    }
+
+    /// One value of field `f`; whether it is a scalar other than its zero.
     fn one_value<B: MessageBuilder>(
         &mut self,
         b: &mut B,
         f: &FieldInfo,
         m: &mut B::Msg,
         depth: usize,
-    ) -> Res<(), B::Err> {
+    ) -> Res<bool, B::Err> {
         match (f.card, f.kind) {
             (Cardinality::Map, Kind::Message(entry)) => {
                 let close = self.open()?;
@@ -326,7 +467,8 @@ impl<'a> Parser<'_, 'a> {
                             }
                         },
                         _ => {
-                            return self.fail(
+                            return self.fail_kind(
+                                DecodeKind::UnknownField,
                                 nt,
                                 format!(
                                     "Message type \"{}\" has no field named \"{}\".",
@@ -347,32 +489,36 @@ impl<'a> Parser<'_, 'a> {
                         MapValue::Message(b.start(vt).map_err(TextFailure::Build)?)
                     }
                     (_, _, Some(s)) => {
-                        return b
-                            .map_entry(m, f, get(&k), MapValue::Scalar(get(&s)))
-                            .map_err(TextFailure::Build)
+                        b.map_entry(m, f, get(&k), MapValue::Scalar(get(&s)))
+                            .map_err(TextFailure::Build)?;
+                        return Ok(false);
                     }
                     (_, _, None) => {
                         let z = zero_of(vf);
-                        return b
-                            .map_entry(m, f, get(&k), MapValue::Scalar(get(&z)))
-                            .map_err(TextFailure::Build);
+                        b.map_entry(m, f, get(&k), MapValue::Scalar(get(&z)))
+                            .map_err(TextFailure::Build)?;
+                        return Ok(false);
                     }
                 };
-                b.map_entry(m, f, get(&k), v).map_err(TextFailure::Build)
+                b.map_entry(m, f, get(&k), v).map_err(TextFailure::Build)?;
+                Ok(false)
             }
             (_, Kind::Message(sub)) => {
                 let close = self.open()?;
                 let mut sm = b.begin(m, f, sub).map_err(TextFailure::Build)?;
                 self.nested(b, sub, &mut sm, close, depth)?;
-                b.end(m, f, sm).map_err(TextFailure::Build)
+                b.end(m, f, sm).map_err(TextFailure::Build)?;
+                Ok(false)
             }
             (card, _) => {
                 let v = self.scalar(f)?;
+                let s = get(&v);
                 match card {
-                    Cardinality::Singular { .. } => b.set(m, f, get(&v)),
-                    _ => b.push(m, f, get(&v)),
+                    Cardinality::Singular { .. } => b.set(m, f, s),
+                    _ => b.push(m, f, s),
                 }
-                .map_err(TextFailure::Build)
+                .map_err(TextFailure::Build)?;
+                Ok(!is_zero(s))
             }
         }
     }
@@ -387,7 +533,11 @@ impl<'a> Parser<'_, 'a> {
     ) -> Res<(), B::Err> {
         if depth + 1 > MAX_DEPTH {
             let at = self.tok.peek();
-            return self.fail(at, format!("Message nested deeper than {MAX_DEPTH}."));
+            return self.fail_kind(
+                DecodeKind::Limit,
+                at,
+                format!("Message nested deeper than {MAX_DEPTH}."),
+            );
         }
         self.fields(b, ty, sm, Some(close), depth + 1)
     }
@@ -436,6 +586,7 @@ impl<'a> Parser<'_, 'a> {
         info: &crate::proto::runtime::MessageInfo,
         m: &mut B::Msg,
         depth: usize,
+        given: &mut Given,
     ) -> Res<(), B::Err> {
         let start = self.tok.next();
         // `domain.name/path/pkg.Type`: identifiers joined by `.` and `/`.
@@ -461,7 +612,11 @@ impl<'a> Parser<'_, 'a> {
             return self.fail(start, format!("Invalid Any type URL: {url}"));
         };
         let Some(inner) = self.t.message_index(name) else {
-            return self.fail(start, format!("Type {name} not found"));
+            return self.fail_kind(
+                DecodeKind::UnknownField,
+                start,
+                format!("Type {name} not found"),
+            );
         };
         self.tok.try_consume(b":");
         let close = self.open()?;
@@ -473,22 +628,26 @@ impl<'a> Parser<'_, 'a> {
         };
         let r: Res<(), std::convert::Infallible> =
             self.nested(&mut db, inner, &mut dm, close, depth);
-        if let Err(TextFailure::Syntax { line, col, message }) = r {
-            return Err(TextFailure::Syntax { line, col, message });
+        if let Err(TextFailure::Syntax(e)) = r {
+            return Err(TextFailure::Syntax(e));
         }
         dedup_maps(&mut dm);
-        let bytes = encode_dyn(self.t, &dm, true).map_err(|e| TextFailure::Syntax {
-            line: start.line,
-            col: start.col,
-            message: e.to_string(),
-        })?;
+        let bytes = match encode_dyn(self.t, &dm, true) {
+            Ok(bytes) => bytes,
+            Err(e) => return self.fail(start, e.to_string()),
+        };
         let (Some(uf), Some(vf)) = (info.field(1), info.field(2)) else {
             return self.fail(start, "Any without type_url and value");
         };
         b.set(m, uf, Scalar::Str(url.as_bytes()))
             .map_err(TextFailure::Build)?;
         b.set(m, vf, Scalar::Bytes(&bytes))
-            .map_err(TextFailure::Build)
+            .map_err(TextFailure::Build)?;
+        // As `Any.Pack`: both fields now hold these values, whatever the
+        // text gave them before; given again, they are given twice.
+        given.set_nonzero(uf.number, !url.is_empty());
+        given.set_nonzero(vf.number, !bytes.is_empty());
+        Ok(())
     }
 
     /// Skip an unknown field's value (`allow_unknown_field`).
@@ -532,7 +691,11 @@ impl<'a> Parser<'_, 'a> {
     fn skip_message<E>(&mut self, depth: usize) -> Res<(), E> {
         if depth + 1 > MAX_DEPTH {
             let at = self.tok.peek();
-            return self.fail(at, format!("Message nested deeper than {MAX_DEPTH}."));
+            return self.fail_kind(
+                DecodeKind::Limit,
+                at,
+                format!("Message nested deeper than {MAX_DEPTH}."),
+            );
         }
         let close: &[u8] = if self.tok.next().text == b"{" {
             b"}"
@@ -559,7 +722,11 @@ impl<'a> Parser<'_, 'a> {
         let v = match f.kind {
             Kind::String | Kind::Bytes => {
                 if !t.text.first().is_some_and(|c| *c == b'"' || *c == b'\'') {
-                    return self.fail(t, format!("Expected string but found: {}", show(t.text)));
+                    return self.fail_kind(
+                        DecodeKind::Type,
+                        t,
+                        format!("Expected string but found: {}", show(t.text)),
+                    );
                 }
                 let mut out = Vec::new();
                 loop {
@@ -584,11 +751,15 @@ impl<'a> Parser<'_, 'a> {
             Kind::Bool => match text {
                 "true" | "t" | "1" | "True" => Value::Bool(true),
                 "false" | "f" | "0" | "False" => Value::Bool(false),
-                _ => return self.fail(t, "Expected \"true\" or \"false\"."),
+                _ => return self.fail_kind(DecodeKind::Type, t, "Expected \"true\" or \"false\"."),
             },
             Kind::Float | Kind::Double => {
                 let Some(x) = parse_float(text) else {
-                    return self.fail(t, format!("Couldn't parse float: {text}"));
+                    return self.fail_kind(
+                        DecodeKind::Type,
+                        t,
+                        format!("Couldn't parse float: {text}"),
+                    );
                 };
                 if f.kind == Kind::Float {
                     Value::F32(x as f32)
@@ -602,7 +773,8 @@ impl<'a> Parser<'_, 'a> {
                     Value::Enum(n)
                 } else if let Some(n) = parse_int(text).and_then(|v| i32::try_from(v).ok()) {
                     if info.closed && !info.contains(n) {
-                        return self.fail(
+                        return self.fail_kind(
+                            DecodeKind::Range,
                             t,
                             format!(
                                 "Enum type \"{}\" has no value with number {n}.",
@@ -612,7 +784,8 @@ impl<'a> Parser<'_, 'a> {
                     }
                     Value::Enum(n)
                 } else {
-                    return self.fail(
+                    return self.fail_kind(
+                        DecodeKind::UnknownField,
                         t,
                         format!(
                             "Enum type \"{}\" has no value named {text}.",
@@ -621,10 +794,14 @@ impl<'a> Parser<'_, 'a> {
                     );
                 }
             }
-            Kind::Message(_) => return self.fail(t, "Expected a scalar."),
+            Kind::Message(_) => return self.fail_kind(DecodeKind::Type, t, "Expected a scalar."),
             k => {
                 let Some(v) = parse_int(text) else {
-                    return self.fail(t, format!("Couldn't parse integer: {text}"));
+                    return self.fail_kind(
+                        DecodeKind::Type,
+                        t,
+                        format!("Couldn't parse integer: {text}"),
+                    );
                 };
                 let (lo, hi): (i128, i128) = match k {
                     Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => {
@@ -637,7 +814,11 @@ impl<'a> Parser<'_, 'a> {
                     _ => (0, u64::MAX as i128),
                 };
                 if v < lo || v > hi {
-                    return self.fail(t, format!("Couldn't parse integer: {text}"));
+                    return self.fail_kind(
+                        DecodeKind::Range,
+                        t,
+                        format!("Couldn't parse integer: {text}"),
+                    );
                 }
                 match k {
                     Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 => Value::I32(v as i32),

@@ -361,9 +361,17 @@ pub fn from_text(m: &Bound<'_, PyMessage>, text: &str, opts: ParseOptions) -> Py
     let draft = match parse_text(&s.tables, ty, text, &mut builder, opts) {
         Ok(d) => d,
         Err(TextFailure::Build(Stashed)) => return Err(builder.take_err()),
-        Err(e) => {
-            let msg = e.describe().unwrap_or_default();
-            return Err(errors::proto_decode(m.py(), msg, None, None));
+        Err(TextFailure::Syntax(e)) => {
+            let py = m.py();
+            return Err(errors::make(
+                py,
+                errors::proto_decode_error(py),
+                e.kind.name(),
+                e.to_string(),
+                Some(e.offset),
+                Some(e.path),
+                None,
+            ));
         }
     };
     install(m, draft, true)
@@ -435,11 +443,14 @@ fn decode_in(
         Ok(m) => Ok((m, bytes.len())),
         Err(Failure::Wire(e)) => {
             let msg = e.to_string();
-            Err(errors::proto_decode(
+            Err(errors::make(
                 data.py(),
+                errors::proto_decode_error(data.py()),
+                e.kind.name(),
                 msg,
                 Some(e.offset),
                 Some(e.path),
+                None,
             ))
         }
         Err(Failure::Build(Stashed)) => Err(builder.take_err()),
