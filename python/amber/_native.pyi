@@ -78,6 +78,8 @@ _DecodeErrorKind: TypeAlias = Literal[
     "invalid_value",
     "field_count",
     "state",
+    "unknown_field",
+    "duplicate",
 ]
 _EncodeErrorKind: TypeAlias = Literal[
     "unsupported",

@@ -29,9 +29,10 @@ pub fn render(path: &[PathSeg<'_>]) -> String {
 
 /// The kind of problem in bytes or text being read, for callers that act
 /// on it rather than on the message (Python sees it as
-/// `amber.proto.DecodeError.kind`, through [`DecodeKind::name`]). The names
-/// the codec's kinds also have (`truncated`, `malformed`, `limit`) mean the
-/// same there.
+/// `amber.proto.DecodeError.kind`, through [`DecodeKind::name`]). Names
+/// other parts of amber also use mean the same there: `truncated`,
+/// `malformed` and `limit` (the codec), `type_mismatch` and `out_of_range`
+/// (PostgreSQL values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DecodeKind {
     /// The input ends early: a message, string or list left open.
@@ -45,10 +46,10 @@ pub enum DecodeKind {
     UnknownField,
     /// A value of the wrong type for its field (a string for an integer, an
     /// object for a scalar, `null` in a list).
-    Type,
+    TypeMismatch,
     /// A number out of its field's range, or an enum number a closed enum
     /// lacks.
-    Range,
+    OutOfRange,
     /// Nesting deeper than the limit.
     Limit,
     /// A field, key or oneof given twice where that is refused.
@@ -62,8 +63,8 @@ impl DecodeKind {
             DecodeKind::Truncated => "truncated",
             DecodeKind::Malformed => "malformed",
             DecodeKind::UnknownField => "unknown_field",
-            DecodeKind::Type => "type",
-            DecodeKind::Range => "range",
+            DecodeKind::TypeMismatch => "type_mismatch",
+            DecodeKind::OutOfRange => "out_of_range",
             DecodeKind::Limit => "limit",
             DecodeKind::Duplicate => "duplicate",
         }

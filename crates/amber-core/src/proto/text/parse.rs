@@ -723,7 +723,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             Kind::String | Kind::Bytes => {
                 if !t.text.first().is_some_and(|c| *c == b'"' || *c == b'\'') {
                     return self.fail_kind(
-                        DecodeKind::Type,
+                        DecodeKind::TypeMismatch,
                         t,
                         format!("Expected string but found: {}", show(t.text)),
                     );
@@ -751,12 +751,18 @@ impl<'t, 'a> Parser<'t, 'a> {
             Kind::Bool => match text {
                 "true" | "t" | "1" | "True" => Value::Bool(true),
                 "false" | "f" | "0" | "False" => Value::Bool(false),
-                _ => return self.fail_kind(DecodeKind::Type, t, "Expected \"true\" or \"false\"."),
+                _ => {
+                    return self.fail_kind(
+                        DecodeKind::TypeMismatch,
+                        t,
+                        "Expected \"true\" or \"false\".",
+                    )
+                }
             },
             Kind::Float | Kind::Double => {
                 let Some(x) = parse_float(text) else {
                     return self.fail_kind(
-                        DecodeKind::Type,
+                        DecodeKind::TypeMismatch,
                         t,
                         format!("Couldn't parse float: {text}"),
                     );
@@ -774,7 +780,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                 } else if let Some(n) = parse_int(text).and_then(|v| i32::try_from(v).ok()) {
                     if info.closed && !info.contains(n) {
                         return self.fail_kind(
-                            DecodeKind::Range,
+                            DecodeKind::OutOfRange,
                             t,
                             format!(
                                 "Enum type \"{}\" has no value with number {n}.",
@@ -794,11 +800,13 @@ impl<'t, 'a> Parser<'t, 'a> {
                     );
                 }
             }
-            Kind::Message(_) => return self.fail_kind(DecodeKind::Type, t, "Expected a scalar."),
+            Kind::Message(_) => {
+                return self.fail_kind(DecodeKind::TypeMismatch, t, "Expected a scalar.")
+            }
             k => {
                 let Some(v) = parse_int(text) else {
                     return self.fail_kind(
-                        DecodeKind::Type,
+                        DecodeKind::TypeMismatch,
                         t,
                         format!("Couldn't parse integer: {text}"),
                     );
@@ -815,7 +823,7 @@ impl<'t, 'a> Parser<'t, 'a> {
                 };
                 if v < lo || v > hi {
                     return self.fail_kind(
-                        DecodeKind::Range,
+                        DecodeKind::OutOfRange,
                         t,
                         format!("Couldn't parse integer: {text}"),
                     );

@@ -294,7 +294,7 @@ impl<'py> Seq<'py> {
 
 fn lex_err<T>(message: String) -> Result<T, LexError> {
     Err(LexError {
-        kind: DecodeKind::Type,
+        kind: DecodeKind::TypeMismatch,
         offset: 0,
         message,
     })

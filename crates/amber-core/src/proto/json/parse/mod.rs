@@ -305,12 +305,27 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         self.lex(r)
     }
 
+    /// The error for a value other than `what`: of kind type when it is a
+    /// JSON value (of another type), the lexer's kind otherwise.
+    #[cold]
+    fn wrong<T, E>(&mut self, what: &str) -> Res<T, E> {
+        let value = self.inp.peek() != Peek::Other;
+        match self.inp.expected(what) {
+            Ok(v) => Ok(v),
+            Err(mut e) => {
+                if value {
+                    e.kind = DecodeKind::TypeMismatch;
+                }
+                self.err(e.kind, e.offset, e.message)
+            }
+        }
+    }
+
     /// Enter an object; false if it is empty (and left). `what` names
     /// what was expected (made only for the error).
     fn open_object<E>(&mut self, what: impl FnOnce() -> String) -> Res<bool, E> {
         if self.inp.peek() != Peek::Object {
-            let r = self.inp.expected(&what());
-            return self.lex(r);
+            return self.wrong(&what());
         }
         let r = self.inp.open_object("an object");
         self.lex(r)
@@ -319,8 +334,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
     /// Enter an array; false if it is empty (and left).
     fn open_array<E>(&mut self, what: impl FnOnce() -> String) -> Res<bool, E> {
         if self.inp.peek() != Peek::Array {
-            let r = self.inp.expected(&what());
-            return self.lex(r);
+            return self.wrong(&what());
         }
         let r = self.inp.open_array("an array");
         self.lex(r)
@@ -549,7 +563,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                         self.set_null(b, vty, &mut sub)?;
                     } else if self.inp.peek() == Peek::Null {
                         return self.err(
-                            DecodeKind::Type,
+                            DecodeKind::TypeMismatch,
                             vat,
                             "null is not allowed as a map value",
                         );
@@ -563,7 +577,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                     let tok = self.token()?;
                     if let Tok::Null = tok {
                         return self.err(
-                            DecodeKind::Type,
+                            DecodeKind::TypeMismatch,
                             vat,
                             "null is not allowed as a map value",
                         );
@@ -619,7 +633,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                     let null = self.inp.peek() == Peek::Null;
                     if null && !self.is_wkt(ety, Wkt::Value) {
                         return self.err(
-                            DecodeKind::Type,
+                            DecodeKind::TypeMismatch,
                             at,
                             "null is not allowed to be used as an element in a repeated field",
                         );
@@ -637,7 +651,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                     let tok = self.token()?;
                     if let Tok::Null = tok {
                         return self.err(
-                            DecodeKind::Type,
+                            DecodeKind::TypeMismatch,
                             at,
                             "null is not allowed to be used as an element in a repeated field",
                         );
@@ -667,14 +681,14 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
             Peek::Null => self.inp.literal().map(|_| Tok::Null),
             Peek::Object => {
                 return self.err(
-                    DecodeKind::Type,
+                    DecodeKind::TypeMismatch,
                     at,
                     "expected a scalar value, found an object",
                 )
             }
             Peek::Array => {
                 return self.err(
-                    DecodeKind::Type,
+                    DecodeKind::TypeMismatch,
                     at,
                     "expected a scalar value, found an array",
                 )
@@ -694,8 +708,8 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
         buf: &'x mut Vec<u8>,
         key: bool,
     ) -> Result<Scalar<'x>, Bad> {
-        let msg = |s: String| Bad::Msg(DecodeKind::Type, s);
-        let range = |s: String| Bad::Msg(DecodeKind::Range, s);
+        let msg = |s: String| Bad::Msg(DecodeKind::TypeMismatch, s);
+        let range = |s: String| Bad::Msg(DecodeKind::OutOfRange, s);
         match kind {
             Kind::Int32
             | Kind::Sint32

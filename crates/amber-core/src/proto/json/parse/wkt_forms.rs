@@ -38,7 +38,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                 let tok = self.token()?;
                 if let Tok::Null = tok {
                     return self.err(
-                        DecodeKind::Type,
+                        DecodeKind::TypeMismatch,
                         at,
                         format!("null is not a {}", info.full_name),
                     );
@@ -53,7 +53,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
             Wkt::Timestamp | Wkt::Duration | Wkt::FieldMask => {
                 let Tok::Str(s) = self.token()? else {
                     return self.err(
-                        DecodeKind::Type,
+                        DecodeKind::TypeMismatch,
                         at,
                         format!("{} JSON value is not a string", info.full_name),
                     );
@@ -194,7 +194,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                 let vat = self.here();
                 match self.token()? {
                     Tok::Str(s) => url = Some(s),
-                    _ => return self.err(DecodeKind::Type, vat, "@type is not a string"),
+                    _ => return self.err(DecodeKind::TypeMismatch, vat, "@type is not a string"),
                 }
             } else {
                 has_value |= k == "value";
