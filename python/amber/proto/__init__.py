@@ -258,6 +258,7 @@ def _utf8_text(data: bytes) -> str:
         err = DecodeError(f"{line}:{col} : invalid UTF-8 (byte {e.start})")
         err.kind = "malformed"
         err.offset = e.start
+        err.path = "$"
         raise err from None
 
 
