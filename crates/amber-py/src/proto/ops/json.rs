@@ -7,11 +7,11 @@
 use std::borrow::Cow;
 
 use amber_core::proto::json::lex::LexError;
-use amber_core::proto::runtime::DecodeKind;
 use amber_core::proto::json::num as json_num;
 use amber_core::proto::json::{
     self, Input, Num, ParseFailure, ParseOptions, Peek, PrintFailure, PrintOptions, Sink,
 };
+use amber_core::proto::runtime::DecodeKind;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};

@@ -187,7 +187,7 @@ impl<'a> KeySet<'a> {
         let h = self.state.hash_one(k.as_ref());
         // Two different keys with one 64-bit keyed hash: practically never,
         // and then the keys are compared.
-        if !self.hashes.insert(h) && self.keys.iter().any(|x| *x == k) {
+        if !self.hashes.insert(h) && self.keys.contains(&k) {
             return Err(k);
         }
         self.keys.push(k);
