@@ -58,7 +58,12 @@ TEXT_ERRORS = [
     ("nums: 1 nums: [2, 3, x]", "type_mismatch", "x", "$.nums[3]"),
     ('by { key: "a" } by { key: "b" value { n: t } }', "type_mismatch", "t", "$.by[1].n"),
     ('by { key: "a" nokey: 1 }', "unknown_field", "nokey", "$.by[0]"),
-    ("mi { key: 1 value: 2 } mi { key: 2 value: 4000000000 }", "out_of_range", "4000000000", "$.mi[1]"),
+    (
+        "mi { key: 1 value: 2 } mi { key: 2 value: 4000000000 }",
+        "out_of_range",
+        "4000000000",
+        "$.mi[1]",
+    ),
     ("child { n: 1 ", "truncated", "", "$.child"),
     ("child { n: ", "truncated", "", "$.child.n"),
     ("n: 1 n: 2", "duplicate", "n: 2", "$.n"),
@@ -72,7 +77,12 @@ TEXT_ERRORS = [
     ("any { [type.googleapis.com/tt.Nope] { } }", "unknown_field", "[type", "$.any"),
     (f"any {{ [{ANY}] {{ items {{ n: x }} }} }}", "type_mismatch", "x", "$.any.items[0].n"),
     ('s: "éé"\n  n: zz', "type_mismatch", "zz", "$.n"),
-    ("# a comment\nchild {\n  items: [{ n: 1 }, { o: q }]\n}", "type_mismatch", "q", "$.child.items[1].o"),
+    (
+        "# a comment\nchild {\n  items: [{ n: 1 }, { o: q }]\n}",
+        "type_mismatch",
+        "q",
+        "$.child.items[1].o",
+    ),
 ]
 
 
