@@ -3,9 +3,11 @@
 //! [`MessageSource`](crate::proto::runtime::MessageSource), [`parse::parse_text`]
 //! into any [`MessageBuilder`](crate::proto::runtime::MessageBuilder).
 
+pub mod error;
 mod lex;
 pub mod parse;
 pub mod print;
 
-pub use parse::{parse_text, ParseOptions, TextError, TextFailure};
+pub use error::{TextError, TextFailure};
+pub use parse::{parse_text, ParseOptions};
 pub use print::{print_text, PrintFailure, TextOptions};
