@@ -25,6 +25,7 @@ pub mod pool;
 pub mod resolve;
 pub mod rules;
 pub mod symbols;
+pub mod validate;
 pub mod wkt;
 
 pub use compile::{compile, DirLoader, Loader};
