@@ -15,7 +15,6 @@ use std::collections::{HashMap, HashSet};
 
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};
-use crate::proto::names::map_entry_name;
 
 /// Highest field number.
 pub const MAX_FIELD_NUMBER: i32 = 536_870_911;
@@ -27,7 +26,6 @@ enum Sym {
     Enum,
     EnumValue,
     Field,
-    Oneof,
     Service,
     Method,
 }
@@ -37,6 +35,9 @@ struct Ctx {
     syms: HashMap<String, Sym>,
     /// The file being checked.
     file: String,
+    /// Its features (editions): enums closed, fields of implicit presence.
+    closed: bool,
+    implicit: bool,
 }
 
 fn fail(file: &str, kind: ProtoErrorKind, msg: String) -> ProtoError {
@@ -116,6 +117,8 @@ pub fn validate_set(set: &mut FileDescriptorSet) -> Result<(), ProtoError> {
     let mut ctx = Ctx {
         syms: HashMap::new(),
         file: String::new(),
+        closed: false,
+        implicit: false,
     };
     let mut seen: HashSet<String> = HashSet::new();
     // Messages and enums by full name, for extension ranges, closed enums
@@ -134,7 +137,6 @@ pub fn validate_set(set: &mut FileDescriptorSet) -> Result<(), ProtoError> {
                 format!("file \"{name}\" appears twice in the set"),
             ));
         }
-        let mut deps = HashSet::new();
         for d in &file.dependency {
             if d == &name {
                 return Err(ctx.err(
@@ -148,9 +150,6 @@ pub fn validate_set(set: &mut FileDescriptorSet) -> Result<(), ProtoError> {
                     format!("depends on \"{d}\", which is not in the set before it"),
                 ));
             }
-            if !deps.insert(d.clone()) {
-                return Err(ctx.err(ProtoErrorKind::Duplicate, format!("imports \"{d}\" twice")));
-            }
         }
         for &i in file.public_dependency.iter().chain(&file.weak_dependency) {
             if i < 0 || i as usize >= file.dependency.len() {
@@ -160,8 +159,14 @@ pub fn validate_set(set: &mut FileDescriptorSet) -> Result<(), ProtoError> {
                 ));
             }
         }
+        if file.edition.is_some() && file.syntax.as_deref() != Some("editions") {
+            return Err(ctx.err(
+                ProtoErrorKind::Invalid,
+                "an edition is set, but syntax is not \"editions\"",
+            ));
+        }
         let edition_of = match file.syntax.as_deref() {
-            None | Some("") | Some("proto2") => edition::PROTO2,
+            None | Some("proto2") => edition::PROTO2,
             Some("proto3") => edition::PROTO3,
             Some("editions") => match file.edition {
                 Some(e @ (edition::E2023 | edition::E2024)) => e,
@@ -176,6 +181,9 @@ pub fn validate_set(set: &mut FileDescriptorSet) -> Result<(), ProtoError> {
                 return Err(ctx.err(ProtoErrorKind::Invalid, format!("unknown syntax \"{s}\"")))
             }
         };
+        let fx = file.options.as_ref().and_then(|o| o.features.as_ref());
+        ctx.closed = fx.and_then(|f| f.enum_type) == Some(2);
+        ctx.implicit = fx.and_then(|f| f.field_presence) == Some(2);
         let pkg = file.package.clone().unwrap_or_default();
         if !pkg.is_empty() {
             if !pkg.split('.').all(ident_ok) {
@@ -265,11 +273,24 @@ fn declare_message(
 ) -> Result<(), ProtoError> {
     let full = declare(ctx, scope, m.name.as_deref(), Sym::Message)?;
     all.insert(full.clone(), m.clone());
-    for f in &m.field {
-        declare(ctx, &full, f.name.as_deref(), Sym::Field)?;
-    }
-    for o in &m.oneof_decl {
-        declare(ctx, &full, o.name.as_deref(), Sym::Oneof)?;
+    // Fields and oneofs are names of their message, not symbols of the
+    // pool (a nested type may share a field's name).
+    let mut names = HashSet::new();
+    let fields = m.field.iter().map(|f| (&f.name, "field"));
+    for (n, what) in fields.chain(m.oneof_decl.iter().map(|o| (&o.name, "oneof"))) {
+        let n = n.as_deref().unwrap_or("");
+        if !ident_ok(n) {
+            return Err(ctx.err(
+                ProtoErrorKind::Invalid,
+                format!("{what} {full}.{n}: \"{n}\" is not a valid identifier"),
+            ));
+        }
+        if !names.insert(n) {
+            return Err(ctx.err(
+                ProtoErrorKind::Duplicate,
+                format!("{what} {full}.{n}: the name is used twice in {full}"),
+            ));
+        }
     }
     for x in &m.extension {
         declare(ctx, &full, x.name.as_deref(), Sym::Field)?;
@@ -301,21 +322,7 @@ fn declare_enum(
     for v in &e.value {
         declare(ctx, scope, v.name.as_deref(), Sym::EnumValue)?;
     }
-    let allow_alias = e.options.as_ref().and_then(|o| o.allow_alias) == Some(true);
-    let mut nums = HashSet::new();
-    for v in &e.value {
-        if !nums.insert(v.number.unwrap_or(0)) && !allow_alias {
-            return Err(ctx.err(
-                ProtoErrorKind::Number,
-                format!(
-                    "enum {full}: value {} reuses number {} (set allow_alias to allow this)",
-                    v.name.as_deref().unwrap_or(""),
-                    v.number.unwrap_or(0)
-                ),
-            ));
-        }
-    }
-    let closed = enum_closed(syntax, e);
+    let closed = enum_closed(ctx, syntax, e);
     if !closed && e.value[0].number.unwrap_or(0) != 0 {
         return Err(ctx.err(
             ProtoErrorKind::Invalid,
@@ -329,17 +336,19 @@ fn declare_enum(
 /// Whether an enum is closed: proto2's are, proto3's are not, editions'
 /// by their `enum_type` feature (file-level features are not followed
 /// here; 2023 and 2024 default to open).
-fn enum_closed(syntax: i32, e: &EnumDescriptorProto) -> bool {
+fn enum_closed(ctx: &Ctx, syntax: i32, e: &EnumDescriptorProto) -> bool {
     match syntax {
         edition::PROTO2 => true,
         edition::PROTO3 => false,
-        _ => {
-            e.options
-                .as_ref()
-                .and_then(|o| o.features.as_ref())
-                .and_then(|f| f.enum_type)
-                == Some(2)
-        }
+        _ => match e
+            .options
+            .as_ref()
+            .and_then(|o| o.features.as_ref())
+            .and_then(|f| f.enum_type)
+        {
+            Some(t) => t == 2,
+            None => ctx.closed,
+        },
     }
 }
 
@@ -381,63 +390,19 @@ fn check_message(
         }
         reserved.push((s, e));
     }
-    let mut all_ranges = ranges.clone();
-    all_ranges.extend(&reserved);
-    all_ranges.sort_unstable();
-    for w in all_ranges.windows(2) {
-        if w[1].0 < w[0].1 {
-            return Err(ctx.err(
-                ProtoErrorKind::Number,
-                format!(
-                    "message {full}: ranges {} to {} and {} to {} overlap",
-                    w[0].0, w[0].1, w[1].0, w[1].1
-                ),
-            ));
-        }
-    }
-    let in_any = |rs: &[(i32, i32)], n: i32| rs.iter().any(|&(s, e)| n >= s && n < e);
     let mut numbers: HashMap<i32, String> = HashMap::new();
     let mut oneof_count = vec![0usize; m.oneof_decl.len()];
     let mut json_names: HashMap<String, String> = HashMap::new();
     let n_oneofs = m.oneof_decl.len();
-    let nested_names: HashSet<String> = m
-        .nested_type
-        .iter()
-        .map(|n| n.name.clone().unwrap_or_default())
-        .collect();
     for f in &mut m.field {
         let fname = f.name.clone().unwrap_or_default();
         let what = format!("field {full}.{fname}");
-        if f.extendee.is_some() {
-            return Err(ctx.err(
-                ProtoErrorKind::Invalid,
-                format!("{what}: a field of a message has an extendee"),
-            ));
-        }
         let n = f.number.unwrap_or(0);
-        check_number(ctx, &what, n, set_wire && false)?;
-        if in_any(&reserved, n) {
-            return Err(ctx.err(
-                ProtoErrorKind::Number,
-                format!("{what}: number {n} is reserved"),
-            ));
-        }
-        if in_any(&ranges, n) {
-            return Err(ctx.err(
-                ProtoErrorKind::Number,
-                format!("{what}: number {n} is in an extension range"),
-            ));
-        }
+        check_number(ctx, &what, n)?;
         if let Some(other) = numbers.insert(n, fname.clone()) {
             return Err(ctx.err(
                 ProtoErrorKind::Number,
                 format!("{what}: number {n} is already used by {other}"),
-            ));
-        }
-        if m.reserved_name.iter().any(|r| r == &fname) {
-            return Err(ctx.err(
-                ProtoErrorKind::Duplicate,
-                format!("{what}: the name is reserved"),
             ));
         }
         check_field(ctx, &full, &what, f, syntax, enums)?;
@@ -465,55 +430,12 @@ fn check_message(
             .json_name
             .clone()
             .unwrap_or_else(|| crate::proto::names::json_name(&fname));
-        if syntax == edition::PROTO3 || f.json_name.is_some() {
-            if let Some(other) = json_names.insert(json.clone(), fname.clone()) {
-                if syntax == edition::PROTO3 || other != fname {
-                    return Err(ctx.err(
-                        ProtoErrorKind::Duplicate,
-                        format!("{what}: JSON name \"{json}\" is also {other}'s"),
-                    ));
-                }
-            }
+        if let Some(other) = json_names.insert(json.clone(), fname.clone()) {
+            return Err(ctx.err(
+                ProtoErrorKind::Duplicate,
+                format!("{what}: JSON name \"{json}\" is also {other}'s"),
+            ));
         }
-        // A map field's entry type is nested in this message, named for it.
-        if f.label == Some(label::REPEATED) && f.r#type == Some(field_type::MESSAGE) {
-            let tn = f.type_name.clone().unwrap_or_default();
-            let short = tn.rsplit('.').next().unwrap_or("").to_string();
-            let entry = m_entry(&m.nested_type, &tn, &full);
-            if let Some(e) = entry {
-                if e.options.as_ref().and_then(|o| o.map_entry) == Some(true)
-                    && short != map_entry_name(&fname)
-                {
-                    return Err(ctx.err(
-                        ProtoErrorKind::Invalid,
-                        format!("{what}: map entry type {short} is not named for the field"),
-                    ));
-                }
-            }
-        }
-        let _ = &nested_names;
-    }
-    // The index of each oneof's fields, in order: they must be consecutive.
-    let mut last: Option<i32> = None;
-    let mut done = HashSet::new();
-    for f in &m.field {
-        if f.oneof_index != last {
-            if let Some(l) = last {
-                done.insert(l);
-            }
-            if let Some(i) = f.oneof_index {
-                if done.contains(&i) {
-                    return Err(ctx.err(
-                        ProtoErrorKind::Invalid,
-                        format!(
-                            "field {full}.{}: the fields of a oneof must be consecutive",
-                            f.name.as_deref().unwrap_or("")
-                        ),
-                    ));
-                }
-            }
-        }
-        last = f.oneof_index;
     }
     for (i, c) in oneof_count.iter().enumerate() {
         if *c == 0 {
@@ -529,64 +451,25 @@ fn check_message(
     if is_entry {
         check_map_entry(ctx, &full, m)?;
     }
-    // Map entries must be used by a field of this message.
-    for n in &m.nested_type {
-        if n.options.as_ref().and_then(|o| o.map_entry) == Some(true) {
-            let nfull = format!(".{}", join(&full, n.name.as_deref().unwrap_or("")));
-            let used = m.field.iter().any(|f| {
-                f.type_name.as_deref() == Some(&nfull)
-                    && f.label == Some(label::REPEATED)
-                    && map_entry_name(f.name.as_deref().unwrap_or(""))
-                        == n.name.as_deref().unwrap_or("")
-            });
-            if !used {
-                return Err(ctx.err(
-                    ProtoErrorKind::Invalid,
-                    format!(
-                        "map entry {} is not the type of a map field of {full}",
-                        &nfull[1..]
-                    ),
-                ));
-            }
-        }
-    }
     for n in &mut m.nested_type {
         check_message(ctx, &full, n, syntax, enums)?;
     }
     Ok(())
 }
 
-fn m_entry<'a>(nested: &'a [DescriptorProto], tn: &str, full: &str) -> Option<&'a DescriptorProto> {
-    nested
-        .iter()
-        .find(|n| format!(".{}", join(full, n.name.as_deref().unwrap_or(""))) == tn)
-}
-
 fn check_map_entry(ctx: &Ctx, full: &str, m: &DescriptorProto) -> Result<(), ProtoError> {
     let bad = |why: &str| ctx.err(ProtoErrorKind::Invalid, format!("map entry {full}: {why}"));
-    if !m.nested_type.is_empty()
-        || !m.enum_type.is_empty()
-        || !m.extension.is_empty()
-        || !m.extension_range.is_empty()
-        || !m.oneof_decl.is_empty()
-    {
-        return Err(bad("a map entry holds only its key and value fields"));
-    }
     if m.field.len() != 2 {
         return Err(bad("a map entry has exactly two fields, key and value"));
     }
-    let key = &m.field[0];
-    let value = &m.field[1];
-    if key.name.as_deref() != Some("key") || key.number != Some(1) {
-        return Err(bad("its first field must be \"key\" = 1"));
+    let Some(key) = m.field.iter().find(|f| f.number == Some(1)) else {
+        return Err(bad("its key, field 1, is missing"));
+    };
+    if m.field.iter().all(|f| f.number == Some(1)) {
+        return Err(bad("its value is missing"));
     }
-    if value.name.as_deref() != Some("value") || value.number != Some(2) {
-        return Err(bad("its second field must be \"value\" = 2"));
-    }
-    for f in [key, value] {
-        if f.label != Some(label::OPTIONAL) {
-            return Err(bad("its fields must be optional"));
-        }
+    if key.label == Some(label::REPEATED) || key.oneof_index.is_some() {
+        return Err(bad("its key cannot be repeated or in a oneof"));
     }
     use field_type::*;
     if matches!(
@@ -597,23 +480,14 @@ fn check_map_entry(ctx: &Ctx, full: &str, m: &DescriptorProto) -> Result<(), Pro
             "a key cannot be float, double, bytes, an enum or a message",
         ));
     }
-    if value.r#type == Some(GROUP) {
-        return Err(bad("a value cannot be a group"));
-    }
     Ok(())
 }
 
-fn check_number(ctx: &Ctx, what: &str, n: i32, _ext: bool) -> Result<(), ProtoError> {
+fn check_number(ctx: &Ctx, what: &str, n: i32) -> Result<(), ProtoError> {
     if !(1..=MAX_FIELD_NUMBER).contains(&n) {
         return Err(ctx.err(
             ProtoErrorKind::Number,
             format!("{what}: number {n} is out of range (1 to {MAX_FIELD_NUMBER})"),
-        ));
-    }
-    if (19000..=19999).contains(&n) {
-        return Err(ctx.err(
-            ProtoErrorKind::Number,
-            format!("{what}: numbers 19000 to 19999 are reserved for the implementation"),
         ));
     }
     Ok(())
@@ -658,6 +532,9 @@ fn check_field(
     let needs_name = matches!(f.r#type, None | Some(MESSAGE | GROUP | ENUM));
     if needs_name {
         let tn = f.type_name.clone().unwrap_or_default();
+        if f.r#type.is_none() && tn.is_empty() {
+            return Err(bad(ProtoErrorKind::Invalid, "the field has no type".into()));
+        }
         let Some((full, sym)) = ctx.resolve(scope, &tn) else {
             return Err(bad(
                 ProtoErrorKind::Undefined,
@@ -683,17 +560,6 @@ fn check_field(
             ));
         }
         f.type_name = Some(format!(".{full}"));
-        if f.r#type == Some(GROUP) && syntax == edition::PROTO3 {
-            return Err(bad(ProtoErrorKind::Invalid, "proto3 has no groups".into()));
-        }
-        if f.r#type == Some(ENUM) && syntax == edition::PROTO3 {
-            if let Some((_, true)) = enums.get(&full) {
-                return Err(bad(
-                    ProtoErrorKind::Invalid,
-                    format!("enum {full} is closed, and proto3 fields take open enums only"),
-                ));
-            }
-        }
     } else if f.type_name.is_some() {
         return Err(bad(
             ProtoErrorKind::Invalid,
@@ -701,43 +567,60 @@ fn check_field(
         ));
     }
     if let Some(d) = f.default_value.clone() {
-        if syntax == edition::PROTO3 {
+        let presence = f
+            .options
+            .as_ref()
+            .and_then(|o| o.features.as_ref())
+            .and_then(|x| x.field_presence);
+        let implicit = syntax >= edition::E2023
+            && presence.map_or(ctx.implicit, |p| p == 2)
+            && f.label != Some(label::REPEATED)
+            && f.oneof_index.is_none()
+            && !matches!(f.r#type, Some(MESSAGE | GROUP));
+        if syntax == edition::PROTO3 || implicit {
             return Err(bad(
                 ProtoErrorKind::Invalid,
-                "proto3 fields have no explicit defaults".into(),
-            ));
-        }
-        if f.label == Some(label::REPEATED) {
-            return Err(bad(
-                ProtoErrorKind::Invalid,
-                "a repeated field has no default".into(),
+                "fields of implicit presence have no explicit defaults".into(),
             ));
         }
         let t = f.r#type.unwrap_or(0);
-        let ok = match t {
-            INT32 | SINT32 | SFIXED32 => d.parse::<i32>().is_ok(),
-            INT64 | SINT64 | SFIXED64 => d.parse::<i64>().is_ok(),
-            UINT32 | FIXED32 => d.parse::<u32>().is_ok(),
-            UINT64 | FIXED64 => d.parse::<u64>().is_ok(),
-            FLOAT | DOUBLE => {
-                matches!(d.as_str(), "inf" | "-inf" | "nan" | "-nan")
-                    || (d.parse::<f64>().is_ok()
-                        && !d.contains(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E'))
-            }
-            BOOL => d == "true" || d == "false",
-            STRING => true,
+        if matches!(t, MESSAGE | GROUP) {
+            return Err(bad(
+                ProtoErrorKind::Invalid,
+                "message fields have no explicit defaults".into(),
+            ));
+        }
+        // Numbers as C's strtoll/strtod read them (Google's pool does):
+        // written back in the form the runtime reads.
+        let (ok, canonical) = match t {
+            INT32 | SINT32 | SFIXED32 => int_default(&d, i32::MIN.into(), i32::MAX.into()),
+            INT64 | SINT64 | SFIXED64 => int_default(&d, i64::MIN.into(), i64::MAX.into()),
+            UINT32 | FIXED32 => int_default(&d, 0, u32::MAX.into()),
+            UINT64 | FIXED64 => int_default(&d, 0, u64::MAX.into()),
+            FLOAT | DOUBLE => match float_default(&d) {
+                Some(v) if t == FLOAT => (true, Some(crate::proto::names::format_float(v as f32))),
+                Some(v) => (true, Some(crate::proto::names::format_double(v))),
+                None => (false, None),
+            },
+            BOOL => (d == "true" || d == "false", None),
+            STRING => (true, None),
             BYTES => {
                 let mut out = Vec::new();
-                crate::proto::escape::unescape_body(d.as_bytes(), &mut out).is_ok()
+                let ok = crate::proto::escape::unescape_body(d.as_bytes(), &mut out).is_ok();
+                (ok, None)
             }
             ENUM => {
                 let tn = f.type_name.as_deref().unwrap_or(".");
-                enums
+                let ok = enums
                     .get(&tn[1..])
-                    .is_some_and(|(e, _)| e.value.iter().any(|v| v.name.as_deref() == Some(&d)))
+                    .is_some_and(|(e, _)| e.value.iter().any(|v| v.name.as_deref() == Some(&d)));
+                (ok, None)
             }
-            _ => false,
+            _ => (false, None),
         };
+        if let Some(c) = canonical.filter(|_| ok) {
+            f.default_value = Some(c);
+        }
         if !ok {
             return Err(bad(
                 ProtoErrorKind::Invalid,
@@ -746,6 +629,64 @@ fn check_field(
         }
     }
     Ok(())
+}
+
+/// An integer default as `strtoll(s, &end, 0)` reads all of `s` (leading
+/// spaces, a sign, `0x` hex or `0` octal), within `[min, max]`; with its
+/// decimal form.
+fn int_default(s: &str, min: i128, max: i128) -> (bool, Option<String>) {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let (neg, t) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let (radix, digits) = if let Some(h) = t.strip_prefix("0x").or(t.strip_prefix("0X")) {
+        (16, h)
+    } else if t.len() > 1 && t.starts_with('0') {
+        (8, &t[1..])
+    } else {
+        (10, t)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return (false, None);
+    }
+    let Ok(v) = u128::from_str_radix(digits, radix) else {
+        return (false, None);
+    };
+    let v = if neg {
+        -(v.min(u64::MAX as u128 + 1) as i128)
+    } else {
+        v.min(u64::MAX as u128 + 1) as i128
+    };
+    // strtoull takes a negative number as its two's complement: Google's
+    // pool refuses those for unsigned fields.
+    if v < min || v > max {
+        return (false, None);
+    }
+    (true, Some(v.to_string()))
+}
+
+/// A floating-point default as `strtod` reads all of `s`.
+fn float_default(s: &str) -> Option<f64> {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let (neg, u) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let v = if let Some(h) = u.strip_prefix("0x").or(u.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()? as f64
+    } else {
+        let low = u.to_ascii_lowercase();
+        match low.as_str() {
+            "inf" | "infinity" => f64::INFINITY,
+            "nan" => f64::NAN,
+            _ if low.starts_with(|c: char| c.is_ascii_digit() || c == '.') => u.parse().ok()?,
+            _ => return None,
+        }
+    };
+    Some(if neg { -v } else { v })
 }
 
 fn nested_extensions(
@@ -790,12 +731,6 @@ fn check_extension(
             format!("{what}: an extension is in no oneof"),
         ));
     }
-    if x.label == Some(label::REQUIRED) {
-        return Err(ctx.err(
-            ProtoErrorKind::Invalid,
-            format!("{what}: an extension cannot be required"),
-        ));
-    }
     let n = x.number.unwrap_or(0);
     let tm = messages.get(&target).or(None);
     let in_range = match tm {
@@ -807,7 +742,7 @@ fn check_extension(
         None => false,
     };
     if n < 1 {
-        check_number(ctx, &what, n, true)?;
+        check_number(ctx, &what, n)?;
     }
     if !in_range {
         return Err(ctx.err(
@@ -925,5 +860,63 @@ mod tests {
             assert!(e.to_string().contains(want), "{e} lacks {want}");
             assert_eq!((e.line, e.col, e.file.as_str()), (0, 0, "t.proto"));
         }
+    }
+
+    #[test]
+    fn defaults_read_as_strtol_and_written_back() {
+        let mut s = set(|f| {
+            f.syntax = Some("proto2".into());
+            let mut a = field("a", 1, field_type::INT32);
+            a.default_value = Some(" 0x10".into());
+            let mut b = field("b", 2, field_type::DOUBLE);
+            b.default_value = Some("1e5".into());
+            f.message_type[0].field.extend([a, b]);
+        });
+        validate_set(&mut s).unwrap();
+        let m = &s.file[0].message_type[0];
+        assert_eq!(m.field[0].default_value.as_deref(), Some("16"));
+        assert_eq!(m.field[1].default_value.as_deref(), Some("100000"));
+        for bad in ["x", "3000000000", "", "1.5"] {
+            let mut s = set(|f| {
+                f.syntax = Some("proto2".into());
+                let mut a = field("a", 1, field_type::INT32);
+                a.default_value = Some(bad.into());
+                f.message_type[0].field.push(a);
+            });
+            assert!(validate_set(&mut s).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn map_entries_and_json_names() {
+        let mut s = set(|f| {
+            let m = &mut f.message_type[0];
+            let mut x = field("m", 1, field_type::MESSAGE);
+            x.label = Some(label::REPEATED);
+            x.type_name = Some(".t.M.MEntry".into());
+            m.field.push(x);
+            m.nested_type.push(DescriptorProto {
+                name: Some("MEntry".into()),
+                field: vec![field("key", 1, field_type::INT32)],
+                options: Some(MessageOptions {
+                    map_entry: Some(true),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            });
+        });
+        let e = validate_set(&mut s).unwrap_err();
+        assert!(e.to_string().contains("map entry t.M.MEntry"), "{e}");
+        let mut s = set(|f| {
+            f.syntax = Some("proto2".into());
+            let m = &mut f.message_type[0];
+            m.field.push(field("a_b", 1, field_type::INT32));
+            m.field.push(field("aB", 2, field_type::INT32));
+        });
+        let e = validate_set(&mut s).unwrap_err();
+        assert!(
+            e.to_string().contains("field t.M.aB: JSON name \"aB\""),
+            "{e}"
+        );
     }
 }
