@@ -807,7 +807,8 @@ mod tests {
 
     #[test]
     fn refusals_name_file_type_and_field() {
-        let cases: Vec<(Box<dyn FnOnce(&mut FileDescriptorProto)>, &str)> = vec![
+        type Edit = Box<dyn FnOnce(&mut FileDescriptorProto)>;
+        let cases: Vec<(Edit, &str)> = vec![
             (
                 Box::new(|f| f.message_type[0].field.push(field("x", 0, 5))),
                 "t.proto: field t.M.x: number 0 is out of range",
