@@ -121,6 +121,7 @@ pub fn validate_set(set: &mut FileDescriptorSet) -> Result<(), ProtoError> {
         implicit: false,
     };
     let mut seen: HashSet<String> = HashSet::new();
+    let mut ext_numbers: HashMap<(String, i32), String> = HashMap::new();
     // Messages and enums by full name, for extension ranges, closed enums
     // and enum defaults.
     let mut messages: HashMap<String, DescriptorProto> = HashMap::new();
@@ -243,6 +244,36 @@ pub fn validate_set(set: &mut FileDescriptorSet) -> Result<(), ProtoError> {
                         }
                     }
                 }
+            }
+        }
+        // An extension's number is its extendee's alone: amber keeps
+        // extensions with the fields (Google's pool keeps them apart and
+        // takes a field and an extension of one number).
+        let mut exts: Vec<&FieldDescriptorProto> = file.extension.iter().collect();
+        let mut stack: Vec<&DescriptorProto> = file.message_type.iter().collect();
+        while let Some(m) = stack.pop() {
+            exts.extend(&m.extension);
+            stack.extend(&m.nested_type);
+        }
+        for x in exts {
+            let target = x.extendee.as_deref().unwrap_or(".");
+            let n = x.number.unwrap_or(0);
+            let xname = x.name.as_deref().unwrap_or("");
+            let field = messages
+                .get(&target[1..])
+                .and_then(|m| m.field.iter().find(|f| f.number == Some(n)));
+            let clash = match field {
+                Some(f) => Some(f.name.clone().unwrap_or_default()),
+                None => ext_numbers.insert((target.to_string(), n), xname.to_string()),
+            };
+            if let Some(other) = clash {
+                return Err(ctx.err(
+                    ProtoErrorKind::Number,
+                    format!(
+                        "extension {xname}: number {n} of {} is already used by {other}",
+                        &target[1..]
+                    ),
+                ));
             }
         }
         seen.insert(name);
@@ -438,7 +469,21 @@ fn check_message(
         }
     }
     for (i, c) in oneof_count.iter().enumerate() {
-        if *c == 0 {
+        let synthetic = m
+            .field
+            .iter()
+            .any(|f| f.oneof_index == Some(i as i32) && f.proto3_optional == Some(true));
+        if synthetic && *c != 1 {
+            return Err(ctx.err(
+                ProtoErrorKind::Invalid,
+                format!(
+                    "oneof {full}.{}: the oneof of a proto3 optional field has it alone",
+                    m.oneof_decl[i].name.as_deref().unwrap_or("")
+                ),
+            ));
+        }
+        // (Google's pool takes an empty oneof in a map entry.)
+        if *c == 0 && !is_entry {
             return Err(ctx.err(
                 ProtoErrorKind::Invalid,
                 format!(
@@ -462,23 +507,34 @@ fn check_map_entry(ctx: &Ctx, full: &str, m: &DescriptorProto) -> Result<(), Pro
     if m.field.len() != 2 {
         return Err(bad("a map entry has exactly two fields, key and value"));
     }
-    let Some(key) = m.field.iter().find(|f| f.number == Some(1)) else {
-        return Err(bad("its key, field 1, is missing"));
-    };
-    if m.field.iter().all(|f| f.number == Some(1)) {
-        return Err(bad("its value is missing"));
+    // Google's pool takes the first declared field as the key, amber the
+    // lower-numbered: both must be able to be keys.
+    let lower = m
+        .field
+        .iter()
+        .min_by_key(|f| f.number)
+        .unwrap_or(&m.field[0]);
+    if m.field[0].number == m.field[1].number {
+        return Err(bad("its key and value have one number"));
     }
-    if key.label == Some(label::REPEATED) || key.oneof_index.is_some() {
-        return Err(bad("its key cannot be repeated or in a oneof"));
+    for f in &m.field {
+        if f.label == Some(label::REPEATED) || f.oneof_index.is_some() {
+            return Err(bad("its key and value cannot be repeated or in a oneof"));
+        }
     }
     use field_type::*;
-    if matches!(
-        key.r#type,
-        Some(FLOAT | DOUBLE | BYTES | MESSAGE | GROUP | ENUM)
-    ) {
-        return Err(bad(
-            "a key cannot be float, double, bytes, an enum or a message",
-        ));
+    for key in [&m.field[0], lower] {
+        if key.label == Some(label::REPEATED) || key.oneof_index.is_some() {
+            return Err(bad("its key cannot be repeated or in a oneof"));
+        }
+        if matches!(
+            key.r#type,
+            Some(FLOAT | DOUBLE | BYTES | MESSAGE | GROUP | ENUM)
+        ) {
+            return Err(bad(
+                "a key cannot be float, double, bytes, an enum or a message",
+            ));
+        }
     }
     Ok(())
 }
