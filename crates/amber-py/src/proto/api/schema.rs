@@ -69,9 +69,11 @@ impl PySchema {
     /// included, dependencies before the files that use them).
     #[staticmethod]
     fn from_descriptor_set(py: Python<'_>, data: &[u8]) -> PyResult<PySchema> {
-        let set = FileDescriptorSet::decode(data).map_err(|e| {
+        let mut set = FileDescriptorSet::decode(data).map_err(|e| {
             crate::errors::proto_decode(py, format!("not a FileDescriptorSet: {e}"), None, None)
         })?;
+        amber_core::proto::compiler::validate::validate_set(&mut set)
+            .map_err(|e| crate::errors::proto_syntax(py, &e))?;
         Ok(PySchema {
             inner: Arc::new(Schema::new(py, &set)?),
         })
