@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from amber._native import EncodeError
+from amber._native import EncodeError, ProtoDecodeError
 
 _NANOS = 1_000_000_000
 _EPOCH = _dt.datetime(1970, 1, 1)
@@ -379,8 +380,42 @@ def _merge_masked(
             destination.ClearField(name)
 
 
-def _set_value(value_msg: Any, v: Any) -> None:
-    """Store a Python value in a google.protobuf.Value."""
+# Deepest nesting of dicts and lists taken into a Struct, as parsing's limit on messages.
+_MAX_DEPTH = 100
+# The dicts and lists being stored into Values on this thread, outermost first, with where.
+_WALK = threading.local()
+
+
+def _walk_error(kind: Literal["limit", "invalid_value"], msg: str, path: str) -> ProtoDecodeError:
+    err = ProtoDecodeError(f"{msg} at {path}")
+    err.kind = kind
+    err.offset = None
+    err.path = path
+    return err
+
+
+def _set_value(value_msg: Any, v: Any, where: str = "") -> None:
+    """Store a Python value in a google.protobuf.Value (`where`: its place in the dicts and
+    lists being stored, `.key` or `[i]`, for errors)."""
+    if isinstance(v, (Mapping, list, tuple)):
+        path: list[tuple[Any, str]] | None = getattr(_WALK, "path", None)
+        if path is None:
+            path = _WALK.path = []
+        if any(p is v for p, _ in path) or len(path) >= _MAX_DEPTH:
+            at = "$" + "".join(w for _, w in path) + where
+            if any(p is v for p, _ in path):
+                raise _walk_error("invalid_value", "a dict or list that contains itself", at)
+            raise _walk_error("limit", f"dicts and lists nested deeper than {_MAX_DEPTH}", at)
+        path.append((v, where))
+        try:
+            _store(value_msg, v)
+        finally:
+            path.pop()
+    else:
+        _store(value_msg, v)
+
+
+def _store(value_msg: Any, v: Any) -> None:
     if v is None:
         value_msg.null_value = 0
     elif isinstance(v, bool):
@@ -429,7 +464,7 @@ class Struct:
         return _get_value(self.fields[key])
 
     def __setitem__(self, key: str, value: Any) -> None:
-        _set_value(self.fields[key], value)
+        _set_value(self.fields[key], value, f".{key}")
 
     def __delitem__(self, key: str) -> None:
         del self.fields[key]
@@ -494,7 +529,8 @@ class ListValue:
         return len(self.values)
 
     def append(self, value: Any) -> None:
-        _set_value(self.values.add(), value)
+        where = f"[{len(self.values)}]"
+        _set_value(self.values.add(), value, where)
 
     def extend(self, elem_seq: Iterable[Any]) -> None:
         for v in elem_seq:
@@ -513,7 +549,7 @@ class ListValue:
         return _get_value(self.values[index])
 
     def __setitem__(self, index: int, value: Any) -> None:
-        _set_value(self.values[index], value)
+        _set_value(self.values[index], value, f"[{index}]")
 
     def __delitem__(self, index: int) -> None:
         del self.values[index]

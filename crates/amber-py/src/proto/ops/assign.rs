@@ -1,9 +1,11 @@
 //! Assigning values: checking a value for a field on the way in, as the
 //! field's setter does.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind};
+use amber_core::proto::wire::MAX_DEPTH;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
@@ -219,6 +221,7 @@ fn built<'py>(
     if let (Ok(d), false) = (v.cast::<PyDict>(), struct_contents) {
         // As `cls(**d)` would build it, without the call through the
         // class (whose `__new__` is `Message`'s, and no `__init__`).
+        let _on_path = Walk::enter(py, d.as_any(), &f.name)?;
         let mut m = Message::empty(s.clone(), sub);
         kwargs_into(py, &mut m, d)?;
         return Ok(Built::Native(m));
@@ -237,6 +240,76 @@ fn built<'py>(
         s.tables.messages[sub as usize].full_name,
         v.get_type().name()?
     )))
+}
+
+thread_local! {
+    /// The dicts being built into messages on this thread, outermost
+    /// first: each one's address and the field it is the value of.
+    static WALK: RefCell<Vec<(usize, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A dict on the path of the walk, from [`Walk::enter`] until dropped.
+struct Walk;
+
+impl Walk {
+    /// Put dict `d` (the value of field `field`) on the path, refused with
+    /// `amber.proto.DecodeError` if it is already on it (a dict that
+    /// contains itself) or if the path would be deeper than parsing
+    /// allows ([`MAX_DEPTH`] messages, the outermost included, as
+    /// `from_dict`).
+    /// The path is the thread's, so it holds across Python code a check
+    /// runs (a well-known type's conversion, `__index__`) that builds
+    /// messages in turn.
+    fn enter(py: Python<'_>, d: &Bound<'_, PyAny>, field: &str) -> PyResult<Walk> {
+        let key = d.as_ptr() as usize;
+        // The error is made after the borrow ends (making it runs Python).
+        let refused = WALK.with(|w| {
+            let mut w = w.borrow_mut();
+            let cycle = w.iter().any(|(k, _)| *k == key);
+            // The message the walk starts from is the first level.
+            if !cycle && w.len() + 1 < MAX_DEPTH {
+                w.push((key, field.to_string()));
+                return None;
+            }
+            let mut path = String::from("$");
+            for (_, name) in w.iter().map(|(k, n)| (k, n.as_str())).chain([(&0, field)]) {
+                path.push('.');
+                path.push_str(name);
+            }
+            Some((cycle, path))
+        });
+        let Some((cycle, path)) = refused else {
+            return Ok(Walk);
+        };
+        let (kind, msg) = if cycle {
+            (
+                "invalid_value",
+                format!("a dict that contains itself, at {path}"),
+            )
+        } else {
+            (
+                "limit",
+                format!("messages nested deeper than {MAX_DEPTH} at {path}"),
+            )
+        };
+        Err(crate::errors::make(
+            py,
+            crate::errors::proto_decode_error(py),
+            kind,
+            msg,
+            None,
+            Some(path),
+            None,
+        ))
+    }
+}
+
+impl Drop for Walk {
+    fn drop(&mut self) {
+        WALK.with(|w| {
+            w.borrow_mut().pop();
+        });
+    }
 }
 
 /// Assign field `pos` (checked first), then attach the message.
