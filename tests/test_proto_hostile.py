@@ -299,8 +299,11 @@ def _mutate(rng, s):
 
 
 # Where amber refuses what Google's pool takes, on purpose (docs/proto.md says so): an
-# extension numbered as a field of its extendee.
-STRICTER = r"extension \S+: number \d+ of \S+ is already used by"
+# extension numbered as a field of its extendee, a map entry's key numbered above its value.
+STRICTER = (
+    r"extension \S+: number \d+ of \S+ is already used by"
+    r"|map entry \S+: its key \(declared first\) must be numbered below its value"
+)
 
 
 def _google_accepts(s):

@@ -507,15 +507,12 @@ fn check_map_entry(ctx: &Ctx, full: &str, m: &DescriptorProto) -> Result<(), Pro
     if m.field.len() != 2 {
         return Err(bad("a map entry has exactly two fields, key and value"));
     }
-    // Google's pool takes the first declared field as the key, amber the
-    // lower-numbered: both must be able to be keys.
-    let lower = m
-        .field
-        .iter()
-        .min_by_key(|f| f.number)
-        .unwrap_or(&m.field[0]);
-    if m.field[0].number == m.field[1].number {
-        return Err(bad("its key and value have one number"));
+    if m.field[0].number >= m.field[1].number {
+        // Google's pool takes the first declared field as the key whatever
+        // its number; amber reads entries by number.
+        return Err(bad(
+            "its key (declared first) must be numbered below its value",
+        ));
     }
     for f in &m.field {
         if f.label == Some(label::REPEATED) || f.oneof_index.is_some() {
@@ -523,7 +520,8 @@ fn check_map_entry(ctx: &Ctx, full: &str, m: &DescriptorProto) -> Result<(), Pro
         }
     }
     use field_type::*;
-    for key in [&m.field[0], lower] {
+    {
+        let key = &m.field[0];
         if key.label == Some(label::REPEATED) || key.oneof_index.is_some() {
             return Err(bad("its key cannot be repeated or in a oneof"));
         }
