@@ -647,6 +647,9 @@ fn check_field(
         // Numbers as C's strtoll/strtod read them (Google's pool does):
         // written back in the form the runtime reads.
         let (ok, canonical) = match t {
+            // An empty default is no default (the type's zero), as in
+            // Google's pool.
+            _ if d.is_empty() && !matches!(t, ENUM | BOOL) => (true, None),
             INT32 | SINT32 | SFIXED32 => int_default(&d, i32::MIN.into(), i32::MAX.into()),
             INT64 | SINT64 | SFIXED64 => int_default(&d, i64::MIN.into(), i64::MAX.into()),
             UINT32 | FIXED32 => int_default(&d, 0, u32::MAX.into()),
@@ -931,7 +934,7 @@ mod tests {
         let m = &s.file[0].message_type[0];
         assert_eq!(m.field[0].default_value.as_deref(), Some("16"));
         assert_eq!(m.field[1].default_value.as_deref(), Some("100000"));
-        for bad in ["x", "3000000000", "", "1.5"] {
+        for bad in ["x", "3000000000", " ", "1.5"] {
             let mut s = set(|f| {
                 f.syntax = Some("proto2".into());
                 let mut a = field("a", 1, field_type::INT32);
