@@ -520,6 +520,9 @@ fn check_map_entry(ctx: &Ctx, full: &str, m: &DescriptorProto) -> Result<(), Pro
         }
     }
     use field_type::*;
+    if m.field[1].r#type == Some(GROUP) {
+        return Err(bad("its value cannot be a group"));
+    }
     {
         let key = &m.field[0];
         if key.label == Some(label::REPEATED) || key.oneof_index.is_some() {
