@@ -61,13 +61,15 @@ impl Field {
         obj: Option<&Bound<'_, PyAny>>,
         _owner: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
-        let this = slf.get();
-        let Some(obj) = obj else {
-            return Ok(slf.clone().into_any().unbind());
-        };
-        let m = this.target(obj)?;
-        get_field(py, m, this.pos as usize)
+        crate::errors::guard(|| {
+            let py = slf.py();
+            let this = slf.get();
+            let Some(obj) = obj else {
+                return Ok(slf.clone().into_any().unbind());
+            };
+            let m = this.target(obj)?;
+            get_field(py, m, this.pos as usize)
+        })
     }
 
     fn __set__(
@@ -75,32 +77,38 @@ impl Field {
         obj: &Bound<'_, PyAny>,
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let this = slf.get();
-        let m = this.target(obj)?;
-        let f = this.info();
-        // As Google's: message, repeated and map fields are changed in place,
-        // except that the well-known types with a Python form take it
-        // (`m.when = datetime(...)`).
-        let what = match (f.card, f.kind) {
-            (Cardinality::Singular { .. }, Kind::Message(t)) if this.s.assigns[t as usize] => None,
-            (Cardinality::Singular { .. }, Kind::Message(_)) => Some("message"),
-            (Cardinality::Singular { .. }, _) => None,
-            _ => Some("map, or repeated"),
-        };
-        if let Some(what) = what {
-            return Err(PyAttributeError::new_err(format!(
-                "Assignment not allowed to {what} field \"{}\" in protocol message object.",
-                f.name
-            )));
-        }
-        set_field(m, this.pos as usize, value)
+        crate::errors::guard(|| {
+            let this = slf.get();
+            let m = this.target(obj)?;
+            let f = this.info();
+            // As Google's: message, repeated and map fields are changed in place,
+            // except that the well-known types with a Python form take it
+            // (`m.when = datetime(...)`).
+            let what = match (f.card, f.kind) {
+                (Cardinality::Singular { .. }, Kind::Message(t)) if this.s.assigns[t as usize] => {
+                    None
+                }
+                (Cardinality::Singular { .. }, Kind::Message(_)) => Some("message"),
+                (Cardinality::Singular { .. }, _) => None,
+                _ => Some("map, or repeated"),
+            };
+            if let Some(what) = what {
+                return Err(PyAttributeError::new_err(format!(
+                    "Assignment not allowed to {what} field \"{}\" in protocol message object.",
+                    f.name
+                )));
+            }
+            set_field(m, this.pos as usize, value)
+        })
     }
 
     fn __delete__(slf: &Bound<'_, Self>, _obj: &Bound<'_, PyAny>) -> PyResult<()> {
-        Err(PyAttributeError::new_err(format!(
-            "cannot delete field {}; use ClearField",
-            slf.get().info().name
-        )))
+        crate::errors::guard(|| {
+            Err(PyAttributeError::new_err(format!(
+                "cannot delete field {}; use ClearField",
+                slf.get().info().name
+            )))
+        })
     }
 
     /// The field's name.

@@ -36,25 +36,27 @@ pub fn proto_to_json(
     sort_keys: bool,
     ensure_ascii: bool,
 ) -> PyResult<String> {
-    let py = m.py();
-    let opts = PrintOptions {
-        preserving_proto_field_name,
-        use_integers_for_enums,
-        always_print_fields_with_no_presence,
-        indent: indent.map(|n| n.max(0) as usize),
-        sort_keys,
-        ensure_ascii,
-        ..PrintOptions::default()
-    };
-    let root = m.state()?;
-    let src = Source::new(py);
-    let out = json::print(&root.s.tables, root.ty, &*root, &src, &opts);
-    let out = match out {
-        Ok(s) => s,
-        Err(e) => return Err(print_error(py, e, &src)),
-    };
-    drop(src);
-    Ok(out)
+    crate::errors::guard(|| {
+        let py = m.py();
+        let opts = PrintOptions {
+            preserving_proto_field_name,
+            use_integers_for_enums,
+            always_print_fields_with_no_presence,
+            indent: indent.map(|n| n.max(0) as usize),
+            sort_keys,
+            ensure_ascii,
+            ..PrintOptions::default()
+        };
+        let root = m.state()?;
+        let src = Source::new(py);
+        let out = json::print(&root.s.tables, root.ty, &*root, &src, &opts);
+        let out = match out {
+            Ok(s) => s,
+            Err(e) => return Err(print_error(py, e, &src)),
+        };
+        drop(src);
+        Ok(out)
+    })
 }
 
 /// Parse ProtoJSON `text` (`str` or bytes-like, UTF-8) as a message of
@@ -67,30 +69,32 @@ pub fn proto_merge_json(
     ignore_unknown_fields: bool,
     replace: bool,
 ) -> PyResult<()> {
-    let py = m.py();
-    let buf;
-    let bytes: &[u8] = if let Ok(s) = text.cast::<PyString>() {
-        match s.to_str() {
-            Ok(s) => s.as_bytes(),
-            Err(_) => {
-                return Err(errors::proto_decode(
-                    py,
-                    "the JSON text holds lone surrogates (not valid Unicode)".into(),
-                    None,
-                    None,
-                ))
+    crate::errors::guard(|| {
+        let py = m.py();
+        let buf;
+        let bytes: &[u8] = if let Ok(s) = text.cast::<PyString>() {
+            match s.to_str() {
+                Ok(s) => s.as_bytes(),
+                Err(_) => {
+                    return Err(errors::proto_decode(
+                        py,
+                        "the JSON text holds lone surrogates (not valid Unicode)".into(),
+                        None,
+                        None,
+                    ))
+                }
             }
-        }
-    } else {
-        buf = InputBuffer::get(text)?;
-        buf.bytes()
-    };
-    merge_input(
-        m,
-        json::lex::Lexer::new(bytes),
-        ignore_unknown_fields,
-        replace,
-    )
+        } else {
+            buf = InputBuffer::get(text)?;
+            buf.bytes()
+        };
+        merge_input(
+            m,
+            json::lex::Lexer::new(bytes),
+            ignore_unknown_fields,
+            replace,
+        )
+    })
 }
 
 /// Parse JSON-ready Python values (`json_format.ParseDict`'s input: dicts,
@@ -106,10 +110,12 @@ pub fn proto_merge_dict(
     ignore_unknown_fields: bool,
     replace: bool,
 ) -> PyResult<()> {
-    let input = PyInput {
-        cur: Some(d.clone()),
-        stack: Vec::new(),
-        keep: Vec::new(),
-    };
-    merge_input(m, input, ignore_unknown_fields, replace)
+    crate::errors::guard(|| {
+        let input = PyInput {
+            cur: Some(d.clone()),
+            stack: Vec::new(),
+            keep: Vec::new(),
+        };
+        merge_input(m, input, ignore_unknown_fields, replace)
+    })
 }

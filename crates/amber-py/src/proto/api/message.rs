@@ -50,21 +50,23 @@ impl PyMessage {
         args: &Bound<'_, PyTuple>,
         kwargs: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyMessage> {
-        let py = cls.py();
-        let t = cls.getattr(pyo3::intern!(py, "__amber__")).map_err(|_| {
-            PyTypeError::new_err("amber.proto.Message is abstract; use a loaded message class")
-        })?;
-        let t = t.cast::<MessageType>()?.get();
-        if !args.is_empty() {
-            return Err(PyTypeError::new_err(
-                "message constructors take keyword arguments only",
-            ));
-        }
-        let mut m = Message::empty(t.s.clone(), t.ty);
-        if let Some(kw) = kwargs {
-            kwargs_into(py, &mut m, kw)?;
-        }
-        Ok(m.into())
+        crate::errors::guard(|| {
+            let py = cls.py();
+            let t = cls.getattr(pyo3::intern!(py, "__amber__")).map_err(|_| {
+                PyTypeError::new_err("amber.proto.Message is abstract; use a loaded message class")
+            })?;
+            let t = t.cast::<MessageType>()?.get();
+            if !args.is_empty() {
+                return Err(PyTypeError::new_err(
+                    "message constructors take keyword arguments only",
+                ));
+            }
+            let mut m = Message::empty(t.s.clone(), t.ty);
+            if let Some(kw) = kwargs {
+                kwargs_into(py, &mut m, kw)?;
+            }
+            Ok(m.into())
+        })
     }
 
     /// The message as JSON-ready Python values, equal to
@@ -83,12 +85,14 @@ impl PyMessage {
         preserving_proto_field_name: bool,
         use_integers_for_enums: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        crate::proto::ops::json::to_dict(
-            slf,
-            preserving_proto_field_name,
-            use_integers_for_enums,
-            always_print_fields_with_no_presence,
-        )
+        crate::errors::guard(|| {
+            crate::proto::ops::json::to_dict(
+                slf,
+                preserving_proto_field_name,
+                use_integers_for_enums,
+                always_print_fields_with_no_presence,
+            )
+        })
     }
 
     /// The wire form. Raises `amber.EncodeError` when a required field
@@ -99,8 +103,10 @@ impl PyMessage {
         slf: &Bound<'py, Self>,
         deterministic: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        required::check_initialized(slf)?;
-        serialize::to_bytes(slf, truth(deterministic)?)
+        crate::errors::guard(|| {
+            required::check_initialized(slf)?;
+            serialize::to_bytes(slf, truth(deterministic)?)
+        })
     }
 
     /// The wire form, without the required-field check.
@@ -109,21 +115,25 @@ impl PyMessage {
         slf: &Bound<'py, Self>,
         deterministic: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        serialize::to_bytes(slf, truth(deterministic)?)
+        crate::errors::guard(|| serialize::to_bytes(slf, truth(deterministic)?))
     }
 
     /// Replace the contents with the message in `data`; returns its length.
     fn ParseFromString(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let n = parse::merge_from_bytes(slf, data, true)?;
-        attach(slf)?;
-        Ok(n)
+        crate::errors::guard(|| {
+            let n = parse::merge_from_bytes(slf, data, true)?;
+            attach(slf)?;
+            Ok(n)
+        })
     }
 
     /// Merge the message in `data` into this one; returns its length.
     fn MergeFromString(slf: &Bound<'_, Self>, data: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let n = parse::merge_from_bytes(slf, data, false)?;
-        attach(slf)?;
-        Ok(n)
+        crate::errors::guard(|| {
+            let n = parse::merge_from_bytes(slf, data, false)?;
+            attach(slf)?;
+            Ok(n)
+        })
     }
 
     /// A new message parsed from `data`.
@@ -132,171 +142,187 @@ impl PyMessage {
         cls: &Bound<'py, PyType>,
         data: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let py = cls.py();
-        // A loaded class is made without calling it; a subclass of one
-        // is called, so that its own `__init__` runs, as with Google's.
-        if let Ok(t) = cls.getattr(pyo3::intern!(py, "__amber__")) {
-            let t = t.cast::<MessageType>()?.get();
-            if t.s.class(py, t.ty)?.is(cls) {
-                let m = parse::from_bytes(py, &t.s, t.ty, data)?;
-                return Ok(instantiate(py, m)?.into_any());
+        crate::errors::guard(|| {
+            let py = cls.py();
+            // A loaded class is made without calling it; a subclass of one
+            // is called, so that its own `__init__` runs, as with Google's.
+            if let Ok(t) = cls.getattr(pyo3::intern!(py, "__amber__")) {
+                let t = t.cast::<MessageType>()?.get();
+                if t.s.class(py, t.ty)?.is(cls) {
+                    let m = parse::from_bytes(py, &t.s, t.ty, data)?;
+                    return Ok(instantiate(py, m)?.into_any());
+                }
             }
-        }
-        let m = cls.call0()?;
-        parse::merge_from_bytes(m.cast::<PyMessage>()?, data, true)?;
-        Ok(m)
+            let m = cls.call0()?;
+            parse::merge_from_bytes(m.cast::<PyMessage>()?, data, true)?;
+            Ok(m)
+        })
     }
 
     /// Merge another message of the same type into this one.
     fn MergeFrom(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        let py = slf.py();
-        let src = same_type(slf, other)?;
-        let copy = deep_copy(py, &*src.state()?)?;
-        merge_owned(py, &mut *slf.state_mut()?, copy)?;
-        attach(slf)
+        crate::errors::guard(|| {
+            let py = slf.py();
+            let src = same_type(slf, other)?;
+            let copy = deep_copy(py, &*src.state()?)?;
+            merge_owned(py, &mut *slf.state_mut()?, copy)?;
+            attach(slf)
+        })
     }
 
     /// Replace this message's contents with a copy of `other`'s.
     fn CopyFrom(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        let py = slf.py();
-        let src = same_type(slf, other)?;
-        if src.is(slf) {
-            return Ok(());
-        }
-        let copy = deep_copy(py, &*src.state()?)?;
-        let old = slf.state_mut()?.take_contents(copy);
-        // Default sub-messages handed out stay tied to the message, as in
-        // Google's: each takes the copy's value of its field, if any.
-        let mut stubs = Vec::new();
-        let old: Vec<Slot> = old
-            .into_iter()
-            .enumerate()
-            .filter_map(|(pos, slot)| match slot {
-                Slot::Lazy(c) => {
-                    stubs.push((pos, c));
-                    None
-                }
-                other => Some(other),
-            })
-            .collect();
-        release(py, old);
-        for (pos, c) in stubs {
-            let mut b = slf.state_mut()?;
-            match std::mem::replace(b.slot_mut(pos), Slot::Lazy(c)) {
-                Slot::Unset => {}
-                value => merge_sub(py, &mut b, pos, value)?,
+        crate::errors::guard(|| {
+            let py = slf.py();
+            let src = same_type(slf, other)?;
+            if src.is(slf) {
+                return Ok(());
             }
-        }
-        attach(slf)
+            let copy = deep_copy(py, &*src.state()?)?;
+            let old = slf.state_mut()?.take_contents(copy);
+            // Default sub-messages handed out stay tied to the message, as in
+            // Google's: each takes the copy's value of its field, if any.
+            let mut stubs = Vec::new();
+            let old: Vec<Slot> = old
+                .into_iter()
+                .enumerate()
+                .filter_map(|(pos, slot)| match slot {
+                    Slot::Lazy(c) => {
+                        stubs.push((pos, c));
+                        None
+                    }
+                    other => Some(other),
+                })
+                .collect();
+            release(py, old);
+            for (pos, c) in stubs {
+                let mut b = slf.state_mut()?;
+                match std::mem::replace(b.slot_mut(pos), Slot::Lazy(c)) {
+                    Slot::Unset => {}
+                    value => merge_sub(py, &mut b, pos, value)?,
+                }
+            }
+            attach(slf)
+        })
     }
 
     /// Clear every field and the unknown fields.
     fn Clear(slf: &Bound<'_, Self>) -> PyResult<()> {
-        let old = {
-            let mut b = slf.state_mut()?;
-            b.unknown.clear();
-            b.input = None;
-            std::mem::take(&mut b.vals)
-        };
-        release(slf.py(), old);
-        // A change, as Google counts it: a default sub-message becomes set.
-        attach(slf)
+        crate::errors::guard(|| {
+            let old = {
+                let mut b = slf.state_mut()?;
+                b.unknown.clear();
+                b.input = None;
+                std::mem::take(&mut b.vals)
+            };
+            release(slf.py(), old);
+            // A change, as Google counts it: a default sub-message becomes set.
+            attach(slf)
+        })
     }
 
     /// Clear one field (or the set member of a oneof, by the oneof's name).
     fn ClearField(slf: &Bound<'_, Self>, field_name: &str) -> PyResult<()> {
-        let old = {
-            let mut b = slf.state_mut()?;
-            let positions: Vec<usize> = match b.s.names[b.ty as usize].get(field_name) {
-                Some(&p) if p >= 0 => vec![p as usize],
-                Some(&o) => {
-                    let o = !o as u32;
-                    b.info()
-                        .fields
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, f)| f.oneof == Some(o))
-                        .map(|(i, _)| i)
-                        .collect()
+        crate::errors::guard(|| {
+            let old = {
+                let mut b = slf.state_mut()?;
+                let positions: Vec<usize> = match b.s.names[b.ty as usize].get(field_name) {
+                    Some(&p) if p >= 0 => vec![p as usize],
+                    Some(&o) => {
+                        let o = !o as u32;
+                        b.info()
+                            .fields
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, f)| f.oneof == Some(o))
+                            .map(|(i, _)| i)
+                            .collect()
+                    }
+                    None => {
+                        return Err(PyValueError::new_err(format!(
+                            "Protocol message {} has no \"{field_name}\" field.",
+                            b.short_name()
+                        )))
+                    }
+                };
+                let mut old = Vec::new();
+                for p in positions {
+                    if p < b.vals.len() {
+                        old.push(std::mem::replace(&mut b.vals[p], Slot::Unset));
+                    }
                 }
-                None => {
-                    return Err(PyValueError::new_err(format!(
-                        "Protocol message {} has no \"{field_name}\" field.",
-                        b.short_name()
-                    )))
-                }
+                old
             };
-            let mut old = Vec::new();
-            for p in positions {
-                if p < b.vals.len() {
-                    old.push(std::mem::replace(&mut b.vals[p], Slot::Unset));
-                }
-            }
-            old
-        };
-        release(slf.py(), old);
-        attach(slf)
+            release(slf.py(), old);
+            attach(slf)
+        })
     }
 
     /// Whether a field with presence (or a oneof) is set.
     fn HasField(slf: &Bound<'_, Self>, field_name: &str) -> PyResult<bool> {
-        let (py, this) = (slf.py(), slf.state()?);
-        this.has_field(py, field_name)
+        crate::errors::guard(|| {
+            let (py, this) = (slf.py(), slf.state()?);
+            this.has_field(py, field_name)
+        })
     }
 
     /// The name of the oneof's set member, or `None`.
     fn WhichOneof(slf: &Bound<'_, Self>, oneof_group: &str) -> PyResult<Option<String>> {
-        let (py, this) = (slf.py(), slf.state()?);
-        this.which_oneof(py, oneof_group)
+        crate::errors::guard(|| {
+            let (py, this) = (slf.py(), slf.state()?);
+            this.which_oneof(py, oneof_group)
+        })
     }
 
     /// Whether every required field (proto2), here and below, is set.
     fn IsInitialized(slf: &Bound<'_, Self>) -> PyResult<bool> {
-        Ok(required::missing_required(slf)?.is_empty())
+        crate::errors::guard(|| Ok(required::missing_required(slf)?.is_empty()))
     }
 
     /// The paths of required fields that are not set.
     fn FindInitializationErrors(slf: &Bound<'_, Self>) -> PyResult<Vec<String>> {
-        required::missing_required(slf)
+        crate::errors::guard(|| required::missing_required(slf))
     }
 
     /// The length of the wire form.
     fn ByteSize(slf: &Bound<'_, Self>) -> PyResult<usize> {
-        Ok(serialize::to_bytes(slf, false)?.as_bytes().len())
+        crate::errors::guard(|| Ok(serialize::to_bytes(slf, false)?.as_bytes().len()))
     }
 
     /// Drop unknown fields, here and in every sub-message.
     fn DiscardUnknownFields(slf: &Bound<'_, Self>) -> PyResult<()> {
-        let py = slf.py();
-        attach(slf)?;
-        materialize_all(slf)?;
-        let mut b = slf.state_mut()?;
-        b.unknown.clear();
-        let s = b.s.clone();
-        let fields = &s.tables.messages[b.ty as usize].fields;
-        for (pos, slot) in b.vals.iter().enumerate() {
-            if !matches!(fields[pos].kind, Kind::Message(_)) {
-                continue;
-            }
-            let subs: Vec<Py<PyAny>> = match slot {
-                Slot::Val(v) => vec![v.clone_ref(py)],
-                Slot::List(l) => l.borrow(py).items.to_vec(py)?,
-                Slot::Map(m) => m
-                    .borrow(py)
-                    .data
-                    .entries
-                    .iter()
-                    .map(|e| e.1.clone_ref(py))
-                    .collect(),
-                _ => continue,
-            };
-            for v in subs {
-                if let Ok(m) = v.bind(py).cast::<PyMessage>() {
-                    deeper(|| PyMessage::DiscardUnknownFields(m))?;
+        crate::errors::guard(|| {
+            let py = slf.py();
+            attach(slf)?;
+            materialize_all(slf)?;
+            let mut b = slf.state_mut()?;
+            b.unknown.clear();
+            let s = b.s.clone();
+            let fields = &s.tables.messages[b.ty as usize].fields;
+            for (pos, slot) in b.vals.iter().enumerate() {
+                if !matches!(fields[pos].kind, Kind::Message(_)) {
+                    continue;
+                }
+                let subs: Vec<Py<PyAny>> = match slot {
+                    Slot::Val(v) => vec![v.clone_ref(py)],
+                    Slot::List(l) => l.borrow(py).items.to_vec(py)?,
+                    Slot::Map(m) => m
+                        .borrow(py)
+                        .data
+                        .entries
+                        .iter()
+                        .map(|e| e.1.clone_ref(py))
+                        .collect(),
+                    _ => continue,
+                };
+                for v in subs {
+                    if let Ok(m) = v.bind(py).cast::<PyMessage>() {
+                        deeper(|| PyMessage::DiscardUnknownFields(m))?;
+                    }
                 }
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// The text format, as Google's `text_format.MessageToString` writes it.
@@ -307,14 +333,16 @@ impl PyMessage {
         as_utf8: bool,
         print_unknown_fields: bool,
     ) -> PyResult<String> {
-        serialize::to_text(
-            slf,
-            amber_core::proto::text::TextOptions {
-                as_one_line,
-                as_utf8,
-                print_unknown_fields,
-            },
-        )
+        crate::errors::guard(|| {
+            serialize::to_text(
+                slf,
+                amber_core::proto::text::TextOptions {
+                    as_one_line,
+                    as_utf8,
+                    print_unknown_fields,
+                },
+            )
+        })
     }
 
     /// A new message from its text format (Google's `text_format.Parse`).
@@ -325,46 +353,50 @@ impl PyMessage {
         text: &str,
         allow_unknown_field: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let m = cls.call0()?;
-        parse::from_text(
-            m.cast::<PyMessage>()?,
-            text,
-            amber_core::proto::text::ParseOptions {
-                allow_unknown_field,
-            },
-        )?;
-        Ok(m)
+        crate::errors::guard(|| {
+            let m = cls.call0()?;
+            parse::from_text(
+                m.cast::<PyMessage>()?,
+                text,
+                amber_core::proto::text::ParseOptions {
+                    allow_unknown_field,
+                },
+            )?;
+            Ok(m)
+        })
     }
 
     /// Mark this (default) sub-message present in its parent.
     fn SetInParent(slf: &Bound<'_, Self>) -> PyResult<()> {
-        attach(slf)
+        crate::errors::guard(|| attach(slf))
     }
 
     /// The unknown fields as they were on the wire (tags included).
     fn _unknown_bytes<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyBytes>> {
-        Ok(PyBytes::new(slf.py(), &slf.state()?.unknown))
+        crate::errors::guard(|| Ok(PyBytes::new(slf.py(), &slf.state()?.unknown)))
     }
 
     /// `[(position, value)]` of the present fields, by field number.
     fn _present<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyList>> {
-        let py = slf.py();
-        materialize_all(slf)?;
-        let this = slf.state()?;
-        let out = PyList::empty(py);
-        for pos in 0..this.vals.len() {
-            if this.present(py, pos) {
-                let v = match &this.vals[pos] {
-                    Slot::Val(v) => v.clone_ref(py),
-                    Slot::Num(n) => values::number(py, this.info().fields[pos].kind, *n)?,
-                    Slot::List(l) => l.clone_ref(py).into_any(),
-                    Slot::Map(m) => m.clone_ref(py).into_any(),
-                    _ => continue,
-                };
-                out.append((pos, v))?;
+        crate::errors::guard(|| {
+            let py = slf.py();
+            materialize_all(slf)?;
+            let this = slf.state()?;
+            let out = PyList::empty(py);
+            for pos in 0..this.vals.len() {
+                if this.present(py, pos) {
+                    let v = match &this.vals[pos] {
+                        Slot::Val(v) => v.clone_ref(py),
+                        Slot::Num(n) => values::number(py, this.info().fields[pos].kind, *n)?,
+                        Slot::List(l) => l.clone_ref(py).into_any(),
+                        Slot::Map(m) => m.clone_ref(py).into_any(),
+                        _ => continue,
+                    };
+                    out.append((pos, v))?;
+                }
             }
-        }
-        Ok(out)
+            Ok(out)
+        })
     }
 
     fn __richcmp__(
@@ -372,33 +404,35 @@ impl PyMessage {
         other: &Bound<'_, PyAny>,
         op: pyo3::basic::CompareOp,
     ) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
-        use pyo3::basic::CompareOp::*;
-        let eq = match op {
-            Eq | Ne => {
-                let Ok(o) = other.cast::<PyMessage>() else {
-                    return Ok(py.NotImplemented());
-                };
-                let same = {
-                    let (a, b) = (slf.state()?, o.state()?);
-                    a.ty == b.ty && Arc::ptr_eq(&a.s, &b.s)
-                };
-                same && (slf.is(o)
-                    || serialize::to_bytes(slf, true)?.as_bytes()
-                        == serialize::to_bytes(o, true)?.as_bytes())
-            }
-            _ => return Ok(py.NotImplemented()),
-        };
-        Ok(
-            pyo3::types::PyBool::new(py, if matches!(op, Eq) { eq } else { !eq })
-                .to_owned()
-                .into_any()
-                .unbind(),
-        )
+        crate::errors::guard(|| {
+            let py = slf.py();
+            use pyo3::basic::CompareOp::*;
+            let eq = match op {
+                Eq | Ne => {
+                    let Ok(o) = other.cast::<PyMessage>() else {
+                        return Ok(py.NotImplemented());
+                    };
+                    let same = {
+                        let (a, b) = (slf.state()?, o.state()?);
+                        a.ty == b.ty && Arc::ptr_eq(&a.s, &b.s)
+                    };
+                    same && (slf.is(o)
+                        || serialize::to_bytes(slf, true)?.as_bytes()
+                            == serialize::to_bytes(o, true)?.as_bytes())
+                }
+                _ => return Ok(py.NotImplemented()),
+            };
+            Ok(
+                pyo3::types::PyBool::new(py, if matches!(op, Eq) { eq } else { !eq })
+                    .to_owned()
+                    .into_any()
+                    .unbind(),
+            )
+        })
     }
 
     fn __hash__(_slf: &Bound<'_, Self>) -> PyResult<isize> {
-        Err(PyTypeError::new_err("unhashable object"))
+        crate::errors::guard(|| Err(PyTypeError::new_err("unhashable object")))
     }
 }
 

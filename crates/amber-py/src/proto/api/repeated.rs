@@ -67,18 +67,20 @@ impl Repeated {
     }
 
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        if let Ok(sl) = key.cast::<PySlice>() {
-            let ind = sl.indices(self.items.len() as isize)?;
-            let out = PyList::empty(py);
-            let mut i = ind.start;
-            for _ in 0..ind.slicelength {
-                out.append(self.items.get(py, i as usize)?)?;
-                i += ind.step;
+        crate::errors::guard(|| {
+            if let Ok(sl) = key.cast::<PySlice>() {
+                let ind = sl.indices(self.items.len() as isize)?;
+                let out = PyList::empty(py);
+                let mut i = ind.start;
+                for _ in 0..ind.slicelength {
+                    out.append(self.items.get(py, i as usize)?)?;
+                    i += ind.step;
+                }
+                return Ok(out.into_any().unbind());
             }
-            return Ok(out.into_any().unbind());
-        }
-        let i: isize = key.extract()?;
-        self.items.get(py, index(i, self.items.len())?)
+            let i: isize = key.extract()?;
+            self.items.get(py, index(i, self.items.len())?)
+        })
     }
 
     fn __setitem__(
@@ -86,52 +88,56 @@ impl Repeated {
         key: &Bound<'_, PyAny>,
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        if slf.try_borrow()?.composite() {
-            return Err(PyTypeError::new_err(
-                "does not support assignment; use add(), append() or CopyFrom()",
-            ));
-        }
-        if let Ok(sl) = key.cast::<PySlice>() {
-            let kind = slf.try_borrow()?.field().kind;
-            let mut new = Vec::new();
-            for v in value.try_iter()? {
-                new.push(checked(slf, &v?)?.object(slf.py(), kind)?);
+        crate::errors::guard(|| {
+            if slf.try_borrow()?.composite() {
+                return Err(PyTypeError::new_err(
+                    "does not support assignment; use add(), append() or CopyFrom()",
+                ));
             }
-            let mut list = snapshot(slf)?;
-            list.as_any().set_item(sl, PyList::new(slf.py(), new)?)?;
-            slf.try_borrow_mut()?.items.replace(&list)?;
-            list = PyList::empty(slf.py());
-            drop(list);
-        } else {
-            let i: isize = key.extract()?;
-            let v = checked(slf, value)?;
-            let mut b = slf.try_borrow_mut()?;
-            let j = index(i, b.items.len())?;
-            b.items.set(slf.py(), j, v)?;
-        }
-        changed(slf)
+            if let Ok(sl) = key.cast::<PySlice>() {
+                let kind = slf.try_borrow()?.field().kind;
+                let mut new = Vec::new();
+                for v in value.try_iter()? {
+                    new.push(checked(slf, &v?)?.object(slf.py(), kind)?);
+                }
+                let mut list = snapshot(slf)?;
+                list.as_any().set_item(sl, PyList::new(slf.py(), new)?)?;
+                slf.try_borrow_mut()?.items.replace(&list)?;
+                list = PyList::empty(slf.py());
+                drop(list);
+            } else {
+                let i: isize = key.extract()?;
+                let v = checked(slf, value)?;
+                let mut b = slf.try_borrow_mut()?;
+                let j = index(i, b.items.len())?;
+                b.items.set(slf.py(), j, v)?;
+            }
+            changed(slf)
+        })
     }
 
     fn __delitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        if let Ok(sl) = key.cast::<PySlice>() {
-            let list = snapshot(slf)?;
-            list.as_any().del_item(sl)?;
-            slf.try_borrow_mut()?.items.replace(&list)?;
-        } else {
-            let i: isize = key.extract()?;
-            let mut b = slf.try_borrow_mut()?;
-            let j = index(i, b.items.len())?;
-            b.items.remove(slf.py(), j)?;
-        }
-        changed(slf)
+        crate::errors::guard(|| {
+            if let Ok(sl) = key.cast::<PySlice>() {
+                let list = snapshot(slf)?;
+                list.as_any().del_item(sl)?;
+                slf.try_borrow_mut()?.items.replace(&list)?;
+            } else {
+                let i: isize = key.extract()?;
+                let mut b = slf.try_borrow_mut()?;
+                let j = index(i, b.items.len())?;
+                b.items.remove(slf.py(), j)?;
+            }
+            changed(slf)
+        })
     }
 
     fn __iter__(slf: &Bound<'_, Self>) -> PyResult<Py<PyAny>> {
-        Ok(snapshot(slf)?.as_any().try_iter()?.into_any().unbind())
+        crate::errors::guard(|| Ok(snapshot(slf)?.as_any().try_iter()?.into_any().unbind()))
     }
 
     fn __contains__(slf: &Bound<'_, Self>, v: &Bound<'_, PyAny>) -> PyResult<bool> {
-        snapshot(slf)?.contains(v)
+        crate::errors::guard(|| snapshot(slf)?.contains(v))
     }
 
     fn __richcmp__(
@@ -139,116 +145,134 @@ impl Repeated {
         other: &Bound<'_, PyAny>,
         op: pyo3::basic::CompareOp,
     ) -> PyResult<Py<PyAny>> {
-        let py = slf.py();
-        let mine = snapshot(slf)?;
-        let theirs = if let Ok(o) = other.cast::<Repeated>() {
-            snapshot(o)?.into_any()
-        } else if other.is_instance_of::<PyList>() {
-            other.clone()
-        } else {
-            return Ok(py.NotImplemented());
-        };
-        Ok(mine.as_any().rich_compare(theirs, op)?.unbind())
+        crate::errors::guard(|| {
+            let py = slf.py();
+            let mine = snapshot(slf)?;
+            let theirs = if let Ok(o) = other.cast::<Repeated>() {
+                snapshot(o)?.into_any()
+            } else if other.is_instance_of::<PyList>() {
+                other.clone()
+            } else {
+                return Ok(py.NotImplemented());
+            };
+            Ok(mine.as_any().rich_compare(theirs, op)?.unbind())
+        })
     }
 
     fn __hash__(&self) -> PyResult<isize> {
-        Err(PyTypeError::new_err("unhashable object"))
+        crate::errors::guard(|| Err(PyTypeError::new_err("unhashable object")))
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        Ok(snapshot(slf)?.repr()?.to_string())
+        crate::errors::guard(|| Ok(snapshot(slf)?.repr()?.to_string()))
     }
 
     /// Add a value (a copy, for messages).
     fn append(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let v = checked(slf, value)?;
-        slf.try_borrow_mut()?.items.push(slf.py(), v)?;
-        changed(slf)
+        crate::errors::guard(|| {
+            let v = checked(slf, value)?;
+            slf.try_borrow_mut()?.items.push(slf.py(), v)?;
+            changed(slf)
+        })
     }
 
     /// Add every value of an iterable.
     fn extend(slf: &Bound<'_, Self>, values: &Bound<'_, PyAny>) -> PyResult<()> {
-        if values.is_instance_of::<PyString>() {
-            return Err(PyTypeError::new_err(
-                "extend() takes an iterable of values, not a str",
-            ));
-        }
-        let mut new = Vec::new();
-        for v in values.try_iter()? {
-            new.push(checked(slf, &v?)?);
-        }
-        let mut b = slf.try_borrow_mut()?;
-        for v in new {
-            b.items.push(slf.py(), v)?;
-        }
-        drop(b);
-        changed(slf)
+        crate::errors::guard(|| {
+            if values.is_instance_of::<PyString>() {
+                return Err(PyTypeError::new_err(
+                    "extend() takes an iterable of values, not a str",
+                ));
+            }
+            let mut new = Vec::new();
+            for v in values.try_iter()? {
+                new.push(checked(slf, &v?)?);
+            }
+            let mut b = slf.try_borrow_mut()?;
+            for v in new {
+                b.items.push(slf.py(), v)?;
+            }
+            drop(b);
+            changed(slf)
+        })
     }
 
     /// Insert a value before index `i`.
     fn insert(slf: &Bound<'_, Self>, i: isize, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let v = checked(slf, value)?;
-        {
-            let mut b = slf.try_borrow_mut()?;
-            let n = b.items.len() as isize;
-            let j = if i < 0 { (i + n).max(0) } else { i.min(n) };
-            b.items.insert(slf.py(), j as usize, v)?;
-        }
-        changed(slf)
+        crate::errors::guard(|| {
+            let v = checked(slf, value)?;
+            {
+                let mut b = slf.try_borrow_mut()?;
+                let n = b.items.len() as isize;
+                let j = if i < 0 { (i + n).max(0) } else { i.min(n) };
+                b.items.insert(slf.py(), j as usize, v)?;
+            }
+            changed(slf)
+        })
     }
 
     /// Remove and return the value at `i` (the last by default).
     #[pyo3(signature = (i = -1))]
     fn pop(slf: &Bound<'_, Self>, i: isize) -> PyResult<Py<PyAny>> {
-        let v = {
-            let mut b = slf.try_borrow_mut()?;
-            let j = index(i, b.items.len())
-                .map_err(|_| PyIndexError::new_err("pop index out of range"))?;
-            b.items.remove(slf.py(), j)?
-        };
-        changed(slf)?;
-        Ok(v)
+        crate::errors::guard(|| {
+            let v = {
+                let mut b = slf.try_borrow_mut()?;
+                let j = index(i, b.items.len())
+                    .map_err(|_| PyIndexError::new_err("pop index out of range"))?;
+                b.items.remove(slf.py(), j)?
+            };
+            changed(slf)?;
+            Ok(v)
+        })
     }
 
     /// Remove the first value equal to `value`.
     fn remove(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let at = snapshot(slf)?.index(value)?;
-        slf.try_borrow_mut()?.items.remove(slf.py(), at)?;
-        changed(slf)
+        crate::errors::guard(|| {
+            let at = snapshot(slf)?.index(value)?;
+            slf.try_borrow_mut()?.items.remove(slf.py(), at)?;
+            changed(slf)
+        })
     }
 
     /// Remove every value.
     fn clear(slf: &Bound<'_, Self>) -> PyResult<()> {
-        slf.try_borrow_mut()?.items.clear();
-        changed(slf)
+        crate::errors::guard(|| {
+            slf.try_borrow_mut()?.items.clear();
+            changed(slf)
+        })
     }
 
     /// Sort in place (`key` and `reverse` as for `list.sort`).
     #[pyo3(signature = (*, key = None, reverse = false))]
     fn sort(slf: &Bound<'_, Self>, key: Option<&Bound<'_, PyAny>>, reverse: bool) -> PyResult<()> {
-        let list = snapshot(slf)?;
-        let kw = PyDict::new(slf.py());
-        kw.set_item("key", key)?;
-        kw.set_item("reverse", reverse)?;
-        list.call_method("sort", (), Some(&kw))?;
-        slf.try_borrow_mut()?.items.replace(&list)?;
-        changed(slf)
+        crate::errors::guard(|| {
+            let list = snapshot(slf)?;
+            let kw = PyDict::new(slf.py());
+            kw.set_item("key", key)?;
+            kw.set_item("reverse", reverse)?;
+            list.call_method("sort", (), Some(&kw))?;
+            slf.try_borrow_mut()?.items.replace(&list)?;
+            changed(slf)
+        })
     }
 
     /// Reverse in place.
     fn reverse(slf: &Bound<'_, Self>) -> PyResult<()> {
-        slf.try_borrow_mut()?.items.reverse();
-        changed(slf)
+        crate::errors::guard(|| {
+            slf.try_borrow_mut()?.items.reverse();
+            changed(slf)
+        })
     }
 
     /// The index of the first value equal to `value`.
     fn index(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
-        snapshot(slf)?.index(value)
+        crate::errors::guard(|| snapshot(slf)?.index(value))
     }
 
     /// How many values equal `value`.
     fn count(slf: &Bound<'_, Self>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
-        snapshot(slf)?.call_method1("count", (value,))?.extract()
+        crate::errors::guard(|| snapshot(slf)?.call_method1("count", (value,))?.extract())
     }
 
     /// (Message fields) add a new message built from keywords; returns it.
@@ -257,33 +281,37 @@ impl Repeated {
         slf: &Bound<'py, Self>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let py = slf.py();
-        let sub = match slf.try_borrow()?.field().kind {
-            Kind::Message(sub) => sub,
-            _ => {
-                return Err(PyTypeError::new_err(
-                    "add() is for repeated message fields; use append()",
-                ))
-            }
-        };
-        let cls = slf.try_borrow()?.s.class(py, sub)?.clone();
-        let m = cls.call((), kwargs)?;
-        slf.try_borrow_mut()?
-            .items
-            .push(py, Kept::Obj(m.clone().unbind()))?;
-        changed(slf)?;
-        Ok(m)
+        crate::errors::guard(|| {
+            let py = slf.py();
+            let sub = match slf.try_borrow()?.field().kind {
+                Kind::Message(sub) => sub,
+                _ => {
+                    return Err(PyTypeError::new_err(
+                        "add() is for repeated message fields; use append()",
+                    ))
+                }
+            };
+            let cls = slf.try_borrow()?.s.class(py, sub)?.clone();
+            let m = cls.call((), kwargs)?;
+            slf.try_borrow_mut()?
+                .items
+                .push(py, Kept::Obj(m.clone().unbind()))?;
+            changed(slf)?;
+            Ok(m)
+        })
     }
 
     /// Append copies of another repeated field's values.
     fn MergeFrom(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<()> {
-        Repeated::extend(slf, other)
+        crate::errors::guard(|| Repeated::extend(slf, other))
     }
 
     fn __reduce__(&self) -> PyResult<()> {
-        Err(PyTypeError::new_err(
-            "a repeated field is pickled with its message, not alone",
-        ))
+        crate::errors::guard(|| {
+            Err(PyTypeError::new_err(
+                "a repeated field is pickled with its message, not alone",
+            ))
+        })
     }
 }
 

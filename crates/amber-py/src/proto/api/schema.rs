@@ -28,15 +28,17 @@ impl PySchema {
     /// are searched in order, as protoc's `-I`).
     #[staticmethod]
     fn compile(py: Python<'_>, files: Vec<String>, include: Vec<String>) -> PyResult<PySchema> {
-        let mut loader = amber_core::proto::DirLoader {
-            include: include.into_iter().map(Into::into).collect(),
-        };
-        let roots: Vec<&str> = files.iter().map(String::as_str).collect();
-        let set = py
-            .detach(|| amber_core::proto::compile(&roots, &mut loader, true))
-            .map_err(|e| crate::errors::proto_syntax(py, &e))?;
-        Ok(PySchema {
-            inner: Arc::new(Schema::new(py, &set)?),
+        crate::errors::guard(|| {
+            let mut loader = amber_core::proto::DirLoader {
+                include: include.into_iter().map(Into::into).collect(),
+            };
+            let roots: Vec<&str> = files.iter().map(String::as_str).collect();
+            let set = py
+                .detach(|| amber_core::proto::compile(&roots, &mut loader, true))
+                .map_err(|e| crate::errors::proto_syntax(py, &e))?;
+            Ok(PySchema {
+                inner: Arc::new(Schema::new(py, &set)?),
+            })
         })
     }
 
@@ -49,19 +51,21 @@ impl PySchema {
         sources: HashMap<String, Vec<u8>>,
         include: Vec<String>,
     ) -> PyResult<PySchema> {
-        let mut dirs = amber_core::proto::DirLoader {
-            include: include.into_iter().map(Into::into).collect(),
-        };
-        let mut loader = |name: &str| match sources.get(name) {
-            Some(b) => Ok(Some(b.clone())),
-            None => amber_core::proto::Loader::load(&mut dirs, name),
-        };
-        let roots: Vec<&str> = files.iter().map(String::as_str).collect();
-        let set = py
-            .detach(|| amber_core::proto::compile(&roots, &mut MemLoader(&mut loader), true))
-            .map_err(|e| crate::errors::proto_syntax(py, &e))?;
-        Ok(PySchema {
-            inner: Arc::new(Schema::new(py, &set)?),
+        crate::errors::guard(|| {
+            let mut dirs = amber_core::proto::DirLoader {
+                include: include.into_iter().map(Into::into).collect(),
+            };
+            let mut loader = |name: &str| match sources.get(name) {
+                Some(b) => Ok(Some(b.clone())),
+                None => amber_core::proto::Loader::load(&mut dirs, name),
+            };
+            let roots: Vec<&str> = files.iter().map(String::as_str).collect();
+            let set = py
+                .detach(|| amber_core::proto::compile(&roots, &mut MemLoader(&mut loader), true))
+                .map_err(|e| crate::errors::proto_syntax(py, &e))?;
+            Ok(PySchema {
+                inner: Arc::new(Schema::new(py, &set)?),
+            })
         })
     }
 
@@ -69,13 +73,15 @@ impl PySchema {
     /// included, dependencies before the files that use them).
     #[staticmethod]
     fn from_descriptor_set(py: Python<'_>, data: &[u8]) -> PyResult<PySchema> {
-        let mut set = FileDescriptorSet::decode(data).map_err(|e| {
-            crate::errors::proto_decode(py, format!("not a FileDescriptorSet: {e}"), None, None)
-        })?;
-        amber_core::proto::compiler::validate::validate_set(&mut set)
-            .map_err(|e| crate::errors::proto_syntax(py, &e))?;
-        Ok(PySchema {
-            inner: Arc::new(Schema::new(py, &set)?),
+        crate::errors::guard(|| {
+            let mut set = FileDescriptorSet::decode(data).map_err(|e| {
+                crate::errors::proto_decode(py, format!("not a FileDescriptorSet: {e}"), None, None)
+            })?;
+            amber_core::proto::compiler::validate::validate_set(&mut set)
+                .map_err(|e| crate::errors::proto_syntax(py, &e))?;
+            Ok(PySchema {
+                inner: Arc::new(Schema::new(py, &set)?),
+            })
         })
     }
 
@@ -89,35 +95,37 @@ impl PySchema {
     /// map_entry)]` per message type, by index (an extension's name is its
     /// full name in brackets, `[pkg.ext]`).
     fn messages<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let out = PyList::empty(py);
-        for m in &self.inner.tables.messages {
-            let fields = PyList::empty(py);
-            for f in &m.fields {
-                let (kind, index) = values::kind_name(f.kind);
-                let (label, presence, packed) = match f.card {
-                    Cardinality::Singular { presence } => (
-                        if f.required { "required" } else { "optional" },
+        crate::errors::guard(|| {
+            let out = PyList::empty(py);
+            for m in &self.inner.tables.messages {
+                let fields = PyList::empty(py);
+                for f in &m.fields {
+                    let (kind, index) = values::kind_name(f.kind);
+                    let (label, presence, packed) = match f.card {
+                        Cardinality::Singular { presence } => (
+                            if f.required { "required" } else { "optional" },
+                            presence,
+                            false,
+                        ),
+                        Cardinality::Repeated { packed } => ("repeated", false, packed),
+                        Cardinality::Map => ("map", false, false),
+                    };
+                    fields.append((
+                        &f.name,
+                        f.number,
+                        &f.json_name,
+                        kind,
+                        index,
+                        label,
+                        f.oneof,
                         presence,
-                        false,
-                    ),
-                    Cardinality::Repeated { packed } => ("repeated", false, packed),
-                    Cardinality::Map => ("map", false, false),
-                };
-                fields.append((
-                    &f.name,
-                    f.number,
-                    &f.json_name,
-                    kind,
-                    index,
-                    label,
-                    f.oneof,
-                    presence,
-                    packed,
-                ))?;
+                        packed,
+                    ))?;
+                }
+                out.append((&m.full_name, fields, &m.oneofs, m.map_entry))?;
             }
-            out.append((&m.full_name, fields, &m.oneofs, m.map_entry))?;
-        }
-        Ok(out)
+            Ok(out)
+        })
     }
 
     /// The `.proto` file declaring each message type, by index.
@@ -127,46 +135,54 @@ impl PySchema {
 
     /// `[(full_name, closed, [(name, number), ...])]` per enum type.
     fn enums<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let out = PyList::empty(py);
-        for e in &self.inner.tables.enums {
-            out.append((&e.full_name, e.closed, &e.names))?;
-        }
-        Ok(out)
+        crate::errors::guard(|| {
+            let out = PyList::empty(py);
+            for e in &self.inner.tables.enums {
+                out.append((&e.full_name, e.closed, &e.names))?;
+            }
+            Ok(out)
+        })
     }
 
     /// The handle a message class keeps as `__amber__`.
     fn message_type(&self, ty: u32) -> PyResult<MessageType> {
-        self.check(ty)?;
-        Ok(MessageType {
-            s: self.inner.clone(),
-            ty,
+        crate::errors::guard(|| {
+            self.check(ty)?;
+            Ok(MessageType {
+                s: self.inner.clone(),
+                ty,
+            })
         })
     }
 
     /// Bind message type `ty` to its class (once).
     fn bind(&self, ty: u32, cls: Bound<'_, PyType>) -> PyResult<()> {
-        self.check(ty)?;
-        // `message::instantiate` makes instances of it as `Message`s.
-        if !cls.is_subclass_of::<crate::proto::state::message::PyMessage>()? {
-            return Err(PyTypeError::new_err(
-                "a message class must derive from amber.proto.Message",
-            ));
-        }
-        self.inner.classes[ty as usize]
-            .set(cls.unbind())
-            .map_err(|_| PyValueError::new_err("message type already bound"))
+        crate::errors::guard(|| {
+            self.check(ty)?;
+            // `message::instantiate` makes instances of it as `Message`s.
+            if !cls.is_subclass_of::<crate::proto::state::message::PyMessage>()? {
+                return Err(PyTypeError::new_err(
+                    "a message class must derive from amber.proto.Message",
+                ));
+            }
+            self.inner.classes[ty as usize]
+                .set(cls.unbind())
+                .map_err(|_| PyValueError::new_err("message type already bound"))
+        })
     }
 
     /// The attribute object for field `pos` of type `ty`.
     fn field(&self, ty: u32, pos: u32) -> PyResult<crate::proto::api::field::Field> {
-        self.check(ty)?;
-        if pos as usize >= self.inner.tables.messages[ty as usize].fields.len() {
-            return Err(PyValueError::new_err("no such field"));
-        }
-        Ok(crate::proto::api::field::Field {
-            s: self.inner.clone(),
-            ty,
-            pos,
+        crate::errors::guard(|| {
+            self.check(ty)?;
+            if pos as usize >= self.inner.tables.messages[ty as usize].fields.len() {
+                return Err(PyValueError::new_err("no such field"));
+            }
+            Ok(crate::proto::api::field::Field {
+                s: self.inner.clone(),
+                ty,
+                pos,
+            })
         })
     }
 }
