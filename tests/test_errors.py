@@ -67,7 +67,7 @@ def test_count_arguments_out_of_range_are_value_errors_naming_the_argument(
 
 def test_a_rust_panic_reaches_python_as_an_amber_error() -> None:
     # Every entry point runs inside the same guard; `_panic` panics inside it on purpose.
-    with pytest.raises(amber.AmberError, match="internal error in amber.*a deliberate panic") as e:
+    with pytest.raises(amber.AmberError, match=r"internal error in amber.*a deliberate panic") as e:
         amber._native._panic("a deliberate panic")
     assert e.value.kind == "internal"
     assert isinstance(e.value, Exception)
