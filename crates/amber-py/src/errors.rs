@@ -214,23 +214,16 @@ pub fn proto_syntax(py: Python<'_>, e: &amber_core::proto::ProtoError) -> PyErr 
     build().unwrap_or_else(|e| e)
 }
 
-/// Bad wire bytes, as `amber.proto.DecodeError` (kind `malformed`).
+/// Bad bytes, text or values, as `amber.proto.DecodeError` of `kind`.
 #[cold]
 pub fn proto_decode(
     py: Python<'_>,
+    kind: &str,
     msg: String,
     offset: Option<usize>,
     path: Option<String>,
 ) -> PyErr {
-    make(
-        py,
-        proto_decode_error(py),
-        ErrorKind::Malformed.name(),
-        msg,
-        offset,
-        path,
-        None,
-    )
+    make(py, proto_decode_error(py), kind, msg, offset, path, None)
 }
 
 /// An archive error from the core, as `amber.ArchiveError`.

@@ -78,6 +78,7 @@ pub fn proto_merge_json(
                 Err(_) => {
                     return Err(errors::proto_decode(
                         py,
+                        "malformed",
                         "the JSON text holds lone surrogates (not valid Unicode)".into(),
                         None,
                         None,

@@ -75,7 +75,13 @@ impl PySchema {
     fn from_descriptor_set(py: Python<'_>, data: &[u8]) -> PyResult<PySchema> {
         crate::errors::guard(|| {
             let mut set = FileDescriptorSet::decode(data).map_err(|e| {
-                crate::errors::proto_decode(py, format!("not a FileDescriptorSet: {e}"), None, None)
+                crate::errors::proto_decode(
+                    py,
+                    "malformed",
+                    format!("not a FileDescriptorSet: {e}"),
+                    None,
+                    None,
+                )
             })?;
             amber_core::proto::compiler::validate::validate_set(&mut set)
                 .map_err(|e| crate::errors::proto_syntax(py, &e))?;

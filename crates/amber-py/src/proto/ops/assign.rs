@@ -292,15 +292,7 @@ impl Walk {
                 format!("messages nested deeper than {MAX_DEPTH} at {path}"),
             )
         };
-        Err(crate::errors::make(
-            py,
-            crate::errors::proto_decode_error(py),
-            kind,
-            msg,
-            None,
-            Some(path),
-            None,
-        ))
+        Err(crate::errors::proto_decode(py, kind, msg, None, Some(path)))
     }
 }
 

@@ -241,14 +241,12 @@ pub(crate) fn merge_input<'a, I: Input<'a>>(
         Ok(d) => d,
         Err(ParseFailure::Json(e)) => {
             let offset = (e.line > 0).then_some(e.offset);
-            return Err(errors::make(
+            return Err(errors::proto_decode(
                 py,
-                errors::proto_decode_error(py),
                 e.kind.name(),
                 e.to_string(),
                 offset,
                 Some(e.path),
-                None,
             ));
         }
         Err(ParseFailure::Build(BuildStashed)) => return Err(builder.take_err()),

@@ -363,14 +363,12 @@ pub fn from_text(m: &Bound<'_, PyMessage>, text: &str, opts: ParseOptions) -> Py
         Err(TextFailure::Build(Stashed)) => return Err(builder.take_err()),
         Err(TextFailure::Syntax(e)) => {
             let py = m.py();
-            return Err(errors::make(
+            return Err(errors::proto_decode(
                 py,
-                errors::proto_decode_error(py),
                 e.kind.name(),
                 e.to_string(),
                 Some(e.offset),
                 Some(e.path),
-                None,
             ));
         }
     };
@@ -443,14 +441,12 @@ fn decode_in(
         Ok(m) => Ok((m, bytes.len())),
         Err(Failure::Wire(e)) => {
             let msg = e.to_string();
-            Err(errors::make(
+            Err(errors::proto_decode(
                 data.py(),
-                errors::proto_decode_error(data.py()),
                 e.kind.name(),
                 msg,
                 Some(e.offset),
                 Some(e.path),
-                None,
             ))
         }
         Err(Failure::Build(Stashed)) => Err(builder.take_err()),
