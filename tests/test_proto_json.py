@@ -490,6 +490,9 @@ ACCEPTED = [
     '{"repeatedValue": [null, 1], "repeatedListValue": [[1, [2]], []]}',
     ' \t\r\n{ "optionalString" : "\\u00e9\\ud83d\\ude00\\/\\b\\f\\n\\r\\t\\"\\\\" } \n',
     '{"optionalString": "\\u0000", "repeatedString": ["\\u2028"]}',
+    # Digit separators in quoted numbers, as Python's int() and float() read them.
+    '{"optionalInt64": "1_000", "optionalUint32": "+4_2", "optionalDouble": "1_0.2_5e0_1"}',
+    '{"mapInt32Int32": {"1_0": 1}, "optionalNestedEnum": "1_0", "repeatedInt32": ["-2_0e1"]}',
 ]
 
 
@@ -607,6 +610,13 @@ REJECTED = [
     '{"optionalInt32Wrapper": "x"}',
     '{"optionalInt32Wrapper": {"value": 1}}',
     '{"repeatedInt32Wrapper": [null]}',
+    '{"optionalInt64": "_1"}',
+    '{"optionalInt64": "1_"}',
+    '{"optionalInt64": "1__0"}',
+    '{"optionalDouble": "1_.5"}',
+    '{"optionalDouble": "1e_5"}',
+    '{"mapInt32Int32": {"_1": 1}}',
+    '{"optionalInt32": 1_0}',
 ]
 
 

@@ -2,6 +2,7 @@
 //! Python's `ToShortestFloat` for `float` fields, and the integer forms
 //! `json_format` accepts.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// Append `x` (finite) as Python's `repr(float)` writes it: the shortest
@@ -164,10 +165,37 @@ pub fn push_i64(out: &mut Vec<u8>, v: i64) {
     push_u64(out, v.unsigned_abs());
 }
 
+/// Digit separators as Python's `int()` and `float()` read them, which is
+/// how `json_format` reads quoted numbers: each `_` between two digits is
+/// dropped (`"1_000"` is 1000); `None` when one is not between digits
+/// (`"_1"`, `"1__0"`, `"1_"`, `"1_.5"`).
+fn without_separators(s: &str) -> Option<Cow<'_, str>> {
+    if !s.contains('_') {
+        return Some(Cow::Borrowed(s));
+    }
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'_' {
+            let digit_before = i > 0 && b[i - 1].is_ascii_digit();
+            let digit_after = b.get(i + 1).is_some_and(u8::is_ascii_digit);
+            if !(digit_before && digit_after) {
+                return None;
+            }
+        } else if c.is_ascii() {
+            out.push(c as char);
+        } else {
+            return None;
+        }
+    }
+    Some(Cow::Owned(out))
+}
+
 /// An integer written as decimal digits with an optional sign (`+` too, as
-/// Python's `int()` takes it); `None` if `s` is not of that form. Values
+/// Python's `int()` takes it) and digit separators; `None` if `s` is not of that form. Values
 /// beyond `i128` saturate (every caller range-checks to 64 bits).
 pub fn parse_int_exact(s: &str) -> Option<i128> {
+    let s = without_separators(s)?;
     let b = s.as_bytes();
     let (neg, digits) = match b.first()? {
         b'-' => (true, &b[1..]),
@@ -184,10 +212,11 @@ pub fn parse_int_exact(s: &str) -> Option<i128> {
     Some(if neg { -v } else { v })
 }
 
-/// A number in decimal floating form (digits, `.`, an exponent), as both
-/// JSON and Python's `float()` read it; `None` for anything else (Rust's
+/// A number in decimal floating form (digits, `.`, an exponent, digit
+/// separators), as both JSON and Python's `float()` read it; `None` for anything else (Rust's
 /// own `inf`/`nan` words included).
 pub fn parse_float_text(s: &str) -> Option<f64> {
+    let s = without_separators(s)?;
     let b = s.as_bytes();
     if b.is_empty()
         || !b
@@ -271,5 +300,12 @@ mod tests {
         assert!(integer_of("1 ", false).is_err());
         assert!(integer_of("inf", false).is_err());
         assert!(integer_of("1e3", true).is_err());
+        assert_eq!(integer_of("1_000", false), Ok(1000));
+        assert_eq!(integer_of("-1_0e1_0", false), Ok(-100_000_000_000));
+        for bad in ["_1", "1_", "1__0", "+_1", "1_.5", "1._5", "1_e5", "1e_5"] {
+            assert!(integer_of(bad, false).is_err(), "{bad}");
+            assert!(parse_float_text(bad).is_none(), "{bad}");
+        }
+        assert_eq!(parse_float_text("1_0.2_5e0_1"), Some(102.5));
     }
 }
