@@ -258,6 +258,11 @@ VALID = {
     + "message M {\n  optional double a = 1 [default = 99999999999999999999999999999];\n"
     "  optional float b = 2 [default = -18446744073709551616];\n}\n",
     "ctype in 2023": E23 + "message M {\n  string a = 1 [ctype = CORD];\n}\n",
+    "string defaults that are not UTF-8": P2 + "message M {\n"
+    '  optional string a = 1 [default = "\\xff"];\n'
+    '  optional string b = 2 [default = "\\ud800x"];\n'
+    '  optional string c = 3 [default = "\\udc00\\ud83d\\ude00\\ud83d"];\n'
+    '  optional string d = 4 [default = "\\303\\251\\U0001F600"];\n}\n',
 }
 
 
@@ -271,6 +276,41 @@ def test_accepted_as_protoc_accepts(label: str, tmp_path: Path) -> None:
     protoc = _protoc(tmp_path, VALID[label])
     if protoc is not None:
         assert ns.descriptor_set() == protoc
+
+
+def test_string_defaults_that_are_not_utf8() -> None:
+    """A string default that is not UTF-8 reads as a parsed proto2 string does, its bad bytes
+    as lone surrogates (Google's runtime gives the bytes); it holds the same bytes."""
+    pb2 = pytest.importorskip("google.protobuf.descriptor_pb2")
+    from google.protobuf import descriptor_pool, message_factory
+
+    ns = P.load_text(VALID["string defaults that are not UTF-8"], name="s.proto")
+    pool = descriptor_pool.DescriptorPool()
+    for f in pb2.FileDescriptorSet.FromString(ns.descriptor_set()).file:
+        pool.Add(f)
+    google = message_factory.GetMessageClass(pool.FindMessageTypeByName("t.M"))()
+    ours = ns.t.M()
+    expected = {
+        "a": b"\xff",
+        "b": b"\xed\xa0\x80x",
+        "c": b"\xed\xb0\x80\xf0\x9f\x98\x80\xed\xa0\xbd",
+        "d": "\u00e9\U0001f600",
+    }
+    for name, value in expected.items():
+        assert getattr(google, name) == value, name
+        raw = value if isinstance(value, bytes) else value.encode()
+        got = getattr(ours, name)
+        assert (type(got), got) == (str, raw.decode("utf-8", "surrogateescape")), name
+        assert ns.t.M.DESCRIPTOR.fields_by_name[name].default_value == got, name
+        # Set to its default, the field writes the default's bytes.
+        data = ns.t.M(**{name: got}).SerializeToString()
+        assert data.endswith(bytes([len(raw)]) + raw), name
+        back = ns.t.M.FromString(data)
+        assert back.HasField(name) and getattr(back, name) == got, name
+    # Values set are checked as before: bytes that are not UTF-8 are refused.
+    with pytest.raises(ValueError, match="UTF-8"):
+        ns.t.M(a=b"\xff")
+    assert ns.t.M.FromString(ns.t.M(a="x").SerializeToString()).a == "x"
 
 
 def _protoc(tmp_path: Path, src: str) -> bytes | None:

@@ -143,18 +143,20 @@ fn random_bytes_and_invalid_utf8() {
     }
     let e = compile_text(b"syntax = \"proto3\"; message \xc3\x28 {}").unwrap_err();
     assert_eq!((e.line, e.col), (1, 28), "{e}");
-    // Bytes that are not UTF-8 in a string default are refused for string
-    // fields and kept (escaped) for bytes fields.
-    assert!(compile_text(
-        b"syntax = \"proto2\"; message M { optional string s = 1 [default = \"\\xff\"]; }"
+    // Bytes that are not UTF-8 in a string default are kept as they are for
+    // string fields (as protoc keeps them) and escaped for bytes fields.
+    let set = compile_text(
+        b"syntax = \"proto2\"; message M { optional string s = 1 [default = \"\\xff\\ud800\"]; }",
     )
-    .is_err());
+    .unwrap();
+    let f = &set.file.last().unwrap().message_type[0].field[0];
+    assert_eq!(f.default_value.as_deref(), Some(&b"\xff\xed\xa0\x80"[..]));
     let set = compile_text(
         b"syntax = \"proto2\"; message M { optional bytes s = 1 [default = \"\\xff\"]; }",
     )
     .unwrap();
     let f = &set.file.last().unwrap().message_type[0].field[0];
-    assert_eq!(f.default_value.as_deref(), Some("\\377"));
+    assert_eq!(f.default_value.as_deref(), Some(&b"\\377"[..]));
 }
 
 #[test]
@@ -205,8 +207,8 @@ fn huge_numbers() {
     }
     let set = compile_text(b"syntax = \"proto2\"; message M { optional double a = 1 [default = 1e400]; optional float b = 2 [default = -1e-400]; }").unwrap();
     let m = &set.file.last().unwrap().message_type[0];
-    assert_eq!(m.field[0].default_value.as_deref(), Some("inf"));
-    assert_eq!(m.field[1].default_value.as_deref(), Some("-0"));
+    assert_eq!(m.field[0].default_value.as_deref(), Some(&b"inf"[..]));
+    assert_eq!(m.field[1].default_value.as_deref(), Some(&b"-0"[..]));
 }
 
 #[test]

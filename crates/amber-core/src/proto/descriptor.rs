@@ -199,8 +199,9 @@ message! {
         5 r#type: Option<i32>,
         /// For messages, enums and groups: the type, fully qualified.
         6 type_name: Option<String>,
-        /// The default, as text (bytes C-escaped).
-        7 default_value: Option<String>,
+        /// The default, as text (bytes C-escaped; a string's as its bytes,
+        /// which protoc does not require to be UTF-8).
+        7 default_value: Option<Vec<u8>>,
         /// Field options.
         8 options: Option<FieldOptions>,
         /// Index of the containing oneof.

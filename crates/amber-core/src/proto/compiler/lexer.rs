@@ -284,14 +284,59 @@ impl Lexer<'_> {
             match esc {
                 Escape::Byte(b) => out.push(b),
                 Escape::Octal(v) => out.push(v as u8),
+                Escape::Unicode(v) if (0xd800..0xe000).contains(&v) => {
+                    // As protoc: a lead surrogate escape followed by a
+                    // trail surrogate escape is one code point; any other
+                    // surrogate is kept as its three-byte form, which is
+                    // not UTF-8 (a string default holding one reads as
+                    // bytes, as in Google's runtime).
+                    let rest = &self.src[self.i.min(self.src.len())..];
+                    let trail = match rest {
+                        [b'\\', b'u', ..] if v < 0xdc00 => match read_escape(&rest[1..]) {
+                            Ok((Escape::Unicode(t), 5)) if (0xdc00..0xe000).contains(&t) => Some(t),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    match trail {
+                        Some(t) => {
+                            for _ in 0..6 {
+                                self.bump();
+                            }
+                            let cp = 0x10000 + ((v - 0xd800) << 10) + (t - 0xdc00);
+                            push_code_point(&mut out, cp);
+                        }
+                        None => push_code_point(&mut out, v),
+                    }
+                }
                 Escape::Unicode(v) => {
-                    let ch = char::from_u32(v)
-                        .ok_or_else(|| err(format!("Invalid Unicode code point \\{}.", v), epos))?;
-                    let mut b = [0u8; 4];
-                    out.extend_from_slice(ch.encode_utf8(&mut b).as_bytes());
+                    if char::from_u32(v).is_none() {
+                        return Err(err(format!("Invalid Unicode code point \\{}.", v), epos));
+                    }
+                    push_code_point(&mut out, v);
                 }
             }
         }
+    }
+}
+
+/// A code point in UTF-8's byte form, surrogates too (as protoc writes
+/// them).
+fn push_code_point(out: &mut Vec<u8>, cp: u32) {
+    match cp {
+        0..=0x7f => out.push(cp as u8),
+        0x80..=0x7ff => out.extend_from_slice(&[0xc0 | (cp >> 6) as u8, 0x80 | (cp & 0x3f) as u8]),
+        0x800..=0xffff => out.extend_from_slice(&[
+            0xe0 | (cp >> 12) as u8,
+            0x80 | ((cp >> 6) & 0x3f) as u8,
+            0x80 | (cp & 0x3f) as u8,
+        ]),
+        _ => out.extend_from_slice(&[
+            0xf0 | (cp >> 18) as u8,
+            0x80 | ((cp >> 12) & 0x3f) as u8,
+            0x80 | ((cp >> 6) & 0x3f) as u8,
+            0x80 | (cp & 0x3f) as u8,
+        ]),
     }
 }
 
@@ -352,6 +397,19 @@ mod tests {
             ":1:5: Invalid Unicode code point \\1114112."
         );
         assert_eq!(msg("x \"\\"), ":1:3: Unexpected end of string.");
+    }
+
+    #[test]
+    fn surrogate_escapes_as_protoc() {
+        let one = |s: &str| match &toks(s)[..] {
+            [Tok::Str(b), Tok::Eof] => b.clone(),
+            t => panic!("{t:?}"),
+        };
+        assert_eq!(one(r#""\ud83d\ude00""#), "\u{1f600}".as_bytes());
+        assert_eq!(one(r#""\ud800x""#), b"\xed\xa0\x80x");
+        assert_eq!(one(r#""\udc00\ud800""#), b"\xed\xb0\x80\xed\xa0\x80");
+        assert_eq!(one(r#""\ud800\u0041""#), b"\xed\xa0\x80A");
+        assert_eq!(one(r#""\u00e9\U0001F600""#), "\u{e9}\u{1f600}".as_bytes());
     }
 
     #[test]

@@ -546,7 +546,7 @@ fn default_value(
     t: i32,
     d: &Scalar,
     enum_sym: Option<(String, Sym)>,
-) -> Result<String, ProtoError> {
+) -> Result<Vec<u8>, ProtoError> {
     use field_type::*;
     let bad = |msg: &str| err(ProtoErrorKind::Invalid, msg, d.pos);
     let int = |min: i128, max: i128| -> Result<String, ProtoError> {
@@ -591,9 +591,9 @@ fn default_value(
             Lit::Ident(s) if !d.neg && (s == "true" || s == "false") => Ok(s.clone()),
             _ => Err(bad("Expected \"true\" or \"false\".")),
         },
+        // A string's bytes as written, UTF-8 or not (protoc keeps "\xff").
         STRING => match &d.lit {
-            Lit::Str(b) => String::from_utf8(b.clone())
-                .map_err(|_| bad("String default value is not valid UTF-8.")),
+            Lit::Str(b) => return Ok(b.clone()),
             _ => Err(bad("Expected string for field default value.")),
         },
         BYTES => match &d.lit {
@@ -627,4 +627,5 @@ fn default_value(
         }
         _ => Err(bad("Messages can't have default values.")),
     }
+    .map(String::into_bytes)
 }

@@ -623,7 +623,9 @@ fn check_field(
             "a scalar field has a type_name".into(),
         ));
     }
-    if let Some(d) = f.default_value.clone() {
+    if let Some(raw) = f.default_value.clone() {
+        // Every default but a string's or bytes' is ASCII text.
+        let d = String::from_utf8_lossy(&raw).into_owned();
         let presence = f
             .options
             .as_ref()
@@ -666,7 +668,7 @@ fn check_field(
             STRING => (true, None),
             BYTES => {
                 let mut out = Vec::new();
-                let ok = crate::proto::escape::unescape_body(d.as_bytes(), &mut out).is_ok();
+                let ok = crate::proto::escape::unescape_body(&raw, &mut out).is_ok();
                 (ok, None)
             }
             ENUM => {
@@ -679,7 +681,7 @@ fn check_field(
             _ => (false, None),
         };
         if let Some(c) = canonical.filter(|_| ok) {
-            f.default_value = Some(c);
+            f.default_value = Some(c.into_bytes());
         }
         if !ok {
             return Err(bad(
@@ -935,8 +937,8 @@ mod tests {
         });
         validate_set(&mut s).unwrap();
         let m = &s.file[0].message_type[0];
-        assert_eq!(m.field[0].default_value.as_deref(), Some("16"));
-        assert_eq!(m.field[1].default_value.as_deref(), Some("100000"));
+        assert_eq!(m.field[0].default_value.as_deref(), Some(&b"16"[..]));
+        assert_eq!(m.field[1].default_value.as_deref(), Some(&b"100000"[..]));
         for bad in ["x", "3000000000", " ", "1.5"] {
             let mut s = set(|f| {
                 f.syntax = Some("proto2".into());

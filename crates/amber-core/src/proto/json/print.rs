@@ -683,6 +683,7 @@ pub(crate) fn default_scalar(f: &FieldInfo) -> Scalar<'_> {
         (DefaultValue::Float(v), _) => Scalar::F64(*v),
         (DefaultValue::Bool(v), _) => Scalar::Bool(*v),
         (DefaultValue::Str(v), _) => Scalar::Str(v.as_bytes()),
+        (DefaultValue::Bytes(v), Kind::String) => Scalar::Str(v),
         (DefaultValue::Bytes(v), _) => Scalar::Bytes(v),
         (DefaultValue::Enum(v), _) => Scalar::Enum(*v),
         (DefaultValue::None, _) => Scalar::I32(0),

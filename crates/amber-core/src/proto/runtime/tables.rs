@@ -442,8 +442,10 @@ impl Features {
     }
 }
 
-fn parse_default(kind: Kind, text: Option<&str>, t: &Tables) -> DefaultValue {
-    let s = text.unwrap_or("");
+fn parse_default(kind: Kind, text: Option<&[u8]>, t: &Tables) -> DefaultValue {
+    let raw = text.unwrap_or(b"");
+    // Every default but a string's or bytes' is ASCII text.
+    let s = std::str::from_utf8(raw).unwrap_or("");
     let float = |s: &str| match s {
         "inf" => f64::INFINITY,
         "-inf" => f64::NEG_INFINITY,
@@ -462,8 +464,13 @@ fn parse_default(kind: Kind, text: Option<&str>, t: &Tables) -> DefaultValue {
             DefaultValue::Uint(s.parse().unwrap_or(0))
         }
         Kind::Bool => DefaultValue::Bool(s == "true"),
-        Kind::String => DefaultValue::Str(s.to_string()),
-        Kind::Bytes => DefaultValue::Bytes(unescape(s)),
+        // A string default that is not UTF-8 (protoc keeps "\xff" and lone
+        // surrogates' bytes) is kept as its bytes.
+        Kind::String => match std::str::from_utf8(raw) {
+            Ok(s) => DefaultValue::Str(s.to_string()),
+            Err(_) => DefaultValue::Bytes(raw.to_vec()),
+        },
+        Kind::Bytes => DefaultValue::Bytes(unescape(raw)),
         Kind::Enum(e) => {
             let info = &t.enums[e as usize];
             let first = info.names.first().map_or(0, |v| v.1);
@@ -475,10 +482,10 @@ fn parse_default(kind: Kind, text: Option<&str>, t: &Tables) -> DefaultValue {
 
 /// Undo protoc's C escaping of a `bytes` default (kept as written if it
 /// is not valid escaping).
-fn unescape(s: &str) -> Vec<u8> {
+fn unescape(s: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
-    match crate::proto::escape::unescape_body(s.as_bytes(), &mut out) {
+    match crate::proto::escape::unescape_body(s, &mut out) {
         Ok(()) => out,
-        Err(_) => s.as_bytes().to_vec(),
+        Err(_) => s.to_vec(),
     }
 }

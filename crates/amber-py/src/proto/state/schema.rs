@@ -177,6 +177,10 @@ fn default_object(py: Python<'_>, kind: Kind, dv: &DefaultValue) -> PyResult<Py<
         }
         DefaultValue::Bool(v) => v.into_pyobject(py)?.to_owned().into_any().unbind(),
         DefaultValue::Str(s) => s.into_pyobject(py)?.into_any().unbind(),
+        // A string default that is not UTF-8 reads as a parsed value does.
+        DefaultValue::Bytes(b) if kind == Kind::String => {
+            crate::proto::state::values::to_py(py, amber_core::proto::runtime::Scalar::Str(b))?
+        }
         DefaultValue::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
         DefaultValue::Enum(v) => v.into_pyobject(py)?.into_any().unbind(),
         DefaultValue::None => py.None(),
