@@ -18,6 +18,8 @@ import amber.proto as P
 SRC = """syntax = "proto3";
 package tt;
 import "google/protobuf/any.proto";
+import "google/protobuf/duration.proto";
+import "google/protobuf/timestamp.proto";
 enum E { E0 = 0; E1 = 1; }
 message M {
   M child = 1; int32 n = 2; repeated M items = 3; map<string, M> by = 4;
@@ -25,6 +27,7 @@ message M {
   oneof pick { int32 a = 8; M b = 9; }
   google.protobuf.Any any = 10; string s = 11; uint32 u = 12; double d = 13; bool f = 14;
   float x = 15; bytes y = 16; map<int32, int32> mi = 17;
+  google.protobuf.Timestamp ts = 18; google.protobuf.Duration du = 19;
 }
 """
 SRC2 = """syntax = "proto2";
@@ -230,6 +233,11 @@ JSON_ERRORS = [
     ('{"y": "!!"}', "malformed", "$.y"),
     ('{"nums": [1, null]}', "type_mismatch", "$.nums[1]"),
     ('{"child": []}', "type_mismatch", "$.child"),
+    ('{"ts": "1970-01-01T00:00:00"}', "malformed", "$.ts"),
+    ('{"ts": "9999-12-31T23:59:59-01:00"}', "out_of_range", "$.ts"),
+    ('{"ts": 5}', "type_mismatch", "$.ts"),
+    ('{"du": "5"}', "malformed", "$.du"),
+    ('{"du": "315576000001s"}', "out_of_range", "$.du"),
     ('{"child": ' * 150 + "{}" + "}" * 150, "limit", None),
 ]
 

@@ -2,6 +2,8 @@
 //! Duration (`"1.5s"`) and FieldMask (camelCase paths), written and read
 //! with protobuf Python's rules and checks (`well_known_types.py`).
 
+use crate::proto::runtime::error::DecodeKind;
+
 /// Which well-known type a message is (by full name), for the types whose
 /// JSON form is special.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -255,8 +257,17 @@ fn fraction(f: &[u8]) -> Option<i64> {
 
 /// RFC 3339 text to (seconds, nanos), as protobuf Python's
 /// `Timestamp.FromJsonString` reads it: `Z` or a `+hh:mm`/`-hh:mm` offset,
-/// up to 9 fractional digits, upper-case `T`, the range checked.
-pub fn timestamp_from_str(value: &str) -> Result<(i64, i64), String> {
+/// up to 9 fractional digits, upper-case `T`, the range checked. The error
+/// is `Malformed` for text of another form, `OutOfRange` for a time past
+/// the range.
+pub fn timestamp_from_str(value: &str) -> Result<(i64, i64), (DecodeKind, String)> {
+    let (seconds, nanos) = timestamp_fields(value).map_err(|e| (DecodeKind::Malformed, e))?;
+    check_timestamp(seconds, nanos).map_err(|e| (DecodeKind::OutOfRange, e))?;
+    Ok((seconds, nanos))
+}
+
+/// [`timestamp_from_str`]'s reading, the range not checked.
+fn timestamp_fields(value: &str) -> Result<(i64, i64), String> {
     let bad = || {
         format!(
             "Failed to parse timestamp: {value:?} is not RFC 3339 (e.g. 1972-01-01T10:00:20.021Z)"
@@ -352,16 +363,25 @@ pub fn timestamp_from_str(value: &str) -> Result<(i64, i64), String> {
             seconds += off;
         }
     }
-    check_timestamp(seconds, nanos)?;
     Ok((seconds, nanos))
 }
 
 /// Duration text (`"-1.5s"`) to (seconds, nanos), as protobuf Python's
 /// `Duration.FromJsonString` reads it (at most 9 fractional digits here).
-pub fn duration_from_str(value: &str) -> Result<(i64, i64), String> {
-    let bad = |why: &str| format!("Couldn't parse duration: {value} : {why}");
+/// The error is `Malformed` for text of another form, `OutOfRange` for a
+/// duration past the range.
+pub fn duration_from_str(value: &str) -> Result<(i64, i64), (DecodeKind, String)> {
+    let bad = |why: &str| {
+        (
+            DecodeKind::Malformed,
+            format!("Couldn't parse duration: {value} : {why}"),
+        )
+    };
     let Some(body) = value.strip_suffix('s') else {
-        return Err(format!("Duration must end with letter \"s\": {value}"));
+        return Err((
+            DecodeKind::Malformed,
+            format!("Duration must end with letter \"s\": {value}"),
+        ));
     };
     let (int, frac) = match body.find('.') {
         Some(p) => (&body[..p], Some(&body[p + 1..])),
@@ -381,7 +401,7 @@ pub fn duration_from_str(value: &str) -> Result<(i64, i64), String> {
         seconds = -seconds;
         nanos = -nanos;
     }
-    check_duration(seconds, nanos).map_err(|e| bad(&e))?;
+    check_duration(seconds, nanos).map_err(|e| (DecodeKind::OutOfRange, bad(&e).1))?;
     Ok((seconds, nanos))
 }
 
@@ -425,7 +445,19 @@ mod tests {
             "1970-01-01T24:00:00Z",
             "1970-01-01T00:00:00+0100",
         ] {
-            assert!(timestamp_from_str(bad).is_err(), "{bad}");
+            assert_eq!(
+                timestamp_from_str(bad).unwrap_err().0,
+                DecodeKind::Malformed,
+                "{bad}"
+            );
+        }
+        // Past the range only through the offset.
+        for far in ["9999-12-31T23:59:59-00:01", "0001-01-01T00:00:00+00:01"] {
+            assert_eq!(
+                timestamp_from_str(far).unwrap_err().0,
+                DecodeKind::OutOfRange,
+                "{far}"
+            );
         }
     }
 
@@ -437,8 +469,19 @@ mod tests {
         assert!(duration_to_string(1, -1).is_err());
         assert_eq!(duration_from_str("-0.5s").unwrap(), (0, -500_000_000));
         assert_eq!(duration_from_str("1.000000001s").unwrap(), (1, 1));
-        assert!(duration_from_str("1").is_err());
-        assert!(duration_from_str("315576000001s").is_err());
+        assert_eq!(duration_from_str("1").unwrap_err().0, DecodeKind::Malformed);
+        assert_eq!(
+            duration_from_str("1.5.s").unwrap_err().0,
+            DecodeKind::Malformed
+        );
+        let far = duration_from_str("315576000001s").unwrap_err();
+        assert_eq!(far.0, DecodeKind::OutOfRange);
+        assert!(
+            far.1
+                .starts_with("Couldn't parse duration: 315576000001s : "),
+            "{}",
+            far.1
+        );
     }
 
     #[test]

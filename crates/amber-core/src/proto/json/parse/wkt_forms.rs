@@ -79,7 +79,7 @@ impl<'t, 'a, I: Input<'a>> Parser<'t, 'a, I> {
                 };
                 let (secs, nanos) = match parsed {
                     Ok(v) => v,
-                    Err(e) => return self.err(DecodeKind::Malformed, at, e),
+                    Err((kind, e)) => return self.err(kind, at, e),
                 };
                 if secs != 0 {
                     b.set(m, f1, Scalar::I64(secs))
