@@ -2,7 +2,8 @@
 
 The codec: `dumps`/`loads` for one object and `dump`/`load` for a stream of them. Decoding
 never runs code named by the data: user classes come back only if they were registered.
-`Archive`: a zip file of named values, read lazily from disk or object storage.
+`Archive`: a zip file of named values, read lazily from disk or object storage. `Packed`: one
+amber frame inside a pickle, for process pools and engines that only unpickle.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from amber._native import (
 )
 from amber._registry import register, registered, unregister
 from amber.codec import dump, dumps, load, loads
+from amber.packed import Packed
 
 if TYPE_CHECKING:
     from amber.archive import Archive, ArchiveMixin
@@ -35,6 +37,7 @@ __all__ = [
     "ArchiveMixin",
     "DecodeError",
     "EncodeError",
+    "Packed",
     "__version__",
     "dump",
     "dumps",
