@@ -348,6 +348,30 @@ def test_the_archive_study_checks_and_times_each_archive(tmp_path: Path) -> None
     assert "archive: a whole result in one file" in result.report.read_text()
 
 
+@pytest.mark.parametrize(
+    ("study", "ops", "ways"),
+    [
+        ("dask", {"move", "gather"}, {"list", "pickle frame", "amber"}),
+        ("pool", {"return"}, {"list", "pickle bytes", "amber"}),
+    ],
+)
+def test_the_dask_and_pool_studies_check_and_time_each_way(
+    tmp_path: Path, study: str, ops: set[str], ways: set[str]
+) -> None:
+    if study == "dask":
+        pytest.importorskip("distributed")
+    result = run(
+        BenchConfig(out_dir=tmp_path, mode="tiny", progress=False, studies=[study]),
+        stdout=io.StringIO(),
+    )
+    data = json.loads(result.results.read_text())["studies"][study]
+    assert {r["contender"] for r in data["rows"]} == ways
+    for row in data["rows"]:
+        assert row["status"] == OK, row
+        assert set(row["ops"]) == ops
+    assert f"{study}: records" in result.report.read_text()
+
+
 # --- the pg part: drivers against a throwaway PostgreSQL, by client CPU ----------------------------
 
 
