@@ -119,18 +119,19 @@ _shared: list[Any] = []  # [cluster, client, users]
 def _cluster() -> Iterator[Cluster]:
     """One LocalCluster for every contender of a study: started by the first setup, closed by
     the last."""
-    from distributed import Client, LocalCluster
+    import importlib
 
+    dist: Any = importlib.import_module("distributed")  # untyped
     if not _shared:
         _register_pickle_frame()
-        cluster = LocalCluster(
+        cluster = dist.LocalCluster(
             n_workers=2,
             threads_per_worker=1,
             processes=True,
             dashboard_address=":0",
             preload=["amber.dask", "amber.bench.parts.dask.contenders"],
         )
-        _shared.extend([cluster, Client(cluster), 0])
+        _shared.extend([cluster, dist.Client(cluster), 0])
     _shared[2] += 1
     client = _shared[1]
     first, second = sorted(client.scheduler_info()["workers"])

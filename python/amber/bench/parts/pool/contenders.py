@@ -85,9 +85,7 @@ def _pool() -> Iterator[concurrent.futures.ProcessPoolExecutor]:
             _shared.clear()
 
 
-def way(
-    name: str, task: Callable[[int], Any], load: Callable[[Any], Any], note: str
-) -> Contender:
+def way(name: str, task: Callable[[int], Any], load: Callable[[Any], Any], note: str) -> Contender:
     """Operation "return": `parts` tasks' records back in the caller, rebuilt."""
 
     def prepare(t: Trial) -> None:
@@ -111,7 +109,9 @@ def _plain() -> Contender:
 
 @POOL.contender("pickle bytes")
 def _pickled() -> Contender:
-    return way("pickle bytes", as_pickle_bytes, pickle.loads, "pickle.dumps(protocol=5) in the task")
+    return way(
+        "pickle bytes", as_pickle_bytes, pickle.loads, "pickle.dumps(protocol=5) in the task"
+    )
 
 
 @POOL.contender("amber")
