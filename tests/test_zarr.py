@@ -365,3 +365,15 @@ def test_zarr_finds_the_data_type_entry_point(tmp_path: Path, zarr_format: int) 
     listed, opened = out.splitlines()
     assert listed == "True False"
     assert opened == "[[1]]" or (opened.startswith("refused:") and "No Zarr data type" in opened)
+
+
+def test_sharded_array(tmp_path: Path) -> None:
+    path = tmp_path / "sharded.zarr"
+    array = az.create_array(
+        str(path), shape=(12,), chunks=(2,), shards=(4,), fill_value={"none": None}
+    )
+    want = objects(cells())
+    array[1:7] = want[1:7]
+    got = zarr.open_array(str(path))[...]
+    for i in range(12):
+        assert_exact(got[i], want[i] if 1 <= i < 7 else {"none": None})
