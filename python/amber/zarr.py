@@ -13,9 +13,14 @@ registered classes), and reading a chunk never runs code named by the data, as u
 - `create_array`, `zarr.create_array` with the data type and the codec filled in for either
   format.
 
-They are registered through entry points (`numcodecs.codecs`, `zarr.codecs`,
-`zarr.data_type`), so a reader needs amber installed but need not import this module; importing
-it registers them too, for an environment where amber is not installed as a package.
+They are declared as entry points (`numcodecs.codecs`, `zarr.codecs`, `zarr.data_type`), and
+importing this module registers them too. numcodecs loads its entry point when the codec is
+asked for; zarr 3.1 lists `zarr.data_type` entry points but never loads them, so a process
+must `import amber.zarr` before it opens an `"amber.object"` array.
+
+Zarr chooses default codecs for object data types from a fixed list, so an array made with
+`zarr.create_array` itself needs `serializer=AmberCodec()` (format 3) or `filters=[Amber()]`
+(format 2); `create_array` here fills them in.
 
 A cell amber cannot encode raises `amber.EncodeError` when its chunk is written, naming the
 cell; a chunk that is not a valid amber object chunk raises `amber.DecodeError` when read.
