@@ -377,3 +377,27 @@ def test_sharded_array(tmp_path: Path) -> None:
     got = zarr.open_array(str(path))[...]
     for i in range(12):
         assert_exact(got[i], want[i] if 1 <= i < 7 else {"none": None})
+
+
+@pytest.mark.parametrize("zarr_format", FORMATS)
+def test_compressed_chunks_that_are_not_amber_raise_decode_error(
+    tmp_path: Path, zarr_format: int
+) -> None:
+    # with the default compressor (zstd), damaged bytes fail in zstd first (its RuntimeError);
+    # bytes that decompress but are not an amber object chunk fail in amber
+    path = tmp_path / "zstd.zarr"
+    array = az.create_array(str(path), shape=(2,), chunks=(2,), zarr_format=zarr_format)
+    array[...] = objects([{"a": 1}, [2]])
+    (chunk,) = (p for p in path.rglob("*") if p.is_file() and p.name in ("0", "0.0"))
+    for payload in (b"not amber", amber.dumps({"shape": (2,)})):
+        chunk.write_bytes(numcodecs.Zstd().encode(payload))
+        with pytest.raises(amber.DecodeError):
+            zarr.open_array(str(path))[...]
+    # a valid object chunk of another shape: the v3 codec knows the chunk's shape; in format 2
+    # zarr reshapes what the numcodecs codec gives and raises its own ValueError
+    chunk.write_bytes(numcodecs.Zstd().encode(amber.dumps(((3,), [1, 2, 3]))))
+    with pytest.raises(amber.DecodeError if zarr_format == 3 else ValueError, match="shape"):
+        zarr.open_array(str(path))[...]
+    chunk.write_bytes(b"\x28\xb5\x2f\xfd garbage")
+    with pytest.raises((RuntimeError, amber.DecodeError)):
+        zarr.open_array(str(path))[...]
