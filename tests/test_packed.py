@@ -1,5 +1,5 @@
 """amber.Packed through the engines that only unpickle: pickle itself, multiprocessing pools,
-ProcessPoolExecutor and joblib's loky workers."""
+ProcessPoolExecutor, joblib's loky workers and a local Ray cluster."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import concurrent.futures
 import datetime as dt
 import decimal
 import multiprocessing
+import os
 import pickle
 from typing import Any
 
@@ -112,3 +113,25 @@ def test_joblib_loky() -> None:
     )
     for g in got:
         _same(g, _value())
+
+
+def test_ray_local_cluster() -> None:
+    ray = pytest.importorskip("ray")
+    # Ray's workers import this module and amber from where this process does.
+    path = [os.path.dirname(os.path.dirname(amber.__file__)), os.path.dirname(__file__)]
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(path)}},
+    )
+    try:
+        task = ray.remote(packed_value)
+        for got in ray.get([task.remote(i) for i in range(2)]):
+            expected = _value()
+            # Ray hands out arrays from its object store read-only, whoever made them.
+            assert not got["array"].flags.writeable
+            expected["array"].flags.writeable = False
+            _same(got, expected)
+    finally:
+        ray.shutdown()
