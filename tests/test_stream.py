@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -89,9 +90,20 @@ def test_short_stream_of_other_data_is_named_for_what_it_is(data: bytes) -> None
         assert "looks like a pickle" in str(ei.value)
 
 
-def test_text_stream_is_refused_clearly() -> None:
-    with pytest.raises(TypeError, match="binary stream"):
+def test_text_stream_is_refused_clearly(tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="binary mode"):
         amber.load(io.StringIO("text"))
+    # A file of frames opened in text mode: refused before the text decoder sees the bytes.
+    path = tmp_path / "frames.amb"
+    with open(path, "wb") as f:
+        amber.dump({"k": "é"}, f)
+    with open(path) as f, pytest.raises(TypeError, match=r"binary mode \(open\(path, 'rb'\)\)"):
+        amber.load(f)
+    with open(path, "w") as f, pytest.raises(TypeError, match=r"open\(path, 'wb'\)"):
+        amber.dump([1], f)  # type: ignore[arg-type]
+    # Options are dumps'/loads' own, by name.
+    with open(path, "wb") as f, pytest.raises(TypeError, match="idenity"):
+        amber.dump([1], f, idenity=True)  # type: ignore[call-arg]
 
 
 def test_non_blocking_stream_without_data_says_so() -> None:

@@ -8,16 +8,60 @@ body in bounded pieces.
 from __future__ import annotations
 
 import errno
-from typing import IO, Any
+import io
+from collections.abc import Callable, Iterable
+from pickle import PickleBuffer
+from typing import IO, TYPE_CHECKING, Any
 
-from amber._native import DecodeError, dumps, frame_length, loads
+from amber._native import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_OOB_THRESHOLD,
+    DecodeError,
+    dumps,
+    frame_length,
+    loads,
+)
+
+if TYPE_CHECKING:
+    from typing_extensions import Buffer
 
 __all__ = ["dump", "dumps", "load", "loads"]
 
 
-def dump(obj: Any, file: IO[bytes], **options: Any) -> None:
-    """Write `obj` to a binary file as one frame; frames can follow one another."""
-    file.write(dumps(obj, **options))
+def dump(
+    obj: Any,
+    file: IO[bytes],
+    *,
+    identity: bool = False,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    buffer_callback: Callable[[PickleBuffer], Any] | None = None,
+    oob_threshold: int = DEFAULT_OOB_THRESHOLD,
+    deterministic: bool = False,
+) -> None:
+    """Write `obj` to a binary file as one frame; frames can follow one another. The options
+    are `dumps`'s."""
+    _binary(file, "dump")
+    file.write(
+        dumps(
+            obj,
+            identity=identity,
+            max_depth=max_depth,
+            buffer_callback=buffer_callback,
+            oob_threshold=oob_threshold,
+            deterministic=deterministic,
+        )
+    )
+
+
+def _binary(file: object, name: str) -> None:
+    """A text-mode file gets a TypeError that says to open it in binary mode (reading one
+    would otherwise fail deep in the text decoder, writing one with a message about str)."""
+    if isinstance(file, io.TextIOBase):
+        mode = "'rb'" if name == "load" else "'wb'"
+        raise TypeError(
+            f"amber.{name} needs a file opened in binary mode (open(path, {mode})), "
+            f"not a text-mode {type(file).__name__}"
+        )
 
 
 def _truncated(got: int, need: int) -> DecodeError:
@@ -63,8 +107,16 @@ def _read_exactly(file: IO[bytes], n: int, buf: bytearray) -> bool:
     return True
 
 
-def load(file: IO[bytes], **options: Any) -> Any:
-    """Read the next frame from a binary file. Raises EOFError at the end of the stream."""
+def load(
+    file: IO[bytes],
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    buffers: Iterable[Buffer] | None = None,
+    zero_copy: bool = False,
+) -> Any:
+    """Read the next frame from a binary file. Raises EOFError at the end of the stream. The
+    options are `loads`'s."""
+    _binary(file, "load")
     frame = bytearray()
     total = frame_length(b"")  # negative: how many header bytes the format needs first
     while total < 0:
@@ -76,4 +128,4 @@ def load(file: IO[bytes], **options: Any) -> Any:
             raise _truncated(len(frame), len(frame) - total)
     if not _read_exactly(file, total - len(frame), frame):
         raise _truncated(len(frame), total)
-    return loads(frame, **options)
+    return loads(frame, max_depth=max_depth, buffers=buffers, zero_copy=zero_copy)

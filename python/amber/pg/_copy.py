@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from psycopg.adapt import Dumper
 
 Into = Literal["rows", "columns", "arrow", "pandas", "polars"]
+# A query's parameters, as psycopg takes them.
+Params = Sequence[Any] | Mapping[str, Any] | None
 TableName = str | Sequence[str] | sql.Identifier
 
 #: Bytes of COPY data encoded before each write to the connection. Small enough to stay in
@@ -749,11 +751,47 @@ def _no_params(params: object, name: str) -> None:
 
 @overload
 def copy_out(
-    conn: psycopg.AsyncConnection[Any], query: Query, params: None = None, *, into: Into = "rows"
+    conn: psycopg.AsyncConnection[Any],
+    query: Query,
+    params: None = None,
+    *,
+    into: Literal["rows"] = "rows",
+) -> Coroutine[Any, Any, list[tuple[Any, ...]]]: ...
+@overload
+def copy_out(
+    conn: psycopg.AsyncConnection[Any],
+    query: Query,
+    params: None = None,
+    *,
+    into: Literal["columns"],
+) -> Coroutine[Any, Any, dict[str, Any]]: ...
+@overload
+def copy_out(
+    conn: psycopg.AsyncConnection[Any],
+    query: Query,
+    params: None = None,
+    *,
+    into: Literal["arrow", "pandas", "polars"],
 ) -> Coroutine[Any, Any, Any]: ...
 @overload
 def copy_out(
-    conn: psycopg.Connection[Any], query: Query, params: None = None, *, into: Into = "rows"
+    conn: psycopg.Connection[Any],
+    query: Query,
+    params: None = None,
+    *,
+    into: Literal["rows"] = "rows",
+) -> list[tuple[Any, ...]]: ...
+@overload
+def copy_out(
+    conn: psycopg.Connection[Any], query: Query, params: None = None, *, into: Literal["columns"]
+) -> dict[str, Any]: ...
+@overload
+def copy_out(
+    conn: psycopg.Connection[Any],
+    query: Query,
+    params: None = None,
+    *,
+    into: Literal["arrow", "pandas", "polars"],
 ) -> Any: ...
 def copy_out(
     conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any],
@@ -813,17 +851,45 @@ def copy_out(
 def fetch(
     conn: psycopg.AsyncConnection[Any],
     query: Query,
-    params: Sequence[Any] | Mapping[str, Any] | None = None,
+    params: Params = None,
     *,
-    into: Into = "rows",
+    into: Literal["rows"] = "rows",
+) -> Coroutine[Any, Any, list[tuple[Any, ...]]]: ...
+@overload
+def fetch(
+    conn: psycopg.AsyncConnection[Any],
+    query: Query,
+    params: Params = None,
+    *,
+    into: Literal["columns"],
+) -> Coroutine[Any, Any, dict[str, Any]]: ...
+@overload
+def fetch(
+    conn: psycopg.AsyncConnection[Any],
+    query: Query,
+    params: Params = None,
+    *,
+    into: Literal["arrow", "pandas", "polars"],
 ) -> Coroutine[Any, Any, Any]: ...
 @overload
 def fetch(
     conn: psycopg.Connection[Any],
     query: Query,
-    params: Sequence[Any] | Mapping[str, Any] | None = None,
+    params: Params = None,
     *,
-    into: Into = "rows",
+    into: Literal["rows"] = "rows",
+) -> list[tuple[Any, ...]]: ...
+@overload
+def fetch(
+    conn: psycopg.Connection[Any], query: Query, params: Params = None, *, into: Literal["columns"]
+) -> dict[str, Any]: ...
+@overload
+def fetch(
+    conn: psycopg.Connection[Any],
+    query: Query,
+    params: Params = None,
+    *,
+    into: Literal["arrow", "pandas", "polars"],
 ) -> Any: ...
 def fetch(
     conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any],

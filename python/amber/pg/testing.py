@@ -34,7 +34,10 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import psycopg
 
 __all__ = ["DSN_VARIABLE", "Server", "start"]
 
@@ -51,7 +54,7 @@ class Server:
         self.origin: Origin = origin
         self._stop = stop
 
-    def connect(self, **kwargs: Any) -> Any:
+    def connect(self, **kwargs: Any) -> psycopg.Connection[Any]:
         """A new psycopg connection to the server (`psycopg.connect(self.dsn, **kwargs)`)."""
         import psycopg
 
