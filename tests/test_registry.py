@@ -9,8 +9,10 @@ import datetime as dt
 import decimal
 import enum
 import fractions
+import io
 import pickle
 import re
+import sys
 import threading
 import types
 import typing
@@ -68,6 +70,31 @@ def test_builtin_subclass_is_refused_not_converted() -> None:
         amber.dumps([MyDict(a=1)])
     with pytest.raises(TypeError, match="encode= and decode= hooks"):
         amber.register(MyDict)
+
+
+def _gen() -> Any:
+    yield 1
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        lambda: 1,
+        len,
+        _gen(),
+        threading.Lock(),
+        threading.Thread(),
+        io.BytesIO(),
+        sys,
+        (lambda: 1).__code__,
+    ],
+    ids=lambda v: type(v).__name__,
+)
+def test_code_and_running_state_are_not_data(value: Any) -> None:
+    with pytest.raises(amber.EncodeError, match="are not data") as ei:
+        amber.dumps({"k": [value]})
+    assert ei.value.path == "$.k[0]"
+    assert "register" not in str(ei.value)
 
 
 def test_unregistered_dataclass_and_enum_say_so() -> None:
@@ -255,7 +282,7 @@ def advice(obj: Any) -> str:
 
 
 ADVICE = [MY[decimal.Decimal]("3.14"), MY[collections.deque]([1]), MY[dt.timedelta](1)]
-ADVICE += [array.array("i", [1]), range(3), slice(1, 2), re.compile("a"), int, len]
+ADVICE += [array.array("i", [1]), range(3), slice(1, 2), re.compile("a"), int]
 ADVICE += [MY[Exception]("x"), Unregistered(), object(), Ellipsis, NotImplemented]
 ADVICE += [MyFraction(1, 3), MyUUID(int=1), types.SimpleNamespace(a=1)]
 

@@ -10,8 +10,11 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import io
 import struct
 import sys
+import threading
+import types
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
@@ -212,9 +215,34 @@ def registered() -> dict[str, type]:
     return {name: entry.cls for name, entry in _by_name.items()}
 
 
+# Code and running state, not data: no registration makes sense for them.
+_NOT_DATA: tuple[type, ...] = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.LambdaType,
+    types.GeneratorType,
+    types.CoroutineType,
+    types.AsyncGeneratorType,
+    types.ModuleType,
+    types.CodeType,
+    types.FrameType,
+    types.TracebackType,
+    type(threading.Lock()),
+    type(threading.RLock()),
+    threading.Thread,
+    io.IOBase,
+)
+
+
 def _unsupported(tp: type) -> tuple[int, str]:
     qual = _qualname(tp)
-    if issubclass(tp, enum.Enum):
+    if issubclass(tp, _NOT_DATA):
+        why = (
+            f"cannot encode objects of type {qual}: functions, generators, locks, threads, "
+            "modules and open files are not data; encode the data they hold or produce instead"
+        )
+    elif issubclass(tp, enum.Enum):
         why = f"Enum {qual} is not registered; call amber.register({tp.__qualname__})"
     elif dataclasses.is_dataclass(tp) or _is_namedtuple(tp):
         why = f"{qual} is not registered; call amber.register({tp.__qualname__})"
