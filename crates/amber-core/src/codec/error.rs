@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::bytes::path::{render_path, PathSeg};
+use crate::bytes::path::{render_path, render_path_short, PathSeg};
 use crate::bytes::reader::{ReadError, ReadErrorKind};
 
 /// The kind of problem found in the bytes, for callers that act on it
@@ -106,6 +106,11 @@ impl<E> DecodeError<E> {
     pub fn path_string(&self) -> String {
         render_path(&self.path)
     }
+    /// The path as a message shows it: shortened past 24 steps (see
+    /// [`render_path_short`]).
+    pub fn path_for_message(&self) -> String {
+        render_path_short(&self.path)
+    }
 }
 
 /// A reader's error inside a frame whose length was checked is malformed
@@ -136,6 +141,6 @@ impl<E: fmt::Display> fmt::Display for DecodeError<E> {
             Problem::Data(_, m) | Problem::OutOfMemory(m) => f.write_str(m)?,
             Problem::Build(e) => write!(f, "{e}")?,
         }
-        write!(f, " (at byte {}, {})", self.offset, self.path_string())
+        write!(f, " (at byte {}, {})", self.offset, self.path_for_message())
     }
 }

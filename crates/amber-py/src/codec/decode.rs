@@ -365,12 +365,13 @@ impl<'py> Build for PyBuilder<'py, '_> {
 #[cold]
 pub fn to_pyerr(py: Python<'_>, e: DecodeError<PyErr>) -> PyErr {
     let path = e.path_string();
+    let shown = e.path_for_message();
     let offset = e.offset;
     let (kind, msg, cause) = match e.problem {
         Problem::Data(kind, m) => (DecodeKind::Data(kind).name().to_string(), m, None),
         Problem::OutOfMemory(m) => {
             return pyo3::exceptions::PyMemoryError::new_err(format!(
-                "{m} (at byte {offset}, {path})"
+                "{m} (at byte {offset}, {shown})"
             ))
         }
         Problem::Build(err) if errors::passes_through(py, &err) => return err,
@@ -391,7 +392,7 @@ pub fn to_pyerr(py: Python<'_>, e: DecodeError<PyErr>) -> PyErr {
         py,
         errors::decode_error(py),
         &kind,
-        format!("{msg} (at byte {offset}, {path})"),
+        format!("{msg} (at byte {offset}, {shown})"),
         Some(offset),
         Some(path),
         cause,

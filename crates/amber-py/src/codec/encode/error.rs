@@ -3,7 +3,7 @@
 //! it, built while unwinding, and the `amber.EncodeError` made from them (a
 //! cycle is named where it closes).
 
-use amber_core::bytes::path::{key_segment, render_path, PathSeg};
+use amber_core::bytes::path::{key_segment, render_path, render_path_short, PathSeg};
 use hashbrown::HashMap;
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -124,7 +124,6 @@ impl Encoder<'_> {
     #[cold]
     pub(super) fn to_pyerr(&self, e: EncErr) -> PyErr {
         let py = self.py;
-        let path = render_path(&e.path);
         let (kind, msg, cause) = match e.fail {
             Fail::Msg(kind, m) => (kind, m, None),
             Fail::Py(_, err) if errors::passes_through(py, &err) => return err,
@@ -133,23 +132,24 @@ impl Encoder<'_> {
         // A cycle is reported where the object appears inside itself, not
         // where the depth limit was reached, max_depth levels further down.
         let cycle = e.depth_exceeded.then(|| find_cycle(&e.chain)).flatten();
-        let (kind, msg, path) = match cycle {
+        let (kind, msg, upto) = match cycle {
             Some((i, j)) => (
                 EncodeKind::Cycle,
                 format!(
                     "cycle: the object at {} contains itself; pass identity=True to encode \
                      shared references and cycles",
-                    render_path(&e.path[..i]),
+                    render_path_short(&e.path[..i]),
                 ),
-                render_path(&e.path[..j]),
+                j,
             ),
-            None => (kind, msg, path),
+            None => (kind, msg, e.path.len()),
         };
+        let path = render_path(&e.path[..upto]);
         errors::make(
             py,
             errors::encode_error(py),
             kind.name(),
-            format!("{msg} (at {path})"),
+            format!("{msg} (at {})", render_path_short(&e.path[..upto])),
             None,
             Some(path),
             cause,
