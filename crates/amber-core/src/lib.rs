@@ -11,6 +11,10 @@
 //! - [`proto`]: the `.proto` compiler (parser, resolver, options), the
 //!   wire form of descriptor sets, and the table-driven wire runtime for
 //!   messages of any compiled type.
+//!
+//! Each part is reached by its path (`amber_core::codec::walker::decode`,
+//! `amber_core::proto::runtime::...`): nothing is re-exported at the root,
+//! so names that two parts share (each has its `DecodeError`) never clash.
 #![forbid(unsafe_op_in_unsafe_fn)]
 
 pub mod archive;
@@ -18,9 +22,3 @@ pub mod bytes;
 pub mod codec;
 pub mod pg;
 pub mod proto;
-
-pub use bytes::path::PathSeg;
-pub use codec::build::Build;
-pub use codec::error::{DecodeError, ErrorKind, Problem};
-pub use codec::header::{frame_need, parse_header, Header, Need};
-pub use codec::walker::{decode, Limits, DEFAULT_MAX_DEPTH};

@@ -2,7 +2,7 @@
 //! are all valid frames for the pure-Rust walker, and their truncations are not.
 
 use amber_core::codec::validate::validate;
-use amber_core::Limits;
+use amber_core::codec::walker::Limits;
 
 fn vectors() -> Vec<(String, Vec<u8>)> {
     let path = concat!(

@@ -1,10 +1,11 @@
 //! The walker on hostile bytes: never a panic, always an error with an offset
 //! inside the input, in time linear in the input.
 
+use amber_core::codec::error::ErrorKind;
 use amber_core::codec::format as f;
 use amber_core::codec::validate::validate;
+use amber_core::codec::walker::Limits;
 use amber_core::codec::writer as w;
-use amber_core::{ErrorKind, Limits};
 
 fn frame(body: &[u8]) -> Vec<u8> {
     let mut out = w::Out::new();

@@ -6,7 +6,7 @@
 //! `kind` from one enum per part ([`DecodeKind`], [`EncodeKind`]) so that
 //! callers and tests act on what went wrong rather than on the message.
 
-use amber_core::ErrorKind;
+use amber_core::codec::error::ErrorKind;
 use pyo3::exceptions::{PyException, PyMemoryError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;

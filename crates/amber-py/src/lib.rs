@@ -25,7 +25,6 @@ mod typeref;
 mod values;
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
 /// The Rust side's allocator: parsed messages, their containers and the
 /// encoders' buffers make many small allocations, and mimalloc's take and
@@ -99,18 +98,6 @@ unsafe impl std::alloc::GlobalAlloc for Mimalloc {
     }
 }
 
-/// Called once by `amber._registry`: the classifier and the name table.
-#[pyfunction]
-fn _install(py: Python<'_>, classify: Py<PyAny>, by_name: Py<PyDict>) -> PyResult<()> {
-    crate::errors::guard(|| codec::registry::install(py, classify, by_name))
-}
-
-/// Forget cached type classifications (after the registry changes).
-#[pyfunction]
-fn _clear_type_cache(py: Python<'_>) -> PyResult<()> {
-    crate::errors::guard(|| codec::registry::clear_cache(py))
-}
-
 /// Panics with `message`, inside the guard every entry point runs in
 /// (`errors::guard`): the suite's check that a panic, which would be a bug
 /// in amber, reaches Python as `amber.AmberError` of kind `internal`.
@@ -131,23 +118,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ffi::long::init(py)?;
     ffi::text::init(py)?;
     errors::register(m)?;
-    m.add_function(wrap_pyfunction!(codec::dumps, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::loads, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::frame_length, m)?)?;
-    m.add_function(wrap_pyfunction!(_install, m)?)?;
-    m.add_function(wrap_pyfunction!(_clear_type_cache, m)?)?;
     m.add_function(wrap_pyfunction!(_panic, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("FORMAT_VERSION", amber_core::codec::format::VERSION)?;
-    m.add("DEFAULT_MAX_DEPTH", amber_core::DEFAULT_MAX_DEPTH)?;
-    m.add("DEFAULT_OOB_THRESHOLD", codec::DEFAULT_OOB_THRESHOLD)?;
-    m.add("HEADER_LEN", amber_core::codec::format::HEADER_LEN)?;
-    let kinds = PyDict::new(py);
-    for (name, kind) in codec::registry::Kind::ALL {
-        kinds.set_item(name, kind as u8)?;
-    }
-    m.add("KINDS", kinds)?;
-    m.add_class::<codec::registry::Entry>()?;
+    codec::register(m)?;
     archive::register(m)?;
     pg::register(m)?;
     proto::register(m)?;

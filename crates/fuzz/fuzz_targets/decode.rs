@@ -10,8 +10,9 @@
 #![no_main]
 
 use amber_core::codec::validate::validate;
-use amber_core::ErrorKind;
-use amber_core::{parse_header, Limits};
+use amber_core::codec::error::ErrorKind;
+use amber_core::codec::header::parse_header;
+use amber_core::codec::walker::Limits;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

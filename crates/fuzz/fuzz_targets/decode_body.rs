@@ -13,8 +13,8 @@
 
 use amber_core::codec::format as f;
 use amber_core::codec::validate::validate;
-use amber_core::ErrorKind;
-use amber_core::Limits;
+use amber_core::codec::error::ErrorKind;
+use amber_core::codec::walker::Limits;
 use libfuzzer_sys::fuzz_target;
 
 fn short_frame(body: &[u8]) -> Vec<u8> {

@@ -2,21 +2,57 @@
 //! the encoder (`encode/`, the object walker that writes frames), the
 //! builder (`decode.rs`, which amber-core's walker drives), the type
 //! families outside the hot set with both halves side by side (`types/`),
-//! and the registry bridge (`registry.rs`).
+//! and the registry bridge (`registry.rs`). [`register`] puts them in the
+//! module, as each part's `register` does.
 
 pub mod decode;
 pub mod encode;
 pub mod registry;
 mod types;
 
-use amber_core::{Limits, DEFAULT_MAX_DEPTH};
+use amber_core::codec::error::DecodeError;
+use amber_core::codec::header::{frame_need, Need};
+use amber_core::codec::walker::{decode, Limits, DEFAULT_MAX_DEPTH};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 
 use crate::ffi::buffer::InputBuffer;
 use crate::ffi::gc::GcPause;
 use crate::ffi::obj::Obj;
+
+/// The codec's functions, constants and classes in the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_function(wrap_pyfunction!(dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(loads, m)?)?;
+    m.add_function(wrap_pyfunction!(frame_length, m)?)?;
+    m.add_function(wrap_pyfunction!(_install, m)?)?;
+    m.add_function(wrap_pyfunction!(_clear_type_cache, m)?)?;
+    m.add("FORMAT_VERSION", amber_core::codec::format::VERSION)?;
+    m.add("DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH)?;
+    m.add("DEFAULT_OOB_THRESHOLD", DEFAULT_OOB_THRESHOLD)?;
+    m.add("HEADER_LEN", amber_core::codec::format::HEADER_LEN)?;
+    let kinds = PyDict::new(py);
+    for (name, kind) in registry::Kind::ALL {
+        kinds.set_item(name, kind as u8)?;
+    }
+    m.add("KINDS", kinds)?;
+    m.add_class::<registry::Entry>()?;
+    Ok(())
+}
+
+/// Called once by `amber._registry`: the classifier and the name table.
+#[pyfunction]
+fn _install(py: Python<'_>, classify: Py<PyAny>, by_name: Py<PyDict>) -> PyResult<()> {
+    crate::errors::guard(|| registry::install(py, classify, by_name))
+}
+
+/// Forget cached type classifications (after the registry changes).
+#[pyfunction]
+fn _clear_type_cache(py: Python<'_>) -> PyResult<()> {
+    crate::errors::guard(|| registry::clear_cache(py))
+}
 
 /// Default size from which bytes and arrays go to `buffer_callback`.
 pub const DEFAULT_OOB_THRESHOLD: usize = 1 << 16;
@@ -111,7 +147,7 @@ fn decode_with<'py>(
     let mut builder = decode::PyBuilder::new(py, opts);
     let result = {
         let _gc = GcPause::new(py);
-        amber_core::decode(bytes, &mut builder, Limits { max_depth })
+        decode(bytes, &mut builder, Limits { max_depth })
     };
     match result {
         // SAFETY: the builder's value is a new reference, handed over here.
@@ -125,10 +161,10 @@ fn decode_with<'py>(
 /// Raises `DecodeError` as soon as the bytes given cannot start a frame.
 #[pyfunction]
 pub fn frame_length(py: Python<'_>, header: &[u8]) -> PyResult<i64> {
-    crate::errors::guard(|| match amber_core::frame_need::<PyErr>(header) {
-        Ok(amber_core::Need::More(n)) => Ok(-(n as i64)),
-        Ok(amber_core::Need::Frame(n)) => i64::try_from(n).map_err(|_| {
-            let e = amber_core::DecodeError::<PyErr>::limit(4, "frame length is too large");
+    crate::errors::guard(|| match frame_need::<PyErr>(header) {
+        Ok(Need::More(n)) => Ok(-(n as i64)),
+        Ok(Need::Frame(n)) => i64::try_from(n).map_err(|_| {
+            let e = DecodeError::<PyErr>::limit(4, "frame length is too large");
             decode::to_pyerr(py, e)
         }),
         Err(e) => Err(decode::to_pyerr(py, e)),
