@@ -109,8 +109,17 @@ def _config_json(
     }
 
 
+def _guess_s(lineup: Lineup, policy: TimingPolicy) -> float:
+    """Seconds one workload of a study might take, before any is measured: each contender's two
+    operations (most have two), calibrated then sampled `repeats` times at the target length,
+    plus building and checking."""
+    samples = len(lineup.contenders) * 2 * (policy.repeats + 2)
+    return samples * policy.target_ns / 1e9 + 0.5
+
+
 def _run_study(study: Study, lineup: Lineup, base: Context) -> Done:
     """Open the setups of the part's contenders, run the study, close them, then report."""
+    base.progress.start_study(study.name)
     with ExitStack() as stack:
         ready, sessions, failed = open_sessions(lineup.contenders, stack)
         ctx = dataclasses.replace(
@@ -123,8 +132,10 @@ def _run_study(study: Study, lineup: Lineup, base: Context) -> Done:
         )
         result = study.run(ctx)
     result.notes += [f"{s.name} was not run: {s.reason}." for s in failed]
+    ctx.progress.update("writing its tables and plots")
+    report = study.report(result, ctx)
     ctx.progress.done()
-    return Done(study, result, study.report(result, ctx))
+    return Done(study, result, report)
 
 
 def run(
@@ -132,9 +143,10 @@ def run(
     *,
     contenders: Mapping[str, Sequence[Contender]] | None = None,
     stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
 ) -> BenchRun:
     """Run `config`; `contenders` replaces the registry of the parts it names (tests pass a
-    deliberately wrong contender)."""
+    deliberately wrong contender); progress goes to `stderr` (default `sys.stderr`)."""
     out = Console(sys.stdout if stdout is None else stdout)
     studies = [get_study(name) for name in (config.studies or study_names())]
     lineups = choose_all(studies, config.contenders, contenders or {})
@@ -162,16 +174,25 @@ def run(
         contenders=[],
         skipped=[],
         out_dir=config.out_dir,
-        progress=Progress(enabled=config.progress),
+        progress=Progress(stderr, enabled=config.progress),
         plots=can_plot,
+    )
+    base.progress.plan(
+        [
+            (s.name, s.workload_count(config.mode), _guess_s(lineups[s.part], policy))
+            for s in studies
+        ]
     )
     results, report_md = config.out_dir / RESULTS, config.out_dir / REPORT
     done: list[Done] = []
-    for study in studies:
-        done.append(_run_study(study, lineups[study.part], base))
-        # rewritten after every study, so a long run that stops early keeps what it measured
-        write_results(results, done, machine, config_json, list(lineups.values()))
-        write_report(report_md, done, machine, setup, notes)
-        out.report(done[-1].report)
+    try:
+        for study in studies:
+            done.append(_run_study(study, lineups[study.part], base))
+            # rewritten after every study, so a long run that stops early keeps what it measured
+            write_results(results, done, machine, config_json, list(lineups.values()))
+            write_report(report_md, done, machine, setup, notes)
+            out.report(done[-1].report)
+    finally:
+        base.progress.close()
     out.print(f"\nwrote {report_md} and {results}")
     return BenchRun(report_md, results, done)

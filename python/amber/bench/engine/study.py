@@ -45,7 +45,7 @@ class Context:
     plots: bool = True  # False when matplotlib is missing
     sessions: Mapping[str, Any] = field(default_factory=dict)  # contender name -> its session
 
-    def measure(self, workload: Workload, label: str = "") -> list[Row]:
+    def measure(self, workload: Workload) -> list[Row]:
         """Build `workload`, check every contender on it, then time them all in turn."""
         return run_workload(
             workload,
@@ -53,7 +53,6 @@ class Context:
             self.policy,
             self.progress,
             sessions=self.sessions,
-            label=label,
         )
 
 
@@ -102,6 +101,10 @@ class Study(ABC):
     part: ClassVar[str]  # the part whose contenders it runs
     description: ClassVar[str]
     rerun: ClassVar[str] = ""  # the benches/ script that reruns it alone
+
+    def workload_count(self, mode: Mode) -> int:
+        """How many workloads `run` measures in `mode`: the progress line counts them down."""
+        return 1
 
     @abstractmethod
     def run(self, ctx: Context) -> StudyResult:

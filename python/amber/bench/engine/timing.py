@@ -109,24 +109,27 @@ def prepare(
 
 
 def sample_in_turn(
-    series: Sequence[Series], on_round: Callable[[int, int], None] | None = None
+    series: Sequence[Series], on_sample: Callable[[int, int, int, int], None] | None = None
 ) -> None:
     """Take the samples of all `series` in rounds, one of each per round.
 
     On a shared machine the load changes over seconds: series timed one after the other can see
     different machines, and their ratio is off by as much. Taken in turn (the first series of a
     round rotating), every series sees the same changes, and the medians compare.
+
+    `on_sample(round, rounds, i, count)` is called before the `i`-th of the `count` samples of
+    each round (0-based), so that a long round can be followed.
     """
     rounds = max((s.repeats for s in series), default=0)
     for r in range(rounds):
-        if on_round is not None:
-            on_round(r, rounds)
         gc.collect()
         k = r % len(series)
-        for s in [*series[k:], *series[:k]]:
-            if len(s.samples) < s.repeats:
-                s.samples.append(run_loop(s.fn, s.arg, s.loops) / s.loops)
-                settle()
+        due = [s for s in [*series[k:], *series[:k]] if len(s.samples) < s.repeats]
+        for i, s in enumerate(due):
+            if on_sample is not None:
+                on_sample(r, rounds, i, len(due))
+            s.samples.append(run_loop(s.fn, s.arg, s.loops) / s.loops)
+            settle()
 
 
 def settle() -> None:

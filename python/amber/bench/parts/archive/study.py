@@ -19,7 +19,7 @@ from amber.bench.engine.contender import Workload
 from amber.bench.engine.measure import Row
 from amber.bench.engine.registry import register_study
 from amber.bench.engine.rows import Rows, contender_table, ratio_pairs
-from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
+from amber.bench.engine.study import Context, Mode, Report, Study, StudyResult, describe_workloads
 from amber.bench.engine.tables import Table
 from amber.bench.engine.timing import Timing
 from amber.bench.parts.archive import datazip
@@ -40,6 +40,9 @@ class ArchiveStudy(Study):
     description = "write, read all, read one key and read the big frame: W2 and a mixed result"
     rerun = "benches/run_archive.py"
 
+    def workload_count(self, mode: Mode) -> int:
+        return len(workloads(mode))
+
     def run(self, ctx: Context) -> StudyResult:
         result = StudyResult(self.name)
         chosen = workloads(ctx.mode)
@@ -47,10 +50,10 @@ class ArchiveStudy(Study):
         child: list[dict[str, Any]] = []
         hashes: dict[str, Any] = {}
         for workload in chosen:
-            result.rows += ctx.measure(workload, label=f"{self.name} ")
+            result.rows += ctx.measure(workload)
             frame = dict(workload.options).get(FRAME)
             if isinstance(frame, str):
-                ctx.progress.update(f"archive {workload.name}: BLAKE3 over the big frame's entry")
+                ctx.progress.update("BLAKE3 over the big frame's entry")
                 hashes[workload.name] = _hash_rate(workload.build()[frame], ctx.policy.repeats)
             if ctx.mode != "tiny":
                 child += self._datazip(workload, ctx, result)
@@ -61,7 +64,7 @@ class ArchiveStudy(Study):
     @staticmethod
     def _datazip(workload: Workload, ctx: Context, result: StudyResult) -> list[dict[str, Any]]:
         """DataZip's rows, timed in a Python 3.12+ child (see `datazip`); a note if it cannot."""
-        ctx.progress.update(f"archive {workload.name}: DataZip in a child interpreter")
+        ctx.progress.update("DataZip in a child interpreter")
         try:
             rows, version = datazip.measure(
                 workload.name, workload.build(), dict(workload.options), ctx.policy

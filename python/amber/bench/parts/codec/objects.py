@@ -13,7 +13,7 @@ from amber.bench.engine import plots
 from amber.bench.engine.contender import Workload
 from amber.bench.engine.registry import register_study
 from amber.bench.engine.rows import Rows, contender_table, ratio_pairs
-from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
+from amber.bench.engine.study import Context, Mode, Report, Study, StudyResult, describe_workloads
 from amber.bench.engine.tables import Table, fmt_ratio, fmt_size
 from amber.bench.parts.codec.contenders import CODEC, INPUT_BYTES, SAID
 from amber.bench.parts.codec.workloads import w1, w2
@@ -35,13 +35,16 @@ class ObjectsStudy(Study):
     description = "dumps/loads time and size of W1 (list of dicts) and W2 (nested dict) per codec"
     rerun = "benches/run_objects.py"
 
+    def workload_count(self, mode: Mode) -> int:
+        return len(workloads(mode))
+
     def run(self, ctx: Context) -> StudyResult:
         result = StudyResult(self.name)
         chosen = workloads(ctx.mode)
         result.params["workloads"] = describe_workloads(chosen)
         result.params["loads_input"] = INPUT_BYTES
         for workload in chosen:
-            result.rows += ctx.measure(workload, label=f"{self.name} ")
+            result.rows += ctx.measure(workload)
         return result
 
     def report(self, result: StudyResult, ctx: Context) -> Report:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from amber.bench.engine import plots
 from amber.bench.engine.registry import register_study
 from amber.bench.engine.rows import NOISY, Rows, status_note
-from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
+from amber.bench.engine.study import Context, Mode, Report, Study, StudyResult, describe_workloads
 from amber.bench.engine.tables import MISSING, Table, fmt_ratio, fmt_size, fmt_time
 from amber.bench.parts.codec.contenders import (
     CODEC,
@@ -46,13 +46,16 @@ class ScalingStudy(Study):
     description = "W3 dict of dicts, 100 to 1M entries, loads from a memoryview slice; log-log plot"
     rerun = "benches/run_scaling.py"
 
+    def workload_count(self, mode: Mode) -> int:
+        return len(sizes(mode))
+
     def run(self, ctx: Context) -> StudyResult:
         result = StudyResult(self.name)
         chosen = [dataclasses.replace(w3(n), options=FROM_VIEW) for n in sizes(ctx.mode)]
         result.params["workloads"] = describe_workloads(chosen)
         result.params["loads_input"] = "read-only memoryview slice of a larger buffer"
         for workload in chosen:
-            result.rows += ctx.measure(workload, label=f"{self.name} ")
+            result.rows += ctx.measure(workload)
         return result
 
     def report(self, result: StudyResult, ctx: Context) -> Report:

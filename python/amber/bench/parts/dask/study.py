@@ -41,7 +41,7 @@ class DaskStudy(Study):
         chosen = workload(ctx.mode)
         result.params["workloads"] = describe_workloads([chosen])
         result.params["cluster"] = "distributed.LocalCluster: 2 worker processes, 1 thread each"
-        result.rows += ctx.measure(chosen, label=f"{self.name} ")
+        result.rows += ctx.measure(chosen)
         return result
 
     def report(self, result: StudyResult, ctx: Context) -> Report:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from amber.bench.engine.contender import Contender, Pending, Workload
-from amber.bench.engine.measure import Checked, Row, check_contender
+from amber.bench.engine.measure import Checked, Row, check_contender, timing_steps
 from amber.bench.engine.study import Context
 from amber.bench.engine.timing import Timing, TimingPolicy
 
@@ -96,21 +96,19 @@ def measure(
     *,
     value: Any = None,
     before: Callable[[], None] | None = None,
-    label: str = "",
 ) -> list[Row]:
     """Check every contender of `ctx` that offers the workload's job, then sample them in turn;
     `before` runs, untimed, ahead of every check and every sample. `value` replaces the
     workload's build when given."""
     progress = ctx.progress
     contenders = [c for c in ctx.contenders if applies(c, workload)]
+    progress.start_workload(workload.name)
     if value is None:
-        progress.update(f"{label}{workload.name}: building")
+        progress.update("building")
         value = workload.build()
     checked: list[Checked] = []
     for i, contender in enumerate(contenders, 1):
-        progress.update(
-            f"{label}{workload.name}: [{i}/{len(contenders)}] checking {contender.name}"
-        )
+        progress.update(f"checking {i}/{len(contenders)} {contender.name}")
         if before is not None:
             before()
         checked.append(
@@ -126,15 +124,16 @@ def measure(
             for p in c.pending
         ]
         rounds = max((s.repeats for _, s in series), default=0)
+        step = timing_steps(progress)
         for r in range(rounds):
-            progress.update(f"{label}{workload.name}: timing, round {r + 1}/{rounds}")
             gc.collect()
             k = r % len(series)
-            for _, s in [*series[k:], *series[:k]]:
-                if len(s.wall) < s.repeats:
-                    if before is not None:
-                        before()
-                    s.sample()
+            due = [s for _, s in [*series[k:], *series[:k]] if len(s.wall) < s.repeats]
+            for i, s in enumerate(due):
+                step(r, rounds, i, len(due))
+                if before is not None:
+                    before()
+                s.sample()
         for row, s in series:
             row.ops.update(s.timings())
     return [c.row for c in checked]

@@ -16,7 +16,7 @@ from amber.bench.engine.contender import Workload
 from amber.bench.engine.measure import OK, Row
 from amber.bench.engine.registry import register_study
 from amber.bench.engine.rows import NOISY, Rows
-from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
+from amber.bench.engine.study import Context, Mode, Report, Study, StudyResult, describe_workloads
 from amber.bench.engine.tables import MISSING, Table, fmt_ratio, fmt_time
 from amber.bench.parts.pg import server as pg_server
 from amber.bench.parts.pg.contenders import PG
@@ -187,6 +187,9 @@ class PgStudy(Study):
     description = "load, read back and seed 004's query through each driver: client CPU"
     rerun = "benches/run_pg.py"
 
+    def workload_count(self, mode: Mode) -> int:
+        return 3  # load, read back, the query
+
     def run(self, ctx: Context) -> StudyResult:
         result = StudyResult(self.name)
         load, read, query = (
@@ -200,19 +203,20 @@ class PgStudy(Study):
         server = _server_params(result)
         if server is None:
             return result
-        label = f"{self.name} "
         server.create_tables()
         try:
-            ctx.progress.update(f"{label}{load.name}: building")
+            ctx.progress.start_workload(load.name)
+            ctx.progress.update("building")
             data = LoadInput(shared_rows(ROWS[ctx.mode]))
-            result.rows += measure(ctx, load, value=data, before=server.truncate, label=label)
+            result.rows += measure(ctx, load, value=data, before=server.truncate)
             server.truncate()
-            ctx.progress.update(f"{label}{read.name}: filling {READ_TABLE}")
+            ctx.progress.start_workload(read.name)
+            ctx.progress.update(f"filling {READ_TABLE}")
             server.fill(READ_TABLE, data.stream)
             del data
-            result.rows += measure(ctx, read, label=label)
+            result.rows += measure(ctx, read)
             shared_rows.cache_clear()  # the query runs without the rows on the heap
-            result.rows += measure(ctx, query, label=label)
+            result.rows += measure(ctx, query)
         finally:
             server.execute(f"DROP TABLE IF EXISTS {LOAD_TABLE}, {READ_TABLE}")
             shared_rows.cache_clear()
@@ -257,6 +261,9 @@ class ByteaStudy(Study):
     description = "seed 000: objects in a bytea column, fetch all + decode, by object size"
     rerun = "benches/run_bytea.py"
 
+    def workload_count(self, mode: Mode) -> int:
+        return len(BYTEA_ENTRIES[mode])
+
     def run(self, ctx: Context) -> StudyResult:
         result = StudyResult(self.name)
         chosen = [bytea_workload(ctx.mode, n) for n in BYTEA_ENTRIES[ctx.mode]]
@@ -265,7 +272,7 @@ class ByteaStudy(Study):
         if _server_params(result) is None:
             return result
         for workload in chosen:
-            result.rows += measure(ctx, workload, label=f"{self.name} ")
+            result.rows += measure(ctx, workload)
         return result
 
     def report(self, result: StudyResult, ctx: Context) -> Report:

@@ -39,7 +39,7 @@ class PoolStudy(Study):
         chosen = workload(ctx.mode)
         result.params["workloads"] = describe_workloads([chosen])
         result.params["pool"] = "concurrent.futures.ProcessPoolExecutor(2)"
-        result.rows += ctx.measure(chosen, label=f"{self.name} ")
+        result.rows += ctx.measure(chosen)
         return result
 
     def report(self, result: StudyResult, ctx: Context) -> Report:

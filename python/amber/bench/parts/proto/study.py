@@ -17,7 +17,7 @@ import dataclasses
 from amber.bench.engine.measure import OK, Row
 from amber.bench.engine.registry import register_study
 from amber.bench.engine.rows import NOISY, Rows, contender_table
-from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
+from amber.bench.engine.study import Context, Mode, Report, Study, StudyResult, describe_workloads
 from amber.bench.engine.tables import MISSING, Table, fmt_ratio, fmt_size, fmt_time
 from amber.bench.parts.proto import child
 from amber.bench.parts.proto.contenders import AMBER, ENV, GOOGLE_PYTHON, OPS, PROTO
@@ -80,19 +80,21 @@ class ProtoStudy(Study):
     )
     rerun = "benches/run_proto.py"
 
+    def workload_count(self, mode: Mode) -> int:
+        return len(SHAPES)
+
     def run(self, ctx: Context) -> StudyResult:
         result = StudyResult(self.name)
         workloads = [shape.workload() for shape in SHAPES]
         result.params["workloads"] = describe_workloads(workloads)
         result.params["ops"] = {shape.name: list(shape.ops) for shape in SHAPES}
-        label = f"{self.name} "
         here = [c for c in ctx.contenders if c.name != GOOGLE_PYTHON]
         in_child = len(here) < len(ctx.contenders)
         rows: list[Row] = []
         for workload in workloads:
-            rows += dataclasses.replace(ctx, contenders=here).measure(workload, label=label)
+            rows += dataclasses.replace(ctx, contenders=here).measure(workload)
             if in_child and workload.name == BENCH_TEST.name:
-                ctx.progress.update(f"{label}{workload.name}: {GOOGLE_PYTHON} in a child process")
+                ctx.progress.update(f"{GOOGLE_PYTHON} in a child process")
                 try:
                     rows.append(child.measure(GOOGLE_PYTHON, workload, ctx.policy))
                 except child.Unavailable as e:
