@@ -21,12 +21,14 @@ from amber.bench.engine.output import (
     Done,
     contender_lines,
     describe,
+    footer_line,
     header_lines,
     policy_line,
     write_report,
     write_results,
 )
 from amber.bench.engine.registry import Lineup, Part, get_part, get_study, part_names, study_names
+from amber.bench.engine.rows import busy_warning
 from amber.bench.engine.study import POLICIES, Context, Mode, Study
 from amber.bench.engine.timing import TimingPolicy
 
@@ -134,6 +136,9 @@ def _run_study(study: Study, lineup: Lineup, base: Context) -> Done:
     result.notes += [f"{s.name} was not run: {s.reason}." for s in failed]
     ctx.progress.update("writing its tables and plots")
     report = study.report(result, ctx)
+    warning = busy_warning(study.name, result.rows, study.judged)
+    if warning:
+        report.warnings.append(warning)
     ctx.progress.done()
     return Done(study, result, report)
 
@@ -176,6 +181,7 @@ def run(
         out_dir=config.out_dir,
         progress=Progress(stderr, enabled=config.progress),
         plots=can_plot,
+        footer=footer_line(machine),
     )
     base.progress.plan(
         [

@@ -88,6 +88,19 @@ def header_lines(machine: dict[str, Any]) -> list[str]:
     ]
 
 
+def footer_line(machine: dict[str, Any]) -> str:
+    """One line for the foot of a plot: amber, Python, the machine and the date."""
+    try:
+        amber = version_of("amber")
+    except ImportError:
+        amber = "unknown"
+    return (
+        f"amber {amber}, {machine['python_implementation']} {machine['python']}, "
+        f"{machine['platform']}, {machine['cpu_model']} ({machine['cpu_count']} logical CPUs), "
+        f"{machine['date_utc']} UTC"
+    )
+
+
 @dataclass
 class Done:
     """One finished study: the study, its raw result and what it shows."""
@@ -131,7 +144,9 @@ def write_report(
         parts.append("")
     for item in done:
         rep = item.report
-        parts += [f"## {rep.title}", "", rep.intro, ""] if rep.intro else [f"## {rep.title}", ""]
+        parts += [f"## {rep.title}", ""]
+        parts += [f"> **Warning:** {w}\n" for w in rep.warnings]
+        parts += [rep.intro, ""] if rep.intro else []
         for table in rep.tables:
             parts.append(table.markdown())
         for plot in rep.plots:
@@ -198,6 +213,8 @@ class Console:
 
     def report(self, report: Report) -> None:
         self.print(f"\n== {report.title} ==")
+        for warning in report.warnings:
+            self.print(f"warning: {warning}")
         for table in report.tables:
             self.print("\n" + table.text().rstrip("\n"))
         for note in report.notes:

@@ -3,9 +3,12 @@ studies print: one row per contender for a workload, and "op / op" ratio pairs a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 
+from amber.bench.engine import plots
 from amber.bench.engine.measure import OK, Row
+from amber.bench.engine.study import Context
 from amber.bench.engine.tables import MISSING, Table, fmt_ratio, fmt_size, fmt_time, ratio
 
 
@@ -43,6 +46,38 @@ class Rows:
             return None
         return ratio(float(row.size), float(base.size))
 
+    def bar(self, workload: str, contender: str, op: str) -> plots.Bar | None:
+        """The ratio to the baseline's median, and the fastest and slowest sample over that same
+        median (the whiskers of a bar); None when either is missing."""
+        row, base = self.get(workload, contender), self.median(workload, self.baseline, op)
+        if row is None or op not in row.ops or not base:
+            return None
+        t = row.ops[op]
+        return t.median_ns / base, min(t.samples_ns) / base, max(t.samples_ns) / base
+
+    def bars(
+        self, workloads: Sequence[str], ops: Sequence[str]
+    ) -> dict[str, dict[str, dict[str, plots.Bar]]]:
+        """`[op][contender][workload]` = `bar(...)`, for `plots.ratio_bars`."""
+        return {
+            op: {
+                c: {w: b for w in workloads if (b := self.bar(w, c, op)) is not None}
+                for c in self.contenders()
+            }
+            for op in ops
+        }
+
+    def point(
+        self, workload: str, contender: str, op: str, x: float, per: float = 1.0
+    ) -> plots.Point | None:
+        """(x, median, fastest, slowest) in seconds, each divided by `per`, for `plots.loglog`."""
+        row = self.get(workload, contender)
+        if row is None or op not in row.ops:
+            return None
+        t = row.ops[op]
+        scale = 1e9 * per
+        return x, t.median_ns / scale, min(t.samples_ns) / scale, max(t.samples_ns) / scale
+
     def ratios(
         self, workloads: Sequence[str], ops: Sequence[str]
     ) -> dict[str, dict[str, dict[str, float]]]:
@@ -57,6 +92,67 @@ class Rows:
 
 
 NOISY = 0.25  # sample spread above which a note warns that the median is uncertain
+
+
+def ratio_figure(
+    rows: Rows,
+    ops: Sequence[str],
+    ctx: Context,
+    stem: str,
+    title: str,
+    labels: Mapping[str, str] | None = None,
+) -> list[Path]:
+    """The usual figure of a study: bars of each contender's time over the baseline's, one panel
+    per op, workloads along the x axis; none when plots are off or nothing was timed."""
+    workloads = rows.workloads()
+    if not ctx.plots or not any(r.ops for r in rows.rows):
+        return []
+    path = plots.ratio_bars(
+        ctx.out_dir / f"{stem}.png",
+        rows.bars(workloads, ops),
+        workloads,
+        rows.contenders(),
+        rows.baseline,
+        title,
+        footer=ctx.footer,
+        labels=labels,
+    )
+    return [path]
+
+
+def noisy_series(
+    rows: Iterable[Row], judged: Callable[[str], bool] = lambda op: True
+) -> list[tuple[str, float]]:
+    """The series whose samples spread more than `NOISY`: ("W1-L: orjson loads", spread), the
+    widest first; `judged(op)` is false for ops whose spread says nothing of the machine."""
+    found = [
+        (f"{row.workload}: {row.contender} {op}", t.spread)
+        for row in rows
+        for op, t in row.ops.items()
+        if t.spread > NOISY and judged(op)
+    ]
+    return sorted(found, key=lambda item: -item[1])
+
+
+def busy_warning(
+    study: str,
+    rows: Iterable[Row],
+    judged: Callable[[str], bool] = lambda op: True,
+    shown: int = 6,
+) -> str:
+    """One warning for a study whose samples say the machine was busy, naming its noisy series;
+    empty when every spread is within `NOISY`."""
+    noisy = noisy_series(rows, judged)
+    if not noisy:
+        return ""
+    named = ", ".join(f"{name} ({spread:.0%})" for name, spread in noisy[:shown])
+    more = f" and {len(noisy) - shown} more" if len(noisy) > shown else ""
+    return (
+        f"The machine was busy during {study}: the samples of {len(noisy)} series spread more "
+        f"than {NOISY:.0%} of their median ({named}{more}), so those medians and their ratios are "
+        f"uncertain. Rerun on a quiet machine with more samples: "
+        f"`amber bench --studies {study} --repeat 9`."
+    )
 
 
 def status_note(row: Row, spread: bool = True, said: str = "") -> str:

@@ -43,6 +43,7 @@ class Context:
     out_dir: Path
     progress: Progress
     plots: bool = True  # False when matplotlib is missing
+    footer: str = ""  # the machine, Python and amber version, at the foot of every plot
     sessions: Mapping[str, Any] = field(default_factory=dict)  # contender name -> its session
 
     def measure(self, workload: Workload) -> list[Row]:
@@ -83,6 +84,7 @@ class Report:
     tables: list[Table] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     plots: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # shown first: a busy machine
 
 
 def describe_workloads(workloads: Sequence[Workload]) -> list[dict[str, Any]]:
@@ -101,6 +103,10 @@ class Study(ABC):
     part: ClassVar[str]  # the part whose contenders it runs
     description: ClassVar[str]
     rerun: ClassVar[str] = ""  # the benches/ script that reruns it alone
+
+    def judged(self, op: str) -> bool:
+        """Whether the spread of `op`'s samples says the machine was busy (the busy warning)."""
+        return True
 
     def workload_count(self, mode: Mode) -> int:
         """How many workloads `run` measures in `mode`: the progress line counts them down."""

@@ -18,7 +18,7 @@ from typing import Any
 from amber.bench.engine.contender import Workload
 from amber.bench.engine.measure import Row
 from amber.bench.engine.registry import register_study
-from amber.bench.engine.rows import Rows, contender_table, ratio_pairs
+from amber.bench.engine.rows import Rows, contender_table, ratio_figure, ratio_pairs
 from amber.bench.engine.study import Context, Mode, Report, Study, StudyResult, describe_workloads
 from amber.bench.engine.tables import Table
 from amber.bench.engine.timing import Timing
@@ -123,6 +123,13 @@ class ArchiveStudy(Study):
             ops = OPS if name != "W2" else OPS[:3]
             title = f"{name}, in the Python 3.12+ child: DataZip and pickle-5 timed there"
             report.tables.append(contender_table(child, name, ops, title, label="archive"))
+        report.plots += ratio_figure(
+            rows,
+            OPS,
+            ctx,
+            "archive_ratio",
+            f"archive: each file format's time relative to {ctx.baseline}",
+        )
         return report
 
 

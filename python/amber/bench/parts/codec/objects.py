@@ -9,16 +9,15 @@ ratio is against pickle protocol 5 timed in the same process, one workload at a 
 
 from __future__ import annotations
 
-from amber.bench.engine import plots
 from amber.bench.engine.contender import Workload
 from amber.bench.engine.registry import register_study
-from amber.bench.engine.rows import Rows, contender_table, ratio_pairs
+from amber.bench.engine.rows import Rows, contender_table, ratio_figure, ratio_pairs
 from amber.bench.engine.study import Context, Mode, Report, Study, StudyResult, describe_workloads
 from amber.bench.engine.tables import Table, fmt_ratio, fmt_size
 from amber.bench.parts.codec.contenders import CODEC, INPUT_BYTES, SAID
 from amber.bench.parts.codec.workloads import w1, w2
 
-PLOT = "objects_ratio.png"
+PLOT = "objects_ratio"
 OPS = ("dumps", "loads")
 
 
@@ -74,17 +73,15 @@ class ObjectsStudy(Study):
             title = f"{name}: {described.get(name, '')}"
             report.tables.append(contender_table(rows, name, OPS, title, label="codec", said=SAID))
         report.tables.append(self._sizes(rows, names))
-        if ctx.plots:
-            report.plots.append(
-                plots.ratio_bars(
-                    ctx.out_dir / PLOT,
-                    rows.ratios(names, OPS),
-                    names,
-                    rows.contenders(),
-                    ctx.baseline,
-                    "objects: time relative to " + ctx.baseline,
-                )
-            )
+        items = {w["name"]: int(w["items"]) for w in result.params.get("workloads", [])}
+        report.plots += ratio_figure(
+            rows,
+            OPS,
+            ctx,
+            PLOT,
+            f"objects: time relative to {ctx.baseline} (W1: lists of 10-key dicts, W2: a nested dict)",
+            labels={n: f"{n}\n{items[n]:,} items" for n in names if items.get(n)},
+        )
         return report
 
     @staticmethod

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from amber.bench.engine import plots
 from amber.bench.engine.registry import register_study
-from amber.bench.engine.rows import NOISY, Rows, status_note
+from amber.bench.engine.rows import NOISY, Rows, ratio_figure, status_note
 from amber.bench.engine.study import Context, Mode, Report, Study, StudyResult, describe_workloads
 from amber.bench.engine.tables import MISSING, Table, fmt_ratio, fmt_size, fmt_time
 from amber.bench.parts.codec.contenders import (
@@ -81,13 +81,11 @@ class ScalingStudy(Study):
             if copied
             else "Every codec's loads read the memoryview slice directly (no copy)."
         )
-        if ctx.plots:
+        if ctx.plots and names:
             series = {
                 op: {
                     codec: [
-                        (entries[n], t / 1e9)
-                        for n in names
-                        if (t := rows.median(n, codec, op)) is not None
+                        p for n in names if (p := rows.point(n, codec, op, entries[n])) is not None
                     ]
                     for codec in rows.contenders()
                 }
@@ -99,7 +97,16 @@ class ScalingStudy(Study):
                     series,
                     "scaling: W3 dict of dicts (loads from a memoryview slice)",
                     "entries",
+                    footer=ctx.footer,
                 )
+            )
+            report.plots += ratio_figure(
+                rows,
+                OPS,
+                ctx,
+                "scaling_ratio",
+                f"scaling: time relative to {ctx.baseline}, by number of entries",
+                labels={n: f"{entries[n]:,}" for n in names},
             )
         return report
 

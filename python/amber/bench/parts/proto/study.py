@@ -16,7 +16,7 @@ import dataclasses
 
 from amber.bench.engine.measure import OK, Row
 from amber.bench.engine.registry import register_study
-from amber.bench.engine.rows import NOISY, Rows, contender_table
+from amber.bench.engine.rows import NOISY, Rows, contender_table, ratio_figure
 from amber.bench.engine.study import Context, Mode, Report, Study, StudyResult, describe_workloads
 from amber.bench.engine.tables import MISSING, Table, fmt_ratio, fmt_size, fmt_time
 from amber.bench.parts.proto import child
@@ -158,6 +158,13 @@ class ProtoStudy(Study):
                 )
             )
         report.tables.append(self._targets(rows, shapes))
+        report.plots += ratio_figure(
+            rows,
+            SHAPE_OPS,
+            ctx,
+            "proto_ratio",
+            f"proto: each runtime's time relative to {ctx.baseline}, by message shape",
+        )
         report.notes += self._row_notes(rows)
         report.notes += [
             "The shapes: "
