@@ -10,6 +10,7 @@ import json
 import pickle
 import random
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,10 +22,17 @@ from amber import bench
 from amber.bench import BenchConfig, Contender, Trial, Workload, run
 from amber.bench.engine import registry
 from amber.bench.engine.exact import exactly_equal
-from amber.bench.engine.measure import CANNOT_REPRESENT, FAILED, NOT_EXACT, OK, run_contender
-from amber.bench.engine.rows import Rows, contender_table
+from amber.bench.engine.measure import (
+    CANNOT_REPRESENT,
+    FAILED,
+    NOT_EXACT,
+    OK,
+    Row,
+    run_contender,
+)
+from amber.bench.engine.rows import Rows, busy_warning, contender_table
 from amber.bench.engine.study import POLICIES
-from amber.bench.engine.timing import Series, sample_in_turn
+from amber.bench.engine.timing import Series, Timing, sample_in_turn
 from amber.bench.parts.codec import contenders as codecs
 from amber.bench.parts.codec.workloads import (
     ALL_KINDS,
@@ -64,6 +72,20 @@ def _bytes_only(buf: Any) -> Any:
 
 BYTES_ONLY = codecs.codec("bytes-only", _pickle5, _bytes_only, ALL_KINDS)
 TINY = POLICIES["tiny"]
+PLOTTING = importlib.util.find_spec("matplotlib") is not None
+
+
+def assert_plots(report: Path, *stems: str) -> None:
+    """Each named PNG was written beside the report and is shown in it (when matplotlib is
+    installed; without it the report says plots were skipped)."""
+    text = report.read_text()
+    if not PLOTTING:
+        assert "matplotlib is not installed" in text
+        return
+    for stem in stems:
+        png = report.parent / f"{stem}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+        assert f"({stem}.png)" in text
 
 
 def test_exactly_equal_sees_types_that_eq_ignores() -> None:
@@ -169,10 +191,7 @@ def test_tiny_run_writes_report_and_results(tmp_path: Path) -> None:
     assert data["config"]["baselines"] == {"codec": "pickle-5"}
     report = result.report.read_text()
     assert "logical CPUs" in report and "not exact" in report
-    if importlib.util.find_spec("matplotlib") is not None:
-        assert "objects_ratio.png" in report
-    else:
-        assert "matplotlib" in report  # the note saying plots were skipped
+    assert_plots(result.report, "objects_ratio", "scaling", "scaling_ratio")
     assert "W1-L" in out.getvalue()
 
 
@@ -346,6 +365,7 @@ def test_the_archive_study_checks_and_times_each_archive(tmp_path: Path) -> None
         ops = {"write", "read", "read key"} | ({"read frame"} if workload != "W2" else set())
         assert set(row["ops"]) == ops
     assert "archive: a whole result in one file" in result.report.read_text()
+    assert_plots(result.report, "archive_ratio")
 
 
 @pytest.mark.parametrize(
@@ -370,6 +390,7 @@ def test_the_dask_and_pool_studies_check_and_time_each_way(
         assert row["status"] == OK, row
         assert set(row["ops"]) == ops
     assert f"{study}: records" in result.report.read_text()
+    assert_plots(result.report, f"{study}_ratio")
 
 
 # --- the pg part: drivers against a throwaway PostgreSQL, by client CPU ----------------------------
@@ -457,5 +478,92 @@ def test_the_pg_studies_check_and_time_each_driver_on_one_server(tmp_path: Path)
     assert "pg: PostgreSQL drivers, client CPU" in report and "Server: PostgreSQL" in report
     first = (1, Decimal("0.4"), seed004_params()[2], 2, Decimal("0.8"))  # psycopg2, as the seed
     assert f"got 3,000 x {first!r} ..." in report
-    if importlib.util.find_spec("matplotlib") is not None:
-        assert "bytea.png" in report
+    assert_plots(result.report, "pg_ratio", "bytea")
+
+
+# --- what a person sees of a long run: progress, a busy machine ---------------------------------
+
+
+def test_progress_names_the_study_and_workload_what_remains_and_the_time_left(
+    tmp_path: Path,
+) -> None:
+    found, _ = codecs.CODEC.resolve(["pickle-5"])
+    err = io.StringIO()  # not a terminal: one line per step
+    run(
+        BenchConfig(out_dir=tmp_path, mode="tiny", studies=["objects", "scaling"]),
+        contenders={"codec": found},
+        stdout=io.StringIO(),
+        stderr=err,
+    )
+    lines = err.getvalue().splitlines()
+    assert "\r" not in err.getvalue() and all(line.startswith("[") for line in lines)
+    text = "\n".join(lines)
+    assert "study 1/2 objects · workload 1/4 W1-S · building" in text
+    assert "study 1/2 objects · workload 4/4 W2 · timing, round 2/2" in text
+    assert "study 2/2 scaling · workload 2/2 W3-1k" in text
+    left = r" · (\d+ workloads? and )?\d+ study remains?, about \d+ (s|min)( \d+ s)? left$"
+    assert any(re.search(r"workload 1/4 W1-S · .*" + left, line) for line in lines)
+    assert re.search(r"3 workloads and 1 study remain, about \d+ (s|min)", text)
+    assert re.search(r"workload 2/2 W3-1k · .* · last workload, about \d+ s left", text)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_beats_while_a_step_is_long_and_rewrites_one_line_on_a_terminal() -> None:
+    from amber.bench.engine.measure import Progress
+
+    log = io.StringIO()
+    progress = Progress(log, heartbeat=0.2)
+    progress.plan([("objects", 2, 1.0), ("scaling", 5, 1.0)])
+    progress.start_study("objects")
+    progress.start_workload("W1-L")
+    progress.update("timing, round 1/5")
+    time.sleep(0.9)  # one long sample
+    progress.close()
+    beats = [line for line in log.getvalue().splitlines() if "round 1/5" in line]
+    assert len(beats) >= 2, log.getvalue()  # the step, then at least one heartbeat
+    assert "1 workload and 1 study remain, about 7 s left" in beats[0]  # 1 + 1 + 5
+
+    tty = _Terminal()
+    progress = Progress(tty, heartbeat=0)
+    progress.plan([("objects", 1, 1.0)])
+    progress.start_study("objects")
+    progress.update("a long message about checking")
+    progress.update("short")
+    progress.close()
+    assert "\n" not in tty.getvalue() and tty.getvalue().count("\r") >= 3
+
+
+def _noisy(workload: str, contender: str, op: str, samples: tuple[float, ...]) -> Row:
+    median = sorted(samples)[len(samples) // 2]
+    return Row(workload, contender, OK, ops={op: Timing(median, samples, 1)})
+
+
+def test_a_study_whose_samples_spread_warns_that_the_machine_was_busy(tmp_path: Path) -> None:
+    from amber.bench.engine.output import Console, Done, describe, write_report
+    from amber.bench.engine.registry import get_study
+    from amber.bench.engine.study import Report, StudyResult
+
+    rows = [
+        _noisy("W1-L", "orjson", "loads", (50.0, 100.0, 300.0)),  # spread 250%
+        _noisy("W1-L", "pickle-5", "loads", (99.0, 100.0, 101.0)),
+        _noisy("read-1k", "psycopg2", "read user", (1.0, 10.0, 30.0)),  # clock ticks: not judged
+    ]
+    assert busy_warning("objects", rows[1:2]) == ""
+    pg = get_study("pg")
+    warning = busy_warning("pg", rows, pg.judged)
+    assert "the samples of 1 series spread more than 25% of their median" in warning
+    assert "W1-L: orjson loads (250%)" in warning and "pickle-5" not in warning
+    assert "psycopg2" not in warning and "quiet machine" in warning
+    assert "`amber bench --studies pg --repeat 9`" in warning
+
+    report = Report("objects: Python objects through each codec", warnings=[warning])
+    done = [Done(get_study("objects"), StudyResult("objects", rows=rows), report)]
+    text = write_report(tmp_path / "report.md", done, describe([]), [], []).read_text()
+    assert f"> **Warning:** {warning}" in text
+    out = io.StringIO()
+    Console(out).report(report)
+    assert f"warning: {warning}" in out.getvalue()

@@ -157,6 +157,8 @@ def test_the_proto_study_reports_every_shape_and_operation(tmp_path: Path) -> No
     report = result.report.read_text()
     assert "proto: message shapes through each protobuf runtime" in report
     assert "in a child process started with PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION" in report
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert (tmp_path / "proto_ratio.png").exists() and "(proto_ratio.png)" in report
     for op in SHAPE_OPS:
         table = _table(report, f"### {op}: time per call, every shape")
         assert [r[0] for r in table] == [s.name for s in SHAPES]
