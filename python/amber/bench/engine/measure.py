@@ -6,6 +6,7 @@ otherwise its row says why ("cannot represent", "not exact", "failed").
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 import time
@@ -190,6 +191,13 @@ class Progress:
         with self._lock:
             line = self.line()
             if self.tty:
+                # a line wider than the terminal would wrap, and "\r" rewrite only its last row:
+                # the message gives way first, then the end of the line
+                width = max(20, shutil.get_terminal_size().columns - 1)
+                over = len(line) - width
+                if over > 0:
+                    message = self._message[: max(0, len(self._message) - over - 1)] + "…"
+                    line = self.line(message)[:width]
                 self.stream.write("\r" + line.ljust(self._width))
                 self._width = len(line)
             else:
