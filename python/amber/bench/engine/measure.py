@@ -79,6 +79,8 @@ class Progress:
         self._workload = 0  # workloads begun in the current study
         self._workload_name = ""
         self._workload_started: float | None = None
+        self._timing_started: float | None = None  # when its first sample was taken
+        self._fraction = 0.0  # the share of its samples taken
         self._took: list[float] = []  # seconds of each finished workload, this study
         self._run_s = 0.0  # seconds spent in finished studies ...
         self._run_workloads = 0  # ... and the workloads they ran
@@ -115,6 +117,19 @@ class Progress:
         self._workload += 1
         self._workload_name = name
         self._workload_started = time.monotonic()
+        self._timing_started = None
+        self._fraction = 0.0
+
+    def end_workload(self) -> None:
+        """The current workload is measured (its name stays on the line for what follows)."""
+        self._end_workload()
+
+    def timing(self, fraction: float) -> None:
+        """The share of the current workload's samples taken so far, from which the time its
+        remaining samples take is estimated."""
+        if self._workload_started is not None and self._timing_started is None:
+            self._timing_started = time.monotonic()
+        self._fraction = fraction
 
     def done(self) -> None:
         """The current study is over: clear the line on a terminal."""
@@ -172,12 +187,21 @@ class Progress:
         _, count, guess = self._plan[self._study]
         here_left = max(0, count - self._workload)
         later = self._plan[self._study + 1 :]
-        mean_here = sum(self._took) / len(self._took) if self._took else 0.0
+        took = list(self._took)
+        current = 0.0  # the seconds the current workload still needs
+        if self._workload_started is not None:
+            spent = now - self._workload_started
+            if self._timing_started is not None and self._fraction > 0.02:
+                # its samples so far, extrapolated: the best guess once they have started
+                sampling = now - self._timing_started
+                current = sampling * (1 - self._fraction) / self._fraction
+                took.append(spent + current)
+        mean_here = sum(took) / len(took) if took else 0.0
         per_workload = self._run_s / self._run_workloads if self._run_workloads else mean_here
         here = mean_here or per_workload or guess
-        seconds = here_left * here
-        if self._workload_started is not None:
-            seconds += max(0.0, here - (now - self._workload_started))
+        if self._workload_started is not None and not current:
+            current = max(0.0, here - (now - self._workload_started))
+        seconds = here_left * here + current
         seconds += sum(n * (per_workload or g) for _, n, g in later)
         counts = [_plural(here_left, "workload")] if here_left else []
         counts += [_plural(len(later), "study", "studies")] if later else []
@@ -304,18 +328,20 @@ def time_checked(
     checked: Sequence[Checked],
     policy: TimingPolicy,
     on_sample: Callable[[int, int, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[Row]:
     """Time every pending operation of `checked`, all series in turn (see `sample_in_turn`), then
-    close what each trial left to clean up."""
+    close what each trial left to clean up; `progress` hears of each series calibrated."""
     with ExitStack() as stack:
         for c in checked:
             if c.trial is not None:
                 stack.push(c.trial.cleanup)
-        series = [
-            (c.row, p.op, prepare(p.fn, p.arg, policy, p.estimate_ns))
-            for c in checked
-            for p in c.pending
-        ]
+        pending = [(c.row, p) for c in checked for p in c.pending]
+        series = []
+        for i, (row, p) in enumerate(pending, 1):
+            if progress is not None:
+                progress.update(f"calibrating {i}/{len(pending)}", minor=True)
+            series.append((row, p.op, prepare(p.fn, p.arg, policy, p.estimate_ns)))
         sample_in_turn([s for _, _, s in series], on_sample)
         for row, op, s in series:
             row.ops[op] = s.timing()
@@ -350,13 +376,16 @@ def run_workload(
     for i, contender in enumerate(contenders, 1):
         progress.update(f"checking {i}/{len(contenders)} {contender.name}")
         checked.append(check_contender(contender, workload, value, sessions.get(contender.name)))
-    return time_checked(checked, policy, timing_steps(progress))
+    rows = time_checked(checked, policy, timing_steps(progress), progress)
+    progress.end_workload()
+    return rows
 
 
 def timing_steps(progress: Progress) -> Callable[[int, int, int, int], None]:
     """The `on_sample` of `sample_in_turn`: a line per round, and a minor step per sample."""
 
     def on_sample(r: int, rounds: int, i: int, count: int) -> None:
+        progress.timing((r + i / max(1, count)) / max(1, rounds))
         if i == 0:
             progress.update(f"timing, round {r + 1}/{rounds}")
         else:

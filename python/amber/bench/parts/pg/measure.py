@@ -136,4 +136,5 @@ def measure(
                 s.sample()
         for row, s in series:
             row.ops.update(s.timings())
+    progress.end_workload()
     return [c.row for c in checked]
