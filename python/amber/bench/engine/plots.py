@@ -57,12 +57,13 @@ def seconds(value: float) -> str:
 
 
 def log_ticks(axis: Any, low: float, high: float, fmt: Callable[[float], str]) -> None:
-    """Labelled ticks at every decade of a log axis, and at 2 and 5 in between when the data spans
-    three decades or less; unlabelled minor ticks elsewhere."""
+    """Labelled ticks at every decade of a log axis, at 2 and 5 in between when the data spans
+    three decades or less (and 3 and 7 too within about one); unlabelled minor ticks elsewhere."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    small = low > 0 and high > 0 and math.log10(high / low) <= 3.0
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0) if small else (1.0,)))
+    span = math.log10(high / low) if low > 0 and high > 0 else math.inf
+    subs = (1.0, 2.0, 3.0, 5.0, 7.0) if span <= 1.2 else (1.0, 2.0, 5.0) if span <= 3.0 else (1.0,)
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt(v)))
     axis.set_minor_locator(LogLocator(base=10, subs=tuple(range(2, 10)), numticks=100))
     axis.set_minor_formatter(NullFormatter())
