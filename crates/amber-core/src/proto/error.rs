@@ -122,15 +122,30 @@ pub struct WireError {
     pub offset: usize,
     /// What is wrong.
     pub message: String,
+    /// The input ends early: a varint, a fixed-width value or a
+    /// length-prefixed value runs past the end of its message (or a group
+    /// is left open), rather than bytes that break the format.
+    pub truncated: bool,
 }
 
 impl WireError {
-    /// A new error at `offset`.
+    /// A new error at `offset`: bytes that break the format.
     #[cold]
     pub fn new(offset: usize, message: impl Into<String>) -> Self {
         WireError {
             offset,
             message: message.into(),
+            truncated: false,
+        }
+    }
+
+    /// A new error at `offset`: the input ends early.
+    #[cold]
+    pub fn ends_early(offset: usize, message: impl Into<String>) -> Self {
+        WireError {
+            offset,
+            message: message.into(),
+            truncated: true,
         }
     }
 }

@@ -48,7 +48,7 @@ pub fn put_varint(out: &mut Vec<u8>, num: u32, v: u64) {
 
 #[cold]
 fn too_long(at: usize, n: u64, left: u64) -> WireError {
-    WireError::new(
+    WireError::ends_early(
         at,
         format!("length {n} is larger than the {left} bytes left"),
     )
@@ -133,7 +133,9 @@ impl<'a> WireReader<'a> {
                 self.pos += n;
                 Ok(v)
             }
-            Err(varint::VarintError::Truncated) => Err(WireError::new(at, "truncated varint")),
+            Err(varint::VarintError::Truncated) => {
+                Err(WireError::ends_early(at, "truncated varint"))
+            }
             Err(varint::VarintError::Invalid) => {
                 Err(WireError::new(at, "varint longer than 10 bytes"))
             }
@@ -169,7 +171,7 @@ impl<'a> WireReader<'a> {
 
     #[cold]
     fn short(&self, n: usize, left: usize) -> WireError {
-        WireError::new(
+        WireError::ends_early(
             self.pos,
             format!("truncated field: needs {n} bytes, {left} left"),
         )
@@ -230,7 +232,7 @@ impl<'a> WireReader<'a> {
                 }
                 loop {
                     if self.at_end() {
-                        return Err(WireError::new(self.pos, "group without its end tag"));
+                        return Err(WireError::ends_early(self.pos, "group without its end tag"));
                     }
                     let at = self.pos;
                     let (n, w) = self.tag()?;

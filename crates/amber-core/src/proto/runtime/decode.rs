@@ -18,7 +18,7 @@
 use crate::bytes::varint;
 use crate::proto::error::WireError;
 use crate::proto::runtime::builder::{MapValue, MessageBuilder};
-use crate::proto::runtime::error::DecodeError;
+use crate::proto::runtime::error::{DecodeError, DecodeKind};
 use crate::proto::runtime::scalar::{is_zero, zero, Scalar};
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, MessageInfo, Tables};
 use crate::proto::wire::{self, WireReader, EGROUP, FIXED32, FIXED64, LEN, SGROUP, VARINT};
@@ -67,10 +67,8 @@ pub fn decode<B: MessageBuilder>(
     };
     let mut m = d.b.start(ty).map_err(Failure::Build)?;
     let mut r = WireReader::new(data);
-    let done = crate::bytes::stack::enter(
-        || d.fields(&mut r, ty, &mut m, None, 0),
-        || Failure::Wire(Box::new(DecodeError::new(0, "out of stack", String::new()))),
-    );
+    let done =
+        crate::bytes::stack::enter(|| d.fields(&mut r, ty, &mut m, None, 0), || out_of_stack(0));
     match done {
         Ok(()) => Ok(m),
         Err(Failure::Wire(mut e)) => {
@@ -99,19 +97,45 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
     /// path at all.
     #[cold]
     fn err<T>(&self, at: usize, msg: impl Into<String>) -> Res<T, B::Err> {
-        Err(Failure::Wire(Box::new(DecodeError::new(
-            at,
-            msg,
-            String::new(),
-        ))))
+        self.err_as(DecodeKind::Malformed, at, msg)
+    }
+
+    /// An error of kind `kind` at byte `at` (see [`err`](Self::err)).
+    #[cold]
+    fn err_as<T>(&self, kind: DecodeKind, at: usize, msg: impl Into<String>) -> Res<T, B::Err> {
+        Err(Failure::Wire(Box::new(
+            DecodeError::new(at, msg, String::new()).with_kind(kind),
+        )))
+    }
+
+    /// A reader's error: `truncated` where the input ends early,
+    /// `malformed` otherwise.
+    #[cold]
+    fn wire_err<T>(&self, e: WireError) -> Res<T, B::Err> {
+        let kind = if e.truncated {
+            DecodeKind::Truncated
+        } else {
+            DecodeKind::Malformed
+        };
+        self.err_as(kind, e.offset, e.message)
     }
 
     #[inline]
     fn wire<T>(&self, r: Result<T, WireError>) -> Res<T, B::Err> {
         match r {
             Ok(v) => Ok(v),
-            Err(e) => self.err(e.offset, e.message),
+            Err(e) => self.wire_err(e),
         }
+    }
+
+    /// Nesting deeper than [`DecodeOptions::max_depth`] at byte `at`.
+    #[cold]
+    fn too_deep<T>(&self, at: usize, what: &str) -> Res<T, B::Err> {
+        self.err_as(
+            DecodeKind::Limit,
+            at,
+            format!("{what} nested deeper than {}", self.opts.max_depth),
+        )
     }
 
     /// Put field `f` in front of an error's path on its way up; for a
@@ -188,7 +212,11 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         loop {
             if r.at_end() {
                 if group.is_some() {
-                    return self.err(r.pos(), "group without its end tag");
+                    return self.err_as(
+                        DecodeKind::Truncated,
+                        r.pos(),
+                        "group without its end tag",
+                    );
                 }
                 return Ok(());
             }
@@ -236,7 +264,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         let (mut id, mut bytes) = (None, None);
         loop {
             if r.at_end() {
-                return self.err(r.pos(), "group without its end tag");
+                return self.err_as(DecodeKind::Truncated, r.pos(), "group without its end tag");
             }
             let at = r.pos();
             let (num, wt) = self.wire(r.tag())?;
@@ -264,10 +292,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             return self.b.unknown(m, &item).map_err(Failure::Build);
         };
         if depth + 1 > self.opts.max_depth {
-            return self.err(
-                s,
-                format!("messages nested deeper than {}", self.opts.max_depth),
-            );
+            return self.too_deep(s, "messages");
         }
         // Each item replaces the member (upb makes a new message for it).
         let mut sub = self.b.start(sub_ty).map_err(Failure::Build)?;
@@ -275,7 +300,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         let done = crate::bytes::stack::descend(
             depth + 1,
             || self.fields(&mut sr, sub_ty, &mut sub, None, depth + 1),
-            || Failure::Wire(Box::new(DecodeError::new(s, "out of stack", String::new()))),
+            || out_of_stack(s),
         );
         if let Err(e) = done {
             return Err(self.locate(e, f, &[]));
@@ -310,10 +335,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             }
             (_, Kind::Message(sub_ty)) => {
                 if depth + 1 > self.opts.max_depth {
-                    return self.err(
-                        start,
-                        format!("messages nested deeper than {}", self.opts.max_depth),
-                    );
+                    return self.too_deep(start, "messages");
                 }
                 let mut sub = self.b.begin(m, f, sub_ty).map_err(Failure::Build)?;
                 self.sub_message(r, f, sub_ty, &mut sub, depth + 1)?;
@@ -372,7 +394,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             Ok(()) => self.b.push_bits(m, f, &run).map_err(Failure::Build),
             Err(e) => {
                 self.err_index = Some(run.len() as u32);
-                self.err(e.offset, e.message)
+                self.wire_err(e)
             }
         };
         self.run = run;
@@ -392,13 +414,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             crate::bytes::stack::descend(
                 depth,
                 || self.fields(r, ty, sub, Some(f.number), depth),
-                || {
-                    Failure::Wire(Box::new(DecodeError::new(
-                        at,
-                        "out of stack",
-                        String::new(),
-                    )))
-                },
+                || out_of_stack(at),
             )
         } else {
             let (s, e) = self.wire(r.len_prefixed())?;
@@ -406,7 +422,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             crate::bytes::stack::descend(
                 depth,
                 || self.fields(&mut sr, ty, sub, None, depth),
-                || Failure::Wire(Box::new(DecodeError::new(s, "out of stack", String::new()))),
+                || out_of_stack(s),
             )
         }
     }
@@ -517,14 +533,15 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             LEN => self.wire(r.len_prefixed()).map(|_| ()),
             SGROUP => {
                 if depth + 1 > self.opts.max_depth {
-                    return self.err(
-                        r.pos(),
-                        format!("groups nested deeper than {}", self.opts.max_depth),
-                    );
+                    return self.too_deep(r.pos(), "groups");
                 }
                 loop {
                     if r.at_end() {
-                        return self.err(r.pos(), "group without its end tag");
+                        return self.err_as(
+                            DecodeKind::Truncated,
+                            r.pos(),
+                            "group without its end tag",
+                        );
                     }
                     let at = r.pos();
                     let (n, w) = self.wire(r.tag())?;
@@ -538,13 +555,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                     crate::bytes::stack::descend(
                         depth + 1,
                         || self.skip(r, n, w, depth + 1),
-                        || {
-                            Failure::Wire(Box::new(DecodeError::new(
-                                at,
-                                "out of stack",
-                                String::new(),
-                            )))
-                        },
+                        || out_of_stack(at),
                     )?;
                 }
             }
@@ -569,10 +580,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             return self.err(start, "map entry type without key and value");
         };
         if depth + 1 > self.opts.max_depth {
-            return self.err(
-                start,
-                format!("messages nested deeper than {}", self.opts.max_depth),
-            );
+            return self.too_deep(start, "messages");
         }
         let (s, e) = self.wire(r.len_prefixed())?;
         let mut er = r.sub(s, e);
@@ -671,6 +679,15 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         };
         self.b.map_entry(m, f, key, val).map_err(Failure::Build)
     }
+}
+
+/// The thread's stack ran short before the depth limit did: a limit, at
+/// byte `at`.
+#[cold]
+fn out_of_stack<E>(at: usize) -> Failure<E> {
+    Failure::Wire(Box::new(
+        DecodeError::new(at, "out of stack", String::new()).with_kind(DecodeKind::Limit),
+    ))
 }
 
 /// Append a scalar's bytes (no tag), forwards.
