@@ -63,6 +63,18 @@ fn bad_tag(at: usize, num: u64, wt: u8) -> WireError {
     }
 }
 
+/// The field number and wire type of tag `t`, read at byte `at`: refused
+/// when the number is 0 or past 2^29 - 1, or the wire type is 6 or 7.
+#[inline]
+pub fn split_tag(at: usize, t: u64) -> Result<(u32, u8), WireError> {
+    let num = t >> 3;
+    let wt = (t & 7) as u8;
+    if num == 0 || num > 536_870_911 || wt > 5 {
+        return Err(bad_tag(at, num, wt));
+    }
+    Ok((num as u32, wt))
+}
+
 /// A bounds-checked cursor over one message of the input: `pos` and `end`
 /// are absolute offsets in the whole buffer, so errors name the byte.
 pub struct WireReader<'a> {
@@ -211,12 +223,36 @@ impl<'a> WireReader<'a> {
     pub fn tag(&mut self) -> Result<(u32, u8), WireError> {
         let at = self.pos;
         let t = self.varint()?;
-        let num = t >> 3;
-        let wt = (t & 7) as u8;
-        if num == 0 || num > 536_870_911 || wt > 5 {
-            return Err(bad_tag(at, num, wt));
+        split_tag(at, t)
+    }
+
+    /// Read a packed run of varints to the end of this reader, each
+    /// converted by `conv` and appended to `out`. While ten bytes (a
+    /// varint's longest form) are left, each is read without a check per
+    /// byte; errors are [`varint`](Self::varint)'s, at the same bytes.
+    #[inline(always)]
+    pub fn varint_run(
+        &mut self,
+        out: &mut Vec<u64>,
+        conv: impl Fn(u64) -> u64,
+    ) -> Result<(), WireError> {
+        while let Some(head) = self.data[self.pos..self.end].first_chunk::<{ varint::MAX_LEN }>() {
+            let (v, n) = if head[0] < 0x80 {
+                (head[0] as u64, 1)
+            } else {
+                match varint::read_lenient_wide(head) {
+                    Some(vn) => vn,
+                    None => return Err(WireError::new(self.pos, "varint longer than 10 bytes")),
+                }
+            };
+            self.pos += n;
+            out.push(conv(v));
         }
-        Ok((num as u32, wt))
+        while self.pos < self.end {
+            let v = self.varint()?;
+            out.push(conv(v));
+        }
+        Ok(())
     }
 
     /// Move past the value of a field whose tag was just read.

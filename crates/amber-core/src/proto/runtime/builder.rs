@@ -66,6 +66,33 @@ pub trait MessageBuilder {
             None => Ok(()),
         }
     }
+    /// The decoder's direct write: set singular field `f`, outside any
+    /// oneof and of a [packable](super::Kind::packable) kind whose every
+    /// value is kept (not a closed enum), to the value whose
+    /// [`Scalar::bits`] are `bits`. Nothing else needs clearing, so a
+    /// builder may write the field's place directly; the default is
+    /// [`set_bits`](MessageBuilder::set_bits).
+    #[inline(always)]
+    fn set_bits_at(
+        &mut self,
+        m: &mut Self::Msg,
+        f: &FieldInfo,
+        bits: u64,
+    ) -> Result<(), Self::Err> {
+        self.set_bits(m, f, bits)
+    }
+    /// The decoder's direct write of a `string` or `bytes` value `v`
+    /// ([`Scalar::Str`] or [`Scalar::Bytes`]) to singular field `f`,
+    /// outside any oneof; the default is [`set`](MessageBuilder::set).
+    #[inline(always)]
+    fn set_text_at(
+        &mut self,
+        m: &mut Self::Msg,
+        f: &FieldInfo,
+        v: Scalar<'_>,
+    ) -> Result<(), Self::Err> {
+        self.set(m, f, v)
+    }
     /// Begin a message field's value: for a singular field, the message
     /// already there (taken out of `m`) or a new one, so a second occurrence
     /// merges; for a repeated field, a new message.

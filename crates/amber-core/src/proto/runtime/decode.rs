@@ -20,7 +20,7 @@ use crate::proto::error::WireError;
 use crate::proto::runtime::builder::{MapValue, MessageBuilder};
 use crate::proto::runtime::error::{DecodeError, DecodeKind};
 use crate::proto::runtime::scalar::{is_zero, zero, Scalar};
-use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, MessageInfo, Tables};
+use crate::proto::runtime::schema::{Cardinality, FastOp, FieldInfo, Kind, MessageInfo, Tables};
 use crate::proto::wire::{self, WireReader, EGROUP, FIXED32, FIXED64, LEN, SGROUP, VARINT};
 
 /// Decoder settings.
@@ -208,6 +208,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
     ) -> Res<(), B::Err> {
         let t = self.t;
         let info = &t.messages[ty as usize];
+        let fast = &info.fast[..];
         let msg_start = r.pos();
         loop {
             if r.at_end() {
@@ -221,7 +222,20 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 return Ok(());
             }
             let start = r.pos();
-            let (num, wt) = self.wire(r.tag())?;
+            let tag = self.wire(r.varint())?;
+            // The common case: a field of the type with the wire type its
+            // table entry reads (number 0 has no entry, and no entry reads
+            // a group's tags), one compare.
+            if let Some(e) = fast.get((tag >> 3) as usize) {
+                if e.wt as u64 == tag & 7 {
+                    let f = &info.fields[e.pos as usize];
+                    if let Err(err) = self.fast_field(r, start, f, e.op, m, depth) {
+                        return Err(self.locate(err, f, r.slice(msg_start, start)));
+                    }
+                    continue;
+                }
+            }
+            let (num, wt) = self.wire(wire::split_tag(start, tag))?;
             if wt == EGROUP {
                 return match group {
                     Some(g) if g == num => Ok(()),
@@ -308,6 +322,67 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         self.b.end(m, f, sub).map_err(Failure::Build)
     }
 
+    /// One occurrence of a known field whose wire type is its table
+    /// entry's (see [`MessageInfo`]'s `fast`): the value read and stored
+    /// with the work chosen when the table was built.
+    #[inline(always)]
+    fn fast_field(
+        &mut self,
+        r: &mut WireReader<'_>,
+        start: usize,
+        f: &FieldInfo,
+        op: FastOp,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let bits = match op {
+            FastOp::Int32 => varint_bits(Kind::Int32, self.wire(r.varint())?),
+            FastOp::Uint32 => varint_bits(Kind::Uint32, self.wire(r.varint())?),
+            FastOp::Sint32 => varint_bits(Kind::Sint32, self.wire(r.varint())?),
+            FastOp::Sint64 => varint_bits(Kind::Sint64, self.wire(r.varint())?),
+            FastOp::Bool => varint_bits(Kind::Bool, self.wire(r.varint())?),
+            FastOp::Varint64 => self.wire(r.varint())?,
+            FastOp::Fixed32 => self.wire(r.fixed32())?.into(),
+            FastOp::Sfixed32 => fixed32_bits(Kind::Sfixed32, self.wire(r.fixed32())?),
+            FastOp::Fixed64 => self.wire(r.fixed64())?,
+            FastOp::StrChecked | FastOp::Text | FastOp::PushStrChecked | FastOp::PushText => {
+                let (s, e) = self.wire(r.len_prefixed())?;
+                let b = r.slice(s, e);
+                let v = match op {
+                    FastOp::StrChecked | FastOp::PushStrChecked => {
+                        if let Err(bad) = crate::bytes::utf8::str(b) {
+                            return self
+                                .err(s + bad.valid_up_to(), "invalid UTF-8 in a string field");
+                        }
+                        Scalar::Str(b)
+                    }
+                    _ if f.kind == Kind::String => Scalar::Str(b),
+                    _ => Scalar::Bytes(b),
+                };
+                return match op {
+                    FastOp::StrChecked | FastOp::Text => self.b.set_text_at(m, f, v),
+                    _ => self.b.push(m, f, v),
+                }
+                .map_err(Failure::Build);
+            }
+            FastOp::Packed => {
+                let (s, e) = self.wire(r.len_prefixed())?;
+                return self.packed_run(&mut r.sub(s, e), f, m);
+            }
+            FastOp::Message | FastOp::Map => {
+                let Kind::Message(ty) = f.kind else {
+                    return self.field(r, start, f, f.kind.wire_type(), m, depth);
+                };
+                return match op {
+                    FastOp::Map => self.map_entry(r, start, f, ty, m, depth),
+                    _ => self.message_field(r, start, f, ty, m, depth),
+                };
+            }
+            FastOp::Slow => return self.field(r, start, f, f.kind.wire_type(), m, depth),
+        };
+        self.b.set_bits_at(m, f, bits).map_err(Failure::Build)
+    }
+
     /// One occurrence of a known field.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
@@ -333,14 +408,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             (Cardinality::Map, Kind::Message(entry)) => {
                 self.map_entry(r, start, f, entry, m, depth)
             }
-            (_, Kind::Message(sub_ty)) => {
-                if depth + 1 > self.opts.max_depth {
-                    return self.too_deep(start, "messages");
-                }
-                let mut sub = self.b.begin(m, f, sub_ty).map_err(Failure::Build)?;
-                self.sub_message(r, f, sub_ty, &mut sub, depth + 1)?;
-                self.b.end(m, f, sub).map_err(Failure::Build)
-            }
+            (_, Kind::Message(sub_ty)) => self.message_field(r, start, f, sub_ty, m, depth),
             (Cardinality::Repeated { .. }, kind) if wt == LEN && kind.packable() => {
                 let (s, e) = self.wire(r.len_prefixed())?;
                 if !f.closed_enum {
@@ -378,6 +446,25 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 self.deliver(f, v, raw, Some(r.slice(start, r.pos())), m)
             }
         }
+    }
+
+    /// One occurrence of message field `f` (of type `sub_ty`), its tag
+    /// read at `start`: a new message, or the one already there merged.
+    fn message_field(
+        &mut self,
+        r: &mut WireReader<'_>,
+        start: usize,
+        f: &FieldInfo,
+        sub_ty: u32,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        if depth + 1 > self.opts.max_depth {
+            return self.too_deep(start, "messages");
+        }
+        let mut sub = self.b.begin(m, f, sub_ty).map_err(Failure::Build)?;
+        self.sub_message(r, f, sub_ty, &mut sub, depth + 1)?;
+        self.b.end(m, f, sub).map_err(Failure::Build)
     }
 
     /// A packed run of a field whose values are all kept (no closed enum):
@@ -732,18 +819,21 @@ fn run_len(kind: Kind, run: &[u8]) -> usize {
 /// [`Scalar::bits`] gives it; one loop per wire type, the conversion
 /// chosen once.
 fn read_run(pr: &mut WireReader<'_>, kind: Kind, out: &mut Vec<u64>) -> Result<(), WireError> {
-    // The buffer serves every run of a parse: its first size is not small.
-    out.reserve(run_len(kind, pr.rest()).max(32));
+    // Room for the most values the run's bytes can hold (a varint takes
+    // a byte at least), so the loop never grows the buffer; the buffer
+    // serves every run of a parse: its first size is not small.
+    let most = match kind.wire_type() {
+        FIXED32 => pr.rest().len() / 4,
+        FIXED64 => pr.rest().len() / 8,
+        _ => pr.rest().len(),
+    };
+    out.reserve(most.max(32));
     fn varints(
         pr: &mut WireReader<'_>,
         out: &mut Vec<u64>,
         conv: impl Fn(u64) -> u64,
     ) -> Result<(), WireError> {
-        while !pr.at_end() {
-            let v = pr.varint()?;
-            out.push(conv(v));
-        }
-        Ok(())
+        pr.varint_run(out, conv)
     }
     // One loop per kind, each converting with `varint_bits` or
     // `fixed32_bits` for that kind (the match inside folds away).

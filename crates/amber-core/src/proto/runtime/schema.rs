@@ -168,6 +168,117 @@ pub struct MessageInfo {
     /// `dense[n]` is the index + 1 of field number `n` in `fields` (0: none)
     /// for numbers below [`DENSE_LIMIT`].
     pub(crate) dense: Vec<u16>,
+    /// The decoder's table: `fast[n]` says how field number `n` (below
+    /// [`DENSE_LIMIT`]) is read when it comes with the wire type its entry
+    /// names; any other tag takes the decoder's general path.
+    pub(crate) fast: Vec<Fast>,
+}
+
+/// How the decoder reads one field number of a message type in the common
+/// case: the wire type that case comes with (a tag of another wire type,
+/// or a number without an entry, takes the general path), what to do, and
+/// where the field is in `fields`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fast {
+    /// The wire type the op reads; [`Fast::NONE`] for none.
+    pub(crate) wt: u8,
+    /// What to do with the value.
+    pub(crate) op: FastOp,
+    /// The field's index in `fields`.
+    pub(crate) pos: u16,
+}
+
+impl Fast {
+    /// No wire type: every tag of the number takes the general path.
+    pub(crate) const NONE: u8 = 0xFF;
+    /// The entry of a number without a fast case.
+    pub(crate) const SLOW: Fast = Fast {
+        wt: Fast::NONE,
+        op: FastOp::Slow,
+        pos: 0,
+    };
+
+    /// The entry of field `f` at index `pos`.
+    pub(crate) fn of(f: &FieldInfo, pos: u16) -> Fast {
+        use crate::proto::wire::LEN;
+        let plain =
+            matches!(f.card, Cardinality::Singular { .. }) && f.oneof.is_none() && !f.closed_enum;
+        let op = match (f.card, f.kind) {
+            (_, Kind::Message(_)) if f.delimited => FastOp::Slow,
+            (Cardinality::Map, Kind::Message(_)) => FastOp::Map,
+            (_, Kind::Message(_)) => FastOp::Message,
+            (Cardinality::Repeated { .. }, k) if k.packable() && !f.closed_enum => {
+                return Fast {
+                    wt: LEN,
+                    op: FastOp::Packed,
+                    pos,
+                };
+            }
+            (Cardinality::Repeated { .. }, Kind::String) if f.utf8_verify => FastOp::PushStrChecked,
+            (Cardinality::Repeated { .. }, Kind::String | Kind::Bytes) => FastOp::PushText,
+            _ if !plain => FastOp::Slow,
+            (_, Kind::Int32 | Kind::Enum(_)) => FastOp::Int32,
+            (_, Kind::Uint32) => FastOp::Uint32,
+            (_, Kind::Sint32) => FastOp::Sint32,
+            (_, Kind::Sint64) => FastOp::Sint64,
+            (_, Kind::Bool) => FastOp::Bool,
+            (_, Kind::Int64 | Kind::Uint64) => FastOp::Varint64,
+            (_, Kind::Fixed32 | Kind::Float) => FastOp::Fixed32,
+            (_, Kind::Sfixed32) => FastOp::Sfixed32,
+            (_, Kind::Fixed64 | Kind::Sfixed64 | Kind::Double) => FastOp::Fixed64,
+            (_, Kind::String) if f.utf8_verify => FastOp::StrChecked,
+            (_, Kind::String | Kind::Bytes) => FastOp::Text,
+        };
+        match op {
+            FastOp::Slow => Fast::SLOW,
+            op => Fast {
+                wt: f.kind.wire_type(),
+                op,
+                pos,
+            },
+        }
+    }
+}
+
+/// What the decoder does with a field's value on its fast path. The
+/// scalar ops are for singular fields outside oneofs whose every value is
+/// kept (not a closed enum): the value goes straight to the field's slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FastOp {
+    /// The general path.
+    Slow,
+    /// `int32` and open enums: a varint, sign-extended from 32 bits.
+    Int32,
+    /// `uint32`: a varint's low 32 bits.
+    Uint32,
+    /// `sint32`: ZigZag of a varint's low 32 bits.
+    Sint32,
+    /// `sint64`: ZigZag.
+    Sint64,
+    /// `bool`.
+    Bool,
+    /// `int64`, `uint64`: the varint as read.
+    Varint64,
+    /// `fixed32`, `float`.
+    Fixed32,
+    /// `sfixed32`, sign-extended.
+    Sfixed32,
+    /// `fixed64`, `sfixed64`, `double`.
+    Fixed64,
+    /// A `string` whose UTF-8 is checked.
+    StrChecked,
+    /// `bytes`, or a `string` taken as it is.
+    Text,
+    /// A repeated `string` whose UTF-8 is checked: one value appended.
+    PushStrChecked,
+    /// A repeated `bytes`, or `string` taken as it is: one value appended.
+    PushText,
+    /// A packed run of a repeated number field (wire type `LEN`).
+    Packed,
+    /// A length-delimited message, singular or repeated.
+    Message,
+    /// A map entry.
+    Map,
 }
 
 /// Field numbers below this are looked up in a dense array.

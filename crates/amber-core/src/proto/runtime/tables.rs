@@ -15,7 +15,8 @@ use crate::proto::descriptor::{
     FieldDescriptorProto, FileDescriptorSet,
 };
 use crate::proto::runtime::schema::{
-    Cardinality, DefaultValue, EnumInfo, FieldInfo, Kind, MessageInfo, Names, Tables, DENSE_LIMIT,
+    Cardinality, DefaultValue, EnumInfo, Fast, FieldInfo, Kind, MessageInfo, Names, Tables,
+    DENSE_LIMIT,
 };
 
 impl Kind {
@@ -83,9 +84,11 @@ impl MessageInfo {
             .max()
             .map_or(0, |n| n as usize + 1);
         self.dense = vec![0u16; max_dense];
+        self.fast = vec![Fast::SLOW; max_dense];
         for (i, f) in self.fields.iter().enumerate() {
             if f.number < DENSE_LIMIT {
                 self.dense[f.number as usize] = (i + 1) as u16;
+                self.fast[f.number as usize] = Fast::of(f, i as u16);
             }
         }
         Ok(())
@@ -247,6 +250,7 @@ impl Tables {
             message_set: m.options.as_ref().and_then(|o| o.message_set_wire_format) == Some(true),
             decl_order: Vec::new(),
             dense: Vec::new(),
+            fast: Vec::new(),
         });
         for e in &m.enum_type {
             self.add_enum(e, &name, fx);

@@ -331,6 +331,56 @@ impl MessageBuilder for Builder<'_> {
         m.unknown.extend_from_slice(bytes);
         Ok(())
     }
+
+    #[inline(always)]
+    fn set_bits_at(&mut self, m: &mut Message, f: &FieldInfo, bits: u64) -> Result<(), Stashed> {
+        self.direct_bits(m, f, bits)
+    }
+
+    #[inline(always)]
+    fn set_text_at(
+        &mut self,
+        m: &mut Message,
+        f: &FieldInfo,
+        v: Scalar<'_>,
+    ) -> Result<(), Stashed> {
+        self.direct_text(m, f, v)
+    }
+}
+
+/// The decoder's direct writes (`set_bits_at`, `set_text_at`): singular
+/// fields outside oneofs, so there is no other member to clear, whose slot
+/// takes the new value whatever it held.
+impl Builder<'_> {
+    #[inline(always)]
+    fn direct_bits(&mut self, m: &mut Message, f: &FieldInfo, bits: u64) -> Result<(), Stashed> {
+        let slot = self.slot(m, f);
+        if !matches!(slot, Slot::Unset) {
+            *slot = Slot::Unset;
+        }
+        fill(slot, Slot::Num(bits));
+        Ok(())
+    }
+
+    /// A string or bytes value: its place in the input, or (without an
+    /// input) an object, as `set` makes it.
+    #[inline(always)]
+    fn direct_text(
+        &mut self,
+        m: &mut Message,
+        f: &FieldInfo,
+        v: Scalar<'_>,
+    ) -> Result<(), Stashed> {
+        let Some((off, len)) = self.span_of(v) else {
+            return self.set(m, f, v);
+        };
+        let slot = self.slot(m, f);
+        if !matches!(slot, Slot::Unset) {
+            *slot = Slot::Unset;
+        }
+        fill(slot, Slot::Span(off, len));
+        Ok(())
+    }
 }
 
 /// A builder for messages of `m`'s type, and that type (wire, text and
