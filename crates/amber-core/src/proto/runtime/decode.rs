@@ -670,6 +670,12 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             return self.too_deep(start, "messages");
         }
         let (s, e) = self.wire(r.len_prefixed())?;
+        if let Some((k, v)) = self.plain_entry(r.sub(s, e), einfo, kf, vf) {
+            return self
+                .b
+                .map_entry(m, f, k, MapValue::Scalar(v))
+                .map_err(Failure::Build);
+        }
         let mut er = r.sub(s, e);
         let mut key: Option<Scalar<'_>> = None;
         let mut val: Option<MapValue<'_, B::Msg>> = None;
@@ -765,6 +771,34 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             },
         };
         self.b.map_entry(m, f, key, val).map_err(Failure::Build)
+    }
+
+    /// Read with the entry type's table (see [`MessageInfo`]'s `fast`), the
+    /// usual form of an entry of a map of scalar values: the key, then the
+    /// value, each with the wire type its entry reads, and nothing else.
+    /// `None` for any other form, or bytes in error: the general loop of
+    /// `map_entry` reads those from the start again (and reports the error).
+    #[inline(always)]
+    fn plain_entry<'a>(
+        &self,
+        mut er: WireReader<'a>,
+        einfo: &MessageInfo,
+        kf: &FieldInfo,
+        vf: &FieldInfo,
+    ) -> Option<(Scalar<'a>, Scalar<'a>)> {
+        let (ke, ve) = (einfo.fast.get(1)?, einfo.fast.get(2)?);
+        if matches!(ke.op, FastOp::Slow) || matches!(ve.op, FastOp::Slow | FastOp::Message) {
+            return None;
+        }
+        if er.varint().ok()? != (1 << 3 | ke.wt as u64) {
+            return None;
+        }
+        let k = self.scalar(&mut er, kf).ok()?;
+        if er.varint().ok()? != (2 << 3 | ve.wt as u64) {
+            return None;
+        }
+        let v = self.scalar(&mut er, vf).ok()?;
+        er.at_end().then_some((k, v))
     }
 }
 
