@@ -5,8 +5,8 @@
 mod proto_runtime_common;
 
 use amber_core::proto::runtime::{
-    decode_dyn, decode_dyn_with, encode, encode_dyn, encode_into, DecodeOptions, DynSource,
-    EncodeOptions, Tables, Value,
+    decode_dyn, decode_dyn_with, encode, encode_dyn, encode_into, DecodeKind, DecodeOptions,
+    DynSource, EncodeOptions, Tables, Value,
 };
 use amber_core::proto::wire::WireReader;
 use proto_runtime_common::{tables, vectors, SYNTAXES};
@@ -138,6 +138,7 @@ fn nesting_past_the_limit_fails_like_upb() {
         decode_dyn(&t, ty, &nested(100)).unwrap();
         let e = decode_dyn(&t, ty, &nested(101)).unwrap_err();
         assert_eq!(e.message, "messages nested deeper than 100");
+        assert_eq!(e.kind, DecodeKind::Limit);
         assert!(e.path.starts_with("$.recursive_message.recursive_message."));
         assert_eq!(e.offset, nested(101).len() - 3);
         // Configurable.
@@ -169,6 +170,7 @@ fn nesting_past_the_limit_fails_like_upb() {
     }
     let e = decode_dyn(&t, ty, &g).unwrap_err();
     assert_eq!(e.message, "groups nested deeper than 100");
+    assert_eq!(e.kind, DecodeKind::Limit);
 }
 
 #[test]
@@ -183,6 +185,7 @@ fn invalid_utf8_fails_in_proto3_and_editions_and_passes_in_proto2() {
         assert_eq!(e.offset, 6, "{e}");
         assert_eq!(e.path, "$.optional_string");
         assert_eq!(e.message, "invalid UTF-8 in a string field");
+        assert_eq!(e.kind, DecodeKind::Malformed);
     }
     let ty2 = ty(&t, P2);
     let m = decode_dyn(&t, ty2, &bad).unwrap();
@@ -221,58 +224,77 @@ fn errors_name_the_path_through_repeated_and_nested_fields() {
         "$.repeated_nested_message[3].corecursive.optional_int32"
     );
     assert_eq!(e.message, "truncated varint");
+    assert_eq!(e.kind, DecodeKind::Truncated);
     assert_eq!(e.offset, start + 3 + 2 + 1);
     // Packed elements count too: repeated_int32 = 31.
     let mut packed = tag(31, 2);
     packed.extend([3, 1, 2, 0x80]);
     let e = decode_dyn(&t, ty, &packed).unwrap_err();
     assert_eq!(e.path, "$.repeated_int32[2]");
+    assert_eq!(e.kind, DecodeKind::Truncated);
 }
 
 #[test]
 fn bad_tags_lengths_and_groups_fail_with_offsets() {
     let t = tables();
     let ty3 = ty(&t, P3);
-    let cases: Vec<(Vec<u8>, usize, &str)> = vec![
+    // The kinds: the input ends early, or its bytes break the format.
+    use DecodeKind::{Malformed as M, Truncated as T};
+    let cases: Vec<(Vec<u8>, usize, &str, DecodeKind)> = vec![
         // Field number 0.
-        (vec![0x08, 0x01, 0x00, 0x01], 2, "invalid field number 0"),
+        (vec![0x08, 0x01, 0x00, 0x01], 2, "invalid field number 0", M),
         // Field number 2^29 (one past the largest).
         (
             [varint((1u64 << 29) << 3), vec![0x01]].concat(),
             0,
             "invalid field number 536870912",
+            M,
         ),
         // Wire types 6 and 7.
-        (vec![0x0e], 0, "invalid wire type 6"),
-        (vec![0x0f], 0, "invalid wire type 7"),
+        (vec![0x0e], 0, "invalid wire type 6", M),
+        (vec![0x0f], 0, "invalid wire type 7", M),
         // A length claiming 4 GiB with 1 byte there (nothing allocated).
         (
             vec![0x72, 0xff, 0xff, 0xff, 0xff, 0x0f, b'a'],
             1,
             "length 4294967295 is larger than the 1 bytes left",
+            T,
         ),
         // A varint of 11 bytes.
         (
             [vec![0x08], vec![0xff; 10], vec![0x01]].concat(),
             1,
             "varint longer than 10 bytes",
+            M,
         ),
         // An end-group tag with no group open.
-        (vec![0x0c], 0, "unexpected end-group tag"),
+        (vec![0x0c], 0, "unexpected end-group tag", M),
         // An unknown group closed by the wrong number.
-        (vec![0xcb, 0x3e, 0xd4, 0x3e], 2, "mismatched group end tag"),
+        (
+            vec![0xcb, 0x3e, 0xd4, 0x3e],
+            2,
+            "mismatched group end tag",
+            M,
+        ),
         // An unknown group never closed.
-        (vec![0xcb, 0x3e, 0x08, 0x01], 4, "group without its end tag"),
+        (
+            vec![0xcb, 0x3e, 0x08, 0x01],
+            4,
+            "group without its end tag",
+            T,
+        ),
         // A truncated fixed64 (optional_double = 12).
         (
             vec![0x61, 1, 2, 3],
             1,
             "truncated field: needs 8 bytes, 3 left",
+            T,
         ),
     ];
-    for (data, offset, msg) in cases {
+    for (data, offset, msg, kind) in cases {
         let e = decode_dyn(&t, ty3, &data).unwrap_err();
         assert_eq!((e.offset, e.message.as_str()), (offset, msg), "{data:02x?}");
+        assert_eq!(e.kind, kind, "{data:02x?}");
     }
     // Editions: a delimited field (groupliketype = 201) closed by another number.
     let ty23 = ty(&t, E23);
