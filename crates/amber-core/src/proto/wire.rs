@@ -119,38 +119,45 @@ impl<'a> WireReader<'a> {
                 return Ok(b as u64);
             }
         }
-        self.varint_long()
+        match self.varint_long() {
+            Some(v) => Ok(v),
+            None => Err(self.varint_error()),
+        }
     }
 
+    /// A varint of two bytes or more, or `None` where it is malformed (its
+    /// error made by `varint_error`, off the hot path, so this function
+    /// returns in registers and keeps no frame for the error).
     #[inline(never)]
-    fn varint_long(&mut self) -> Result<u64, WireError> {
-        let at = self.pos;
-        let rest = &self.data[at..self.end];
+    fn varint_long(&mut self) -> Option<u64> {
+        let rest = &self.data[self.pos..self.end];
         // Two bytes (tags of fields 16 to 2047, numbers below 16384): the
         // next most common case.
         if let [b, c, ..] = *rest {
             if c < 0x80 {
                 self.pos += 2;
-                return Ok((b & 0x7F) as u64 | (c as u64) << 7);
+                return Some((b & 0x7F) as u64 | (c as u64) << 7);
             }
         }
         // Ten bytes left or more (a varint's longest form): eight bytes at
         // a time, no check per byte.
-        let read = match rest.first_chunk() {
-            Some(head) => varint::read_lenient_wide(head).ok_or(varint::VarintError::Invalid),
-            None => varint::read_lenient(rest),
+        let (v, n) = match rest.first_chunk() {
+            Some(head) => varint::read_lenient_wide(head)?,
+            None => varint::read_lenient(rest).ok()?,
         };
-        match read {
-            Ok((v, n)) => {
-                self.pos += n;
-                Ok(v)
-            }
-            Err(varint::VarintError::Truncated) => {
-                Err(WireError::ends_early(at, "truncated varint"))
-            }
-            Err(varint::VarintError::Invalid) => {
-                Err(WireError::new(at, "varint longer than 10 bytes"))
-            }
+        self.pos += n;
+        Some(v)
+    }
+
+    /// Why the varint at the reader's place cannot be read: the input ends
+    /// inside it, or it is longer than ten bytes.
+    #[cold]
+    #[inline(never)]
+    fn varint_error(&self) -> WireError {
+        let at = self.pos;
+        match varint::read_lenient(&self.data[at..self.end]) {
+            Err(varint::VarintError::Truncated) => WireError::ends_early(at, "truncated varint"),
+            _ => WireError::new(at, "varint longer than 10 bytes"),
         }
     }
 

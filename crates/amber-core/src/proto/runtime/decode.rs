@@ -235,27 +235,50 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                     continue;
                 }
             }
-            let (num, wt) = self.wire(wire::split_tag(start, tag))?;
-            if wt == EGROUP {
-                return match group {
-                    Some(g) if g == num => Ok(()),
-                    Some(_) => self.err(start, "mismatched group end tag"),
-                    None => self.err(start, "unexpected end-group tag"),
-                };
-            }
-            if wt == SGROUP && num == 1 && info.message_set {
-                self.set_item(r, info, m, depth)?;
-                continue;
-            }
-            let Some(fi) = info.find(num) else {
-                self.unknown_field(r, start, num, wt, m, depth)?;
-                continue;
-            };
-            let f = &info.fields[fi];
-            if let Err(e) = self.field(r, start, f, wt, m, depth) {
-                return Err(self.locate(e, f, r.slice(msg_start, start)));
+            if self.general(r, info, (msg_start, start), tag, m, group, depth)? {
+                return Ok(());
             }
         }
+    }
+
+    /// A tag the table does not take (see `fields`), read at `start` in
+    /// the message that began at `msg_start`, and its value: an unknown
+    /// field, a known one with another wire type, a group's end (`true`:
+    /// the group `fields` reads is over), a `MessageSet` item. Kept out of
+    /// `fields`' loop, so the loop stays small.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn general(
+        &mut self,
+        r: &mut WireReader<'_>,
+        info: &MessageInfo,
+        (msg_start, start): (usize, usize),
+        tag: u64,
+        m: &mut B::Msg,
+        group: Option<u32>,
+        depth: usize,
+    ) -> Res<bool, B::Err> {
+        let (num, wt) = self.wire(wire::split_tag(start, tag))?;
+        if wt == EGROUP {
+            return match group {
+                Some(g) if g == num => Ok(true),
+                Some(_) => self.err(start, "mismatched group end tag"),
+                None => self.err(start, "unexpected end-group tag"),
+            };
+        }
+        if wt == SGROUP && num == 1 && info.message_set {
+            self.set_item(r, info, m, depth)?;
+            return Ok(false);
+        }
+        let Some(fi) = info.find(num) else {
+            self.unknown_field(r, start, num, wt, m, depth)?;
+            return Ok(false);
+        };
+        let f = &info.fields[fi];
+        if let Err(e) = self.field(r, start, f, wt, m, depth) {
+            return Err(self.locate(e, f, r.slice(msg_start, start)));
+        }
+        Ok(false)
     }
 
     /// One item of a `MessageSet` (see [`MessageInfo::message_set`]; a
@@ -371,16 +394,30 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             }
             FastOp::Message | FastOp::Map => {
                 let Kind::Message(ty) = f.kind else {
-                    return self.field(r, start, f, f.kind.wire_type(), m, depth);
+                    return self.field_outlined(r, start, f, m, depth);
                 };
                 return match op {
                     FastOp::Map => self.map_entry(r, start, f, ty, m, depth),
                     _ => self.message_field(r, start, f, ty, m, depth),
                 };
             }
-            FastOp::Slow => return self.field(r, start, f, f.kind.wire_type(), m, depth),
+            FastOp::Slow => return self.field_outlined(r, start, f, m, depth),
         };
         self.b.set_bits_at(m, f, bits).map_err(Failure::Build)
+    }
+
+    /// [`field`](Self::field) with the wire type of `f`'s kind, not
+    /// inlined (for table entries the general path serves).
+    #[inline(never)]
+    fn field_outlined(
+        &mut self,
+        r: &mut WireReader<'_>,
+        start: usize,
+        f: &FieldInfo,
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        self.field(r, start, f, f.kind.wire_type(), m, depth)
     }
 
     /// One occurrence of a known field.
