@@ -174,14 +174,14 @@ impl<'a> WireReader<'a> {
     }
 
     /// Read a four-byte little-endian value.
-    #[inline]
+    #[inline(always)]
     pub fn fixed32(&mut self) -> Result<u32, WireError> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     /// Read an eight-byte little-endian value.
-    #[inline]
+    #[inline(always)]
     pub fn fixed64(&mut self) -> Result<u64, WireError> {
         let mut a = [0u8; 8];
         a.copy_from_slice(self.take(8)?);
