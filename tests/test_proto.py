@@ -1077,6 +1077,208 @@ def test_parsed_maps_find_every_key_kind(conf: P.Namespace, google: dict[str, An
         assert A.FromString(m.SerializeToString()) == A(**{field: expected}), field
 
 
+MSG_MAPS = """
+syntax = "proto2";
+package mm;
+message V { optional int32 n = 1; optional string s = 2; map<int64, V> kids = 3; }
+message Need { required int32 a = 1; optional string t = 2; }
+message M {
+  map<string, V> by_name = 1;
+  map<int64, V> by_id = 2;
+  map<bool, V> by_flag = 3;
+  map<string, Need> needs = 4;
+  optional int32 tail = 5;
+  map<uint32, string> plain = 6;
+}
+"""
+
+
+def _entry(num: int, body: bytes) -> bytes:
+    def varint(n: int) -> bytes:
+        out = bytearray()
+        while n >= 0x80:
+            out.append(n & 0x7F | 0x80)
+            n >>= 7
+        return bytes(out + bytes([n]))
+
+    return varint(num << 3 | 2) + varint(len(body)) + body
+
+
+def test_parsed_maps_of_messages_as_google() -> None:
+    """Maps of message values a parse keeps natively (no object per entry until read): a repeated
+    key's last message wins in the first key's place (not merged), a missing key or value reads as
+    its default, and bytes, reads, ==, to_dict, JSON, text, ClearField, copies, merges (into maps
+    kept natively, made objects, or from another input) and required-field checks agree with
+    Google's, for string, integer and bool keys, small maps and large ones."""
+    pytest.importorskip("google.protobuf")
+    from google.protobuf import json_format, message_factory, text_format
+
+    ns = P.load_text(MSG_MAPS, name="mm.proto")
+    pool = _google_pool(ns)
+    A, G = ns.mm.M, message_factory.GetMessageClass(pool.FindMessageTypeByName("mm.M"))
+    rng = random.Random(271)
+    words = ["", "a", "é", "ключ", "k" * 40, "😀"]
+
+    def v(depth: int = 0) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if rng.random() < 0.7:
+            out["n"] = rng.choice([0, 1, -1, 2**31 - 1, rng.randrange(1 << 20)])
+        if rng.random() < 0.5:
+            out["s"] = rng.choice(words)
+        if depth < 2 and rng.random() < 0.3:
+            out["kids"] = {rng.randrange(-5, 5): v(depth + 1) for _ in range(rng.randrange(3))}
+        return out
+
+    for size in [0, 1, 2, 3, 9, 40, 300]:
+        kw: dict[str, Any] = {
+            "by_name": {f"{rng.choice(words)}{i}": v() for i in range(size)},
+            "by_id": {rng.randrange(-(2**63), 2**63): v() for _ in range(size)},
+            "by_flag": {b: v() for b in [True, False][: min(size, 2)]},
+            "needs": {str(i): {"a": i, "t": "x"} for i in range(min(size, 5))},
+            "plain": {i: str(i) for i in range(size)},
+            "tail": size,
+        }
+        g = G(**kw)
+        data = g.SerializeToString()
+        # Each map's first key again with another value, and entries without a key or value.
+        later = G(
+            by_name={k: {"n": 7} for k in list(kw["by_name"])[:1]},
+            by_id={k: {"s": "again"} for k in list(kw["by_id"])[:1]},
+        ).SerializeToString()
+        data += later + _entry(1, b"") + _entry(2, b"\x12\x00") + _entry(1, b"\x0a\x01z")
+        g = G.FromString(data)
+        want = g.SerializeToString(deterministic=True)
+        a = A.FromString(data)
+        assert a.SerializeToString(deterministic=True) == want, size
+        assert G.FromString(a.SerializeToString()) == g
+        assert a.ByteSize() == len(g.SerializeToString())
+        assert a.IsInitialized()
+        assert a == A.FromString(data) and a == A.FromString(bytearray(data))
+        assert a.to_dict() == json_format.MessageToDict(g)
+        assert json.loads(a.to_json()) == json.loads(json_format.MessageToJson(g))
+        assert text_format.Parse(a.to_text(), G()) == g
+        # Each kind of copy, before and after the entries are read.
+        for c in (copy.deepcopy(a), A.FromString(data)):
+            assert c.SerializeToString(deterministic=True) == want
+        assert copy.deepcopy(A.FromString(data)) == a
+        # Entries read: the same messages (last value wins, first place), kept objects.
+        r = A.FromString(data)
+        assert list(r.by_name) == list(dict.fromkeys(_wire_keys(data, 1)))
+        for k in g.by_name:
+            assert r.by_name[k].n == g.by_name[k].n and r.by_name[k].s == g.by_name[k].s
+            assert r.by_name[k] is r.by_name[k]
+        for k in g.by_id:
+            d = True
+            assert r.by_id[k].SerializeToString(deterministic=d) == g.by_id[k].SerializeToString(
+                deterministic=d
+            )
+        assert r.SerializeToString(deterministic=True) == want and r == a
+        # Merges: into maps kept natively, into maps made objects, from the same and another
+        # input, and the other way round; a later key replaces the message (no merge).
+        more = G(by_name={k: {"s": "m"} for k in list(g.by_name)[::2]}, by_id={5: {"n": 5}})
+        mdata = more.SerializeToString()
+        for into in (A.FromString(data), r):
+            into.MergeFromString(mdata)
+            into.MergeFromString(data)
+            gm = G.FromString(data)
+            gm.MergeFromString(mdata)
+            gm.MergeFromString(data)
+            assert into.SerializeToString(deterministic=True) == gm.SerializeToString(
+                deterministic=True
+            )
+        fresh = A()
+        _ = fresh.by_name  # an empty map made an object first
+        fresh.MergeFrom(A.FromString(data))
+        fresh.MergeFrom(A.FromString(mdata))
+        gm = G()
+        gm.MergeFrom(G.FromString(data))
+        gm.MergeFrom(more)
+        assert fresh.SerializeToString(deterministic=True) == gm.SerializeToString(
+            deterministic=True
+        )
+        # ClearField drops the entries kept natively.
+        c = A.FromString(data)
+        c.ClearField("by_name")
+        gc = G.FromString(data)
+        gc.ClearField("by_name")
+        assert c.SerializeToString(deterministic=True) == gc.SerializeToString(deterministic=True)
+        # A value missing a required field is reported with its key, as Google's.
+        if size:
+            bad = data + _entry(4, _entry(1, b"0") + _entry(2, b"\x12\x01x"))
+            assert not A.FromString(bad).IsInitialized()
+            assert not G.FromString(bad).IsInitialized()
+            with pytest.raises(amber.EncodeError, match="needs\\['0'\\]\\.a"):
+                A.FromString(bad).SerializeToString()
+
+
+def test_deep_maps_of_messages_as_google() -> None:
+    """A chain of maps of messages, each value holding the next map, as deep as a parse allows,
+    kept natively: written back byte for byte, copied, merged and read to the bottom as Google
+    reads it; one level more is refused."""
+    pytest.importorskip("google.protobuf")
+    from google.protobuf import message_factory
+
+    ns = P.load_text(MSG_MAPS, name="mm2.proto")
+    G = message_factory.GetMessageClass(_google_pool(ns).FindMessageTypeByName("mm.V"))
+    body = b"\x08\x07"
+    for level in range(49):
+        body = b"\x08" + bytes([level]) + _entry(3, b"\x08\x01" + _entry(2, body))
+    m, g = ns.mm.V.FromString(body), G.FromString(body)
+    assert m.SerializeToString() == body == g.SerializeToString()
+    c = copy.deepcopy(m)
+    c.MergeFromString(body)
+    g.MergeFromString(body)
+    assert c.SerializeToString(deterministic=True) == g.SerializeToString(deterministic=True)
+    cur, depth = m, 0
+    while 1 in cur.kids:
+        cur, depth = cur.kids[1], depth + 1
+    assert (depth, cur.n) == (49, 7)
+    with pytest.raises(amber.proto.DecodeError):
+        ns.mm.V.FromString(_deeper(body, 60))
+    del m, c
+
+
+def _wire_keys(data: bytes, field: int) -> list[str]:
+    """The string keys of map field `field`'s entries in `data`, in wire order (a missing key
+    reads as "")."""
+
+    def varint(b: bytes, i: int) -> tuple[int, int]:
+        n = shift = 0
+        while True:
+            n |= (b[i] & 0x7F) << shift
+            shift += 7
+            i += 1
+            if b[i - 1] < 0x80:
+                return n, i
+
+    def fields(b: bytes) -> list[tuple[int, int, bytes]]:
+        out, i = [], 0
+        while i < len(b):
+            tag, i = varint(b, i)
+            if tag & 7 == 0:
+                n, i = varint(b, i)
+                out.append((tag >> 3, n, b""))
+            else:
+                assert tag & 7 == 2
+                n, i = varint(b, i)
+                out.append((tag >> 3, 0, b[i : i + n]))
+                i += n
+        return out
+
+    keys = []
+    for num, _, body in fields(data):
+        if num == field:
+            key = [v for n, _, v in fields(body) if n == 1]
+            keys.append(key[-1].decode() if key else "")
+    return keys
+
+
+def _deeper(body: bytes, n: int) -> bytes:
+    for _ in range(n):
+        body = _entry(3, _entry(2, body))
+    return body
+
+
 def test_unknown_fields_survive(shop: Any) -> None:
     item_bytes = shop.Item(sku="s").SerializeToString() + bytes([0xF8, 0x01, 0x2A])  # field 31 = 42
     item = shop.Item.FromString(item_bytes)

@@ -43,7 +43,7 @@ fn copy_level(py: Python<'_>, m: &Message) -> PyResult<Message> {
             Slot::Entries(d) => Slot::Entries(Box::new(copy_map(py, m, f, d)?)),
             Slot::Span(off, len) => Slot::Span(*off, *len),
             Slot::Spans(v) => Slot::Spans(v.clone()),
-            Slot::Pairs(p) => Slot::Pairs(p.clone()),
+            Slot::Pairs(p) => Slot::Pairs(Box::new(p.try_copy(|m| deep_copy(py, m))?)),
         });
     }
     Ok(out)

@@ -8,7 +8,7 @@ use crate::proto::ops::deeper;
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::map::{MapData, Pairs};
 use crate::proto::state::message::{release, Message, PyMessage, Slot};
-use crate::proto::state::objects::objects;
+use crate::proto::state::objects::{objects, pairs_data, pairs_to_entries};
 use crate::proto::state::repeated::Items;
 use crate::proto::state::values;
 
@@ -69,7 +69,7 @@ fn merge_level(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyResult<
             }
             Slot::Entries(data) => merge_entries(py, dst, pos, *data)?,
             Slot::Pairs(p) if shared => merge_pairs(py, dst, pos, *p)?,
-            Slot::Pairs(p) => merge_entries(py, dst, pos, src.pairs_data(py, f, *p)?)?,
+            Slot::Pairs(p) => merge_entries(py, dst, pos, pairs_data(py, &src, f, *p)?)?,
         }
     }
     dst.unknown.extend_from_slice(&src.unknown);
@@ -181,7 +181,7 @@ fn append_messages(
 
 /// Put entries of `dst`'s own input into map field `pos` of `dst` (equal
 /// keys replaced).
-fn merge_pairs(py: Python<'_>, dst: &mut Message, pos: usize, p: Pairs) -> PyResult<()> {
+fn merge_pairs(py: Python<'_>, dst: &mut Message, pos: usize, p: Pairs<Message>) -> PyResult<()> {
     if p.entries.is_empty() {
         return Ok(());
     }
@@ -190,9 +190,7 @@ fn merge_pairs(py: Python<'_>, dst: &mut Message, pos: usize, p: Pairs) -> PyRes
     let (kk, _) = dst.entry_kinds(&dst.info().fields[pos]);
     match dst.slot_mut(pos) {
         Slot::Pairs(d) => {
-            for (k, v) in p.entries {
-                d.insert(bytes, kk, k, v);
-            }
+            d.extend(bytes, kk, p);
             Ok(())
         }
         Slot::Unset => {
@@ -200,7 +198,7 @@ fn merge_pairs(py: Python<'_>, dst: &mut Message, pos: usize, p: Pairs) -> PyRes
             Ok(())
         }
         _ => {
-            let data = dst.pairs_data(py, &dst.info().fields[pos], p)?;
+            let data = pairs_data(py, dst, &dst.info().fields[pos], p)?;
             merge_entries(py, dst, pos, data)
         }
     }
@@ -211,7 +209,7 @@ fn merge_entries(py: Python<'_>, dst: &mut Message, pos: usize, data: MapData) -
     if data.entries.is_empty() {
         return Ok(());
     }
-    dst.pairs_to_entries(py, pos)?;
+    pairs_to_entries(py, dst, pos)?;
     match dst.slot_mut(pos) {
         Slot::Map(d) => {
             let mut d = d.bind(py).try_borrow_mut()?;

@@ -4,9 +4,9 @@
 //! until a read makes their Python objects, and so do strings, bytes and
 //! maps of scalar values from a wire parse ([`Slot::Span`],
 //! [`Slot::Spans`], [`Slot::Pairs`]: places in the input, which the
-//! messages keep, and bits), so a parse makes Python objects only for the
-//! entries of maps of messages; a singular sub-message seen twice on the
-//! wire merges in place.
+//! messages keep, and bits; message values native), so a wire parse makes
+//! no Python object but the root's; a singular sub-message seen twice on
+//! the wire merges in place.
 
 use std::sync::Arc;
 
@@ -23,7 +23,7 @@ use crate::proto::ops::merge::merge_owned;
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::map::{MapData, Pairs, Part};
 use crate::proto::state::message::{release, Message, PyMessage, Slot};
-use crate::proto::state::objects::instantiate;
+use crate::proto::state::objects::{instantiate, pairs_to_entries};
 use crate::proto::state::repeated::Items;
 use crate::proto::state::schema::Schema;
 use crate::proto::state::values;
@@ -36,6 +36,10 @@ pub(crate) struct Builder<'py> {
     /// The input of a wire parse, and where its bytes are: strings and
     /// bytes are kept as spans of it.
     input: Option<(Py<PyBytes>, usize, usize)>,
+    /// How many map entries may still be reserved ahead on a guess (see
+    /// [`Pairs::guess`]): a share of the input's length, so that guesses
+    /// over the same bytes, by many small maps, stay within it.
+    room: usize,
 }
 
 /// The builder failed; the error is in `Builder::err`.
@@ -49,6 +53,7 @@ impl<'py> Builder<'py> {
             s,
             err: None,
             input: None,
+            room: 0,
         }
     }
 
@@ -82,13 +87,10 @@ impl Builder<'_> {
     ) -> Result<(), Stashed> {
         let py = self.py;
         let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes(py));
-        let slot = self.slot(m, f);
-        if matches!(slot, Slot::Unset) {
-            // Room for a small map's entries from the first.
-            *slot = Slot::Pairs(Box::new(Pairs::with_capacity(8)));
-        }
-        if let Slot::Pairs(p) = slot {
+        let mut room = self.room;
+        if let Some(p) = native_pairs(self.slot(m, f), bytes.len(), &mut room, k, false) {
             p.insert(bytes, kk, k, v);
+            self.room = room;
             return Ok(());
         }
         // The map's entries are objects already: this one joins them.
@@ -99,10 +101,36 @@ impl Builder<'_> {
         r.map_err(|e| self.stash(e))
     }
 
-    /// Map field `f`'s entries as objects (those kept as spans and bits
-    /// so far made objects).
+    /// Put a map entry of a key of spans or bits and a message value into
+    /// map field `f` of `m`.
+    fn pair_msg(
+        &mut self,
+        m: &mut Message,
+        f: &FieldInfo,
+        kk: Kind,
+        k: Part,
+        v: Message,
+    ) -> Result<(), Stashed> {
+        let py = self.py;
+        let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes(py));
+        let mut room = self.room;
+        if let Some(p) = native_pairs(self.slot(m, f), bytes.len(), &mut room, k, true) {
+            p.insert_msg(bytes, kk, k, v);
+            self.room = room;
+            return Ok(());
+        }
+        // The map's entries are objects already: this one joins them.
+        let r = m
+            .part_object(py, kk, k)
+            .and_then(|ko| Ok((ko, instantiate(py, v)?.into_any().unbind())))
+            .and_then(|(ko, vo)| self.entries(m, f)?.insert(py, ko, vo));
+        r.map_err(|e| self.stash(e))
+    }
+
+    /// Map field `f`'s entries as objects (those kept natively so far
+    /// made objects).
     fn entries<'d>(&self, m: &'d mut Message, f: &FieldInfo) -> PyResult<&'d mut MapData> {
-        m.pairs_to_entries(self.py, f.pos as usize)?;
+        pairs_to_entries(self.py, m, f.pos as usize)?;
         let slot = self.slot(m, f);
         if !matches!(slot, Slot::Entries(_)) {
             // Room for a small map's entries from the first.
@@ -186,6 +214,30 @@ impl Builder<'_> {
         self.err = Some(e);
         Stashed
     }
+}
+
+/// Map field entries kept natively in `slot`, made when it is unset
+/// (`None`: the entries are objects already), with room for the entries
+/// guessed to follow when `k` is the second key (of an input of `len`
+/// bytes), taken from `room`.
+#[inline]
+fn native_pairs<'d>(
+    slot: &'d mut Slot,
+    len: usize,
+    room: &mut usize,
+    k: Part,
+    msgs: bool,
+) -> Option<&'d mut Pairs<Message>> {
+    if matches!(slot, Slot::Unset) {
+        *slot = Slot::Pairs(Box::new(Pairs::small()));
+    }
+    let Slot::Pairs(p) = slot else { return None };
+    if let Some(n) = p.guess(len, k) {
+        let n = n.min(*room);
+        *room -= n;
+        p.reserve(n, msgs);
+    }
+    Some(p)
 }
 
 /// Put `v` in `slot`, which holds `Unset` ([`Builder::emptied`]).
@@ -272,6 +324,21 @@ impl MessageBuilder for Builder<'_> {
     }
 
     fn reserve(&mut self, m: &mut Message, f: &FieldInfo, n: usize) -> Result<(), Stashed> {
+        if matches!(f.card, Cardinality::Map) {
+            // A map's entries reserved ahead: kept natively when the
+            // parse keeps spans, and capped by `Pairs::reserve`.
+            if self.input.is_some() {
+                let msgs = matches!(m.entry_kinds(f).1, Kind::Message(_));
+                let slot = self.slot(m, f);
+                if matches!(slot, Slot::Unset) {
+                    *slot = Slot::Pairs(Box::new(Pairs::small()));
+                }
+                if let Slot::Pairs(p) = slot {
+                    p.reserve(n, msgs);
+                }
+            }
+            return Ok(());
+        }
         self.list(m, f).reserve(n);
         Ok(())
     }
@@ -311,10 +378,15 @@ impl MessageBuilder for Builder<'_> {
         value: MapValue<'_, Message>,
     ) -> Result<(), Stashed> {
         let py = self.py;
-        if let MapValue::Scalar(v) = &value {
-            let (kk, vk) = m.entry_kinds(f);
-            if let (Some(k), Some(v)) = (self.part(key, kk), self.part(*v, vk)) {
-                return self.pair(m, f, (kk, vk), k, v);
+        let (kk, vk) = m.entry_kinds(f);
+        if let Some(k) = self.part(key, kk) {
+            match value {
+                MapValue::Scalar(v) => {
+                    if let Some(v) = self.part(v, vk) {
+                        return self.pair(m, f, (kk, vk), k, v);
+                    }
+                }
+                MapValue::Message(d) => return self.pair_msg(m, f, kk, k, d),
             }
         }
         let k = values::to_py(py, key).map_err(|e| self.stash(e))?;
@@ -475,6 +547,9 @@ fn decode_bytes(
     let mut builder = Builder::new(py, s.clone());
     if u32::try_from(bytes.len()).is_ok() {
         builder.input = Some((input.clone().unbind(), bytes.as_ptr() as usize, bytes.len()));
+        // Map entries guessed ahead: at most one per 8 bytes of input over
+        // the whole parse (an entry of a string key is at least 4).
+        builder.room = bytes.len() / 8;
     }
     decode_in(builder, s, ty, bytes, data)
 }

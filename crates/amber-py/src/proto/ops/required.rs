@@ -61,6 +61,14 @@ fn walk_required(
             }
             Slot::Map(l) => entries(py, &l.try_borrow(py)?.data, prefix, name, out, depth)?,
             Slot::Entries(d) => entries(py, d, prefix, name, out, depth)?,
+            Slot::Pairs(p) => {
+                let kk = m.entry_kinds(f).0;
+                for (&(k, _), sub) in p.entries.iter().zip(&p.msgs) {
+                    let key = m.part_object(py, kk, k)?;
+                    let at = format!("{prefix}{name}[{}].", key.bind(py).repr()?);
+                    walk_required(py, sub, &at, out, depth + 1)?;
+                }
+            }
             _ => {}
         }
     }

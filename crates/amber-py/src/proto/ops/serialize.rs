@@ -244,6 +244,7 @@ impl<'m, 'py: 'm> EntryParts<'m> for View<'m, 'py> {
                 match *(if part == 1 { k } else { v }) {
                     Part::Bits(b) => Some(Plain::Bits(b)),
                     Part::Span(off, len) => Some(Plain::Text(m.span(py, (off, len)))),
+                    Part::Msg => None,
                 }
             }
             View::Objs(v, py) => {
@@ -527,6 +528,13 @@ impl<'py> Source<'py> {
                     .get(i)
                     .ok_or_else(|| fail("a map field changed".into()))?;
                 let (kk, vk) = m.entry_kinds(f);
+                if v == Part::Msg {
+                    let (Some(k), Some(v)) = (m.part_scalar(self.py, kk, k), p.msgs.get(i)) else {
+                        return Err(fail("a map field changed".into()));
+                    };
+                    self.no_object();
+                    return Ok((k, SrcValue::Message(v)));
+                }
                 let (Some(k), Some(v)) =
                     (m.part_scalar(self.py, kk, k), m.part_scalar(self.py, vk, v))
                 else {

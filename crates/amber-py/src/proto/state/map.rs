@@ -170,12 +170,15 @@ impl MapData {
     }
 }
 
-/// One key or scalar value of a map entry a wire parse read: its bits
-/// ([`Scalar::bits`]) or its place (offset, length) in the message's input.
+/// One key or value of a map entry a wire parse read: its bits
+/// ([`Scalar::bits`]), its place (offset, length) in the message's input,
+/// or (values only) a message kept natively in [`Pairs::msgs`] at the
+/// entry's own position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {
     Bits(u64),
     Span(u32, u32),
+    Msg,
 }
 
 impl Part {
@@ -189,6 +192,8 @@ impl Part {
                 let at = off as usize..off as usize + len as usize;
                 KeyView::Str(Cow::Borrowed(input.get(at).unwrap_or_default()))
             }
+            // Keys are never messages (a map's keys are scalars).
+            Part::Msg => KeyView::Int(0),
             Part::Bits(b) => match Scalar::from_bits(kind, b) {
                 Some(Scalar::Bool(v)) => KeyView::Bool(v),
                 Some(Scalar::I32(v) | Scalar::Enum(v)) => KeyView::Int(v.into()),
@@ -202,27 +207,85 @@ impl Part {
     }
 }
 
-/// A map's entries a wire parse read, with scalar values, no objects
-/// made: in wire order, a repeated key's value replacing the earlier one,
-/// with an index by key (a per-process random seed, as [`MapData`]'s).
-#[derive(Clone, Default)]
-pub struct Pairs {
+/// A map's entries a wire parse read, no objects made: keys and scalar
+/// values as [`Part`]s, message values (`M`, the native message) in
+/// `msgs`, entry `i`'s at `msgs[i]` (so `msgs` is empty, or as long as
+/// `entries`). In wire order, a repeated key's value replacing the earlier
+/// one at the earlier one's place, with an index by key (a per-process
+/// random seed, as [`MapData`]'s).
+pub struct Pairs<M> {
     pub entries: Vec<(Part, Part)>,
+    pub msgs: Vec<M>,
     index: KeyIndex,
 }
 
-impl Pairs {
+impl<M> Default for Pairs<M> {
+    fn default() -> Self {
+        Pairs {
+            entries: Vec::new(),
+            msgs: Vec::new(),
+            index: KeyIndex::default(),
+        }
+    }
+}
+
+/// A first guess at a map's size: room for a few entries.
+const FIRST_ROOM: usize = 8;
+
+/// The most entries a map's room is guessed for ahead (see
+/// [`Pairs::guess`]): larger maps grow from there.
+const MAX_GUESS: usize = 4096;
+
+impl<M> Pairs<M> {
     /// An empty map with room for `n` entries.
-    pub fn with_capacity(n: usize) -> Pairs {
+    pub fn with_capacity(n: usize) -> Self {
         Pairs {
             entries: Vec::with_capacity(n),
+            msgs: Vec::new(),
             index: KeyIndex::with_capacity(n),
         }
     }
 
-    /// Insert or replace a key of `kind`; `input` holds the bytes spans
-    /// point into.
+    /// An empty map with room for a few entries.
+    pub fn small() -> Self {
+        Pairs::with_capacity(FIRST_ROOM)
+    }
+
+    /// Room for `n` more entries (message values too when `msgs`), `n`
+    /// capped at [`MAX_GUESS`]: callers pass an estimate from the bytes
+    /// present, never a count the input claims.
+    pub fn reserve(&mut self, n: usize, msgs: bool) {
+        let n = n.min(MAX_GUESS);
+        self.entries.reserve(n);
+        self.index.table.reserve(n, |&(h, _)| h);
+        if msgs {
+            self.msgs.reserve(n);
+        }
+    }
+
+    /// When the second entry of a map of string keys `k` comes: a guess
+    /// at how many more entries the map will get, from the bytes of the
+    /// input left after this key (`input_len` minus its offset) divided by
+    /// the distance between the two keys (an entry's length, when entries
+    /// follow each other); `None` for other keys, and for any other entry.
+    /// The caller caps it (see [`Pairs::reserve`]).
+    #[inline]
+    pub fn guess(&self, input_len: usize, k: Part) -> Option<usize> {
+        if self.entries.len() != 1 {
+            return None;
+        }
+        let (Part::Span(a, _), Part::Span(b, _)) = (self.entries[0].0, k) else {
+            return None;
+        };
+        let step = b.checked_sub(a).filter(|&d| d > 0)? as usize;
+        let left = input_len.saturating_sub(b as usize);
+        Some(left / step + 1).filter(|&n| n > FIRST_ROOM)
+    }
+
+    /// Insert or replace a key of `kind` with a scalar value; `input`
+    /// holds the bytes spans point into.
     pub fn insert(&mut self, input: &[u8], kind: Kind, k: Part, v: Part) {
+        debug_assert!(self.msgs.is_empty() && v != Part::Msg);
         let key = k.key(input, kind);
         let h = self.index.hash(&key);
         let entries = &self.entries;
@@ -230,17 +293,66 @@ impl Pairs {
         self.index.put(&mut self.entries, h, found, k, v);
     }
 
+    /// Insert or replace a key of `kind` with a message value `m`.
+    pub fn insert_msg(&mut self, input: &[u8], kind: Kind, k: Part, m: M) {
+        debug_assert_eq!(self.msgs.len(), self.entries.len());
+        if self.msgs.is_empty() && self.entries.capacity() > 0 {
+            self.msgs.reserve(self.entries.capacity());
+        }
+        let key = k.key(input, kind);
+        let h = self.index.hash(&key);
+        let entries = &self.entries;
+        let found = self.index.find(h, |i| entries[i].0.key(input, kind) == key);
+        match found {
+            // The new message replaces the old one in place (dropped here).
+            Some(i) => self.msgs[i] = m,
+            None => {
+                self.index.put(&mut self.entries, h, None, k, Part::Msg);
+                self.msgs.push(m);
+            }
+        }
+    }
+
+    /// Move `other`'s entries in (equal keys replaced, in place); spans of
+    /// both point into `input`.
+    pub fn extend(&mut self, input: &[u8], kind: Kind, other: Pairs<M>) {
+        let mut msgs = other.msgs.into_iter();
+        for (k, v) in other.entries {
+            match v {
+                Part::Msg => match msgs.next() {
+                    Some(m) => self.insert_msg(input, kind, k, m),
+                    None => debug_assert!(false, "a message value for every entry"),
+                },
+                v => self.insert(input, kind, k, v),
+            }
+        }
+    }
+
+    /// The same entries, message values made by `copy`.
+    pub fn try_copy<E>(&self, copy: impl FnMut(&M) -> Result<M, E>) -> Result<Pairs<M>, E> {
+        Ok(Pairs {
+            entries: self.entries.clone(),
+            msgs: self.msgs.iter().map(copy).collect::<Result<_, E>>()?,
+            index: self.index.clone(),
+        })
+    }
+
     /// The map of objects with these entries, in their order: `object`
-    /// makes each key and value. The index moves over as it is, since
-    /// [`MapData`] hashes and compares keys as [`Part::key`] does.
+    /// makes each key and value (given the entry's message, if its value
+    /// is one). The index moves over as it is, since [`MapData`] hashes
+    /// and compares keys as [`Part::key`] does.
     pub fn into_data(
         self,
-        mut object: impl FnMut(Part, Part) -> PyResult<(Py<PyAny>, Py<PyAny>)>,
+        mut object: impl FnMut(Part, Part, Option<M>) -> PyResult<(Py<PyAny>, Py<PyAny>)>,
     ) -> PyResult<MapData> {
+        let mut msgs = self.msgs.into_iter();
         let entries = self
             .entries
             .into_iter()
-            .map(|(k, v)| object(k, v))
+            .map(|(k, v)| {
+                let m = if v == Part::Msg { msgs.next() } else { None };
+                object(k, v, m)
+            })
             .collect::<PyResult<_>>()?;
         Ok(MapData {
             entries,

@@ -54,8 +54,9 @@ pub enum Slot {
     /// in the message's input.
     #[allow(clippy::box_collection)]
     Spans(Box<Vec<(u32, u32)>>),
-    /// A map's entries a wire parse read (scalar values), no objects made.
-    Pairs(Box<Pairs>),
+    /// A map's entries a wire parse read, no objects made: keys and
+    /// scalar values as bits and spans, message values native.
+    Pairs(Box<Pairs<Message>>),
 }
 
 impl Slot {
@@ -145,10 +146,11 @@ impl Drop for Message {
 /// Whether a slot may hold sub-messages with fields of their own.
 #[inline]
 fn holds_messages(slot: &Slot) -> bool {
-    matches!(
-        slot,
-        Slot::Sub(_) | Slot::Subs(_) | Slot::Val(_) | Slot::Lazy(_) | Slot::List(_)
-    )
+    match slot {
+        Slot::Sub(_) | Slot::Subs(_) | Slot::Val(_) | Slot::Lazy(_) | Slot::List(_) => true,
+        Slot::Pairs(p) => !p.msgs.is_empty(),
+        _ => false,
+    }
 }
 
 /// Move the fields of the sub-messages `slot` alone holds into `out`.
@@ -165,6 +167,7 @@ fn take_children(py: Python<'_>, slot: &mut Slot, out: &mut Vec<Vec<Slot>>) {
     match slot {
         Slot::Sub(m) => out.push(std::mem::take(&mut m.vals)),
         Slot::Subs(v) => out.extend(v.iter_mut().map(|m| std::mem::take(&mut m.vals))),
+        Slot::Pairs(p) => out.extend(p.msgs.iter_mut().map(|m| std::mem::take(&mut m.vals))),
         Slot::Val(o) => sole(o.bind(py)),
         Slot::Lazy(o) => sole(o.bind(py).as_any()),
         Slot::List(l) => {
@@ -215,11 +218,16 @@ impl Message {
         values::to_py(py, text_scalar(kind, self.span(py, sp)))
     }
 
-    /// The object of a map entry's key or value `p`, of kind `kind`.
+    /// The object of a map entry's key or scalar value `p`, of kind
+    /// `kind` (a message value is made from its native message instead:
+    /// see [`Pairs::into_data`]).
     pub fn part_object(&self, py: Python<'_>, kind: Kind, p: Part) -> PyResult<Py<PyAny>> {
         match p {
             Part::Bits(b) => values::number(py, kind, b),
             Part::Span(off, len) => self.span_object(py, kind, (off, len)),
+            Part::Msg => Err(PyValueError::new_err(
+                "a map's message value read as a scalar",
+            )),
         }
     }
 
@@ -229,6 +237,7 @@ impl Message {
         match p {
             Part::Bits(b) => Scalar::from_bits(kind, b),
             Part::Span(off, len) => Some(text_scalar(kind, self.span(py, (off, len)))),
+            Part::Msg => None,
         }
     }
 
@@ -241,24 +250,6 @@ impl Message {
             }
             k => (k, k),
         }
-    }
-
-    /// The entries of `p` (a map field `f`'s, spans of this message's
-    /// input) as objects.
-    pub fn pairs_data(&self, py: Python<'_>, f: &FieldInfo, p: Pairs) -> PyResult<MapData> {
-        let (kk, vk) = self.entry_kinds(f);
-        p.into_data(|k, v| Ok((self.part_object(py, kk, k)?, self.part_object(py, vk, v)?)))
-    }
-
-    /// Make map field `pos`'s entries objects when a wire parse kept them
-    /// as spans and bits ([`Slot::Pairs`] becomes [`Slot::Entries`]).
-    pub fn pairs_to_entries(&mut self, py: Python<'_>, pos: usize) -> PyResult<()> {
-        if let Slot::Pairs(p) = self.slot_mut(pos) {
-            let p = std::mem::take(&mut **p);
-            let d = self.pairs_data(py, &self.info().fields[pos], p)?;
-            *self.slot_mut(pos) = Slot::Entries(Box::new(d));
-        }
-        Ok(())
     }
 
     /// The objects of spans `v` (values of a field of `kind`), as a list

@@ -4,12 +4,12 @@
 //! as upb makes them when a field is read; and the links by which a
 //! default sub-message or container makes its parent present when changed.
 
-use amber_core::proto::runtime::{Cardinality, Kind};
+use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind};
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
 
 use crate::proto::state::cell::Borrow;
-use crate::proto::state::map::{MapData, MapField};
+use crate::proto::state::map::{MapData, MapField, Pairs};
 use crate::proto::state::message::{release, Message, PyMessage, Slot};
 use crate::proto::state::repeated::{Items, Repeated};
 use crate::proto::state::values;
@@ -59,7 +59,7 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
     let kind = b.info().fields[pos].kind;
     let made = match std::mem::replace(b.slot_mut(pos), Slot::Unset) {
         Slot::Pairs(p) => {
-            let d = b.pairs_data(py, &b.info().fields[pos], *p)?;
+            let d = pairs_data(py, &b, &b.info().fields[pos], *p)?;
             let mut c = MapField::new(s.clone(), ty, pos as u32, d);
             c.owner = owner;
             Slot::Map(Py::new(py, c)?)
@@ -84,6 +84,36 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
     };
     *b.slot_mut(pos) = made;
     Ok(Some(obj))
+}
+
+/// The entries of `p` (map field `f` of `m`, spans of `m`'s input) as
+/// objects, message values made objects of their classes.
+pub fn pairs_data(
+    py: Python<'_>,
+    m: &Message,
+    f: &FieldInfo,
+    p: Pairs<Message>,
+) -> PyResult<MapData> {
+    let (kk, vk) = m.entry_kinds(f);
+    p.into_data(|k, v, msg| {
+        let ko = m.part_object(py, kk, k)?;
+        let vo = match msg {
+            Some(msg) => instantiate(py, msg)?.into_any().unbind(),
+            None => m.part_object(py, vk, v)?,
+        };
+        Ok((ko, vo))
+    })
+}
+
+/// Make map field `pos`'s entries objects when a wire parse kept them
+/// natively ([`Slot::Pairs`] becomes [`Slot::Entries`]).
+pub fn pairs_to_entries(py: Python<'_>, m: &mut Message, pos: usize) -> PyResult<()> {
+    if let Slot::Pairs(p) = m.slot_mut(pos) {
+        let p = std::mem::take(&mut **p);
+        let d = pairs_data(py, m, &m.info().fields[pos], p)?;
+        *m.slot_mut(pos) = Slot::Entries(Box::new(d));
+    }
+    Ok(())
 }
 
 /// Every native slot of `m` made its Python object (see [`materialize`]),
