@@ -21,10 +21,10 @@ fn copy_level(py: Python<'_>, m: &Message) -> PyResult<Message> {
     let mut out = Message::empty(m.s.clone(), m.ty);
     out.unknown = m.unknown.clone();
     out.input = m.input.as_ref().map(|i| i.clone_ref(py));
-    out.vals.reserve(m.vals.len());
+    let mut vals = Vec::with_capacity(m.vals.len());
     for (pos, slot) in m.vals.iter().enumerate() {
         let f = &m.info().fields[pos];
-        out.vals.push(match slot {
+        vals.push(match slot {
             Slot::Unset | Slot::Lazy(_) => Slot::Unset,
             Slot::Val(v) => match f.kind {
                 Kind::Message(_) => Slot::Sub(Box::new(copy_of(v.bind(py))?)),
@@ -46,6 +46,7 @@ fn copy_level(py: Python<'_>, m: &Message) -> PyResult<Message> {
             Slot::Pairs(p) => Slot::Pairs(Box::new(p.try_copy(|m| deep_copy(py, m))?)),
         });
     }
+    out.vals = vals.into_boxed_slice();
     Ok(out)
 }
 

@@ -33,7 +33,7 @@ fn merge_level(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyResult<
         (Some(a), Some(b)) => a.is(b),
     };
     let vals = std::mem::take(&mut src.vals);
-    for (pos, slot) in vals.into_iter().enumerate() {
+    for (pos, slot) in vals.into_vec().into_iter().enumerate() {
         let f = &fields[pos];
         let no_presence = matches!(f.card, Cardinality::Singular { presence: false });
         match slot {

@@ -167,7 +167,7 @@ impl Builder<'_> {
         debug_assert_eq!(m.info().position(f), pos);
         if m.vals.len() <= pos {
             let n = self.s.tables.messages[m.ty as usize].fields.len();
-            m.vals.resize_with(n.max(pos + 1), || Slot::Unset);
+            m.grow(n.max(pos + 1));
         }
         &mut m.vals[pos]
     }

@@ -102,22 +102,61 @@ impl From<Message> for PyMessage {
 }
 
 /// A message's state: the contents of a message object, or a message kept
-/// natively in a slot until read.
+/// natively in a slot until read. Seven words: a parse moves each
+/// sub-message it builds (into its parent's slot or list) and frees it,
+/// so what only some messages have is boxed.
 pub struct Message {
     pub s: Arc<Schema>,
     pub ty: u32,
-    /// By field position; shorter than the field list means the rest are
-    /// unset (a new message allocates nothing).
-    pub vals: Vec<Slot>,
-    pub unknown: Vec<u8>,
+    /// By field position: empty (a new message allocates nothing) or
+    /// allocated once at the full length of the field list.
+    pub vals: Box<[Slot]>,
+    pub unknown: Unknown,
     /// While a default sub-message: the parent and the field's position.
-    pub parent: Option<(Py<PyWeakrefReference>, u32)>,
+    #[allow(clippy::type_complexity)]
+    pub parent: Option<Box<(Py<PyWeakrefReference>, u32)>>,
     /// The bytes the message was parsed from, while spans point into them:
     /// the `bytes` object parsed (immutable), or a copy of any other buffer
     /// (which may change after the parse). A Python object rather than an
     /// `Arc`: every sub-message of a parse keeps it, and the GIL makes its
     /// count a plain increment, where an `Arc`'s is an atomic one.
     pub input: Option<Py<PyBytes>>,
+}
+
+const _: () = assert!(std::mem::size_of::<Message>() == 56);
+
+/// A message's unknown fields, as wire bytes: nothing allocated while
+/// there are none (most messages), one word when there are (the vector
+/// boxed so that every message stays seven words).
+#[derive(Clone, Default)]
+#[allow(clippy::box_collection)]
+pub struct Unknown(Option<Box<Vec<u8>>>);
+
+impl Unknown {
+    pub fn extend_from_slice(&mut self, b: &[u8]) {
+        if !b.is_empty() {
+            self.0
+                .get_or_insert_with(Default::default)
+                .extend_from_slice(b);
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl std::ops::Deref for Unknown {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.0.as_deref().map_or(&[], |v| v.as_slice())
+    }
+}
+
+/// `n` unset slots, in one allocation of exactly their size.
+pub fn unset_slots(n: usize) -> Box<[Slot]> {
+    (0..n).map(|_| Slot::Unset).collect()
 }
 
 impl Drop for Message {
@@ -154,7 +193,7 @@ fn holds_messages(slot: &Slot) -> bool {
 }
 
 /// Move the fields of the sub-messages `slot` alone holds into `out`.
-fn take_children(py: Python<'_>, slot: &mut Slot, out: &mut Vec<Vec<Slot>>) {
+fn take_children(py: Python<'_>, slot: &mut Slot, out: &mut Vec<Box<[Slot]>>) {
     let mut sole = |o: &Bound<'_, PyAny>| {
         if crate::ffi::obj::is_sole(o) {
             if let Ok(m) = o.cast::<PyMessage>() {
@@ -190,15 +229,15 @@ impl Message {
     pub fn take_contents(&mut self, mut new: Message) -> Vec<Slot> {
         self.unknown = std::mem::take(&mut new.unknown);
         self.input = new.input.take();
-        std::mem::replace(&mut self.vals, std::mem::take(&mut new.vals))
+        std::mem::replace(&mut self.vals, std::mem::take(&mut new.vals)).into_vec()
     }
 
     pub fn empty(s: Arc<Schema>, ty: u32) -> Message {
         Message {
             s,
             ty,
-            vals: Vec::new(),
-            unknown: Vec::new(),
+            vals: Box::default(),
+            unknown: Unknown::default(),
             parent: None,
             input: None,
         }
@@ -270,9 +309,22 @@ impl Message {
     pub fn slot_mut(&mut self, pos: usize) -> &mut Slot {
         if self.vals.len() <= pos {
             let n = self.info().fields.len().max(pos + 1);
-            self.vals.resize_with(n, || Slot::Unset);
+            self.grow(n);
         }
         &mut self.vals[pos]
+    }
+
+    /// Make room for `n` slots, the slots set so far kept.
+    #[cold]
+    pub fn grow(&mut self, n: usize) {
+        let mut vals = unset_slots(n);
+        for (d, s) in vals
+            .iter_mut()
+            .zip(std::mem::take(&mut self.vals).into_vec())
+        {
+            *d = s;
+        }
+        self.vals = vals;
     }
 
     /// Set field `pos` to a new slot, clearing the other members of its

@@ -139,9 +139,10 @@ pub fn attach(slf: &Bound<'_, PyMessage>) -> PyResult<()> {
     let mut cur = slf.clone();
     loop {
         let link = cur.state_mut()?.parent.take();
-        let Some((weak, pos)) = link else {
+        let Some(link) = link else {
             return Ok(());
         };
+        let (weak, pos) = *link;
         let Some(parent) = weak.bind(cur.py()).upgrade() else {
             return Ok(());
         };
@@ -227,7 +228,7 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, PyMessage>, pos: usize) -> PyResu
     let slot = match (card, kind) {
         (Cardinality::Singular { .. }, Kind::Message(sub)) => {
             let mut child = Message::empty(s.clone(), sub);
-            child.parent = Some((PyWeakrefReference::new(m)?.unbind(), pos as u32));
+            child.parent = Some(Box::new((PyWeakrefReference::new(m)?.unbind(), pos as u32)));
             Slot::Lazy(instantiate(py, child)?.unbind())
         }
         (Cardinality::Map, _) => {
