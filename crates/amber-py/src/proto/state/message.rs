@@ -8,6 +8,7 @@
 //! not). Messages form trees: assignment and `append` copy, so no message
 //! is ever reachable from itself and nothing here needs the cyclic GC.
 
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind, MessageInfo, Scalar};
@@ -168,17 +169,42 @@ impl Drop for Message {
     /// singular and repeated message fields) are taken out and dropped from
     /// a list instead, each sub-message freed with none left inside.
     fn drop(&mut self) {
-        if !amber_core::bytes::stack::low() || !self.vals.iter().any(holds_messages) {
+        let vals = std::mem::take(&mut self.vals);
+        if !vals.iter().any(holds_messages) || !amber_core::bytes::stack::low() {
+            drop_slots(vals);
             return;
         }
-        let mut pending = vec![std::mem::take(&mut self.vals)];
+        let mut pending = vec![vals];
         Python::attach(|py| {
             while let Some(mut vals) = pending.pop() {
                 for slot in vals.iter_mut().filter(|s| holds_messages(s)) {
                     take_children(py, slot, &mut pending);
                 }
+                drop_slots(vals);
             }
         });
+    }
+}
+
+/// Drop a message's slots, running drop code only for those that own
+/// something (a parsed message's slots are mostly numbers and spans, and
+/// a call per slot to its drop code cost more than the check).
+#[inline]
+fn drop_slots(vals: Box<[Slot]>) {
+    if vals.is_empty() {
+        return;
+    }
+    // SAFETY: `ManuallyDrop<Slot>` is `repr(transparent)` over `Slot`, so
+    // the slice and its allocation keep their layout; the box frees the same
+    // allocation, without dropping the elements.
+    let mut vals: Box<[ManuallyDrop<Slot>]> =
+        unsafe { Box::from_raw(Box::into_raw(vals) as *mut [ManuallyDrop<Slot>]) };
+    for slot in vals.iter_mut() {
+        if !matches!(**slot, Slot::Unset | Slot::Num(_) | Slot::Span(..)) {
+            // SAFETY: each slot is dropped at most once, here, and not used
+            // after: the box is then freed without touching its elements.
+            unsafe { ManuallyDrop::drop(slot) };
+        }
     }
 }
 
@@ -315,7 +341,6 @@ impl Message {
     }
 
     /// Make room for `n` slots, the slots set so far kept.
-    #[cold]
     pub fn grow(&mut self, n: usize) {
         let mut vals = unset_slots(n);
         for (d, s) in vals
