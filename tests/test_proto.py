@@ -1238,6 +1238,38 @@ def test_deep_maps_of_messages_as_google() -> None:
     del m, c
 
 
+def test_map_room_guessed_ahead_stays_within_the_input(tmp_path: Path) -> None:
+    """A parse reserves room for a map of string keys from the bytes left after its second
+    entry; 60,000 maps of two entries each in a 1 MB input (each guessing the rest of the input
+    is its own) parse within a 1 GiB address-space allowance and read back as written, and so
+    does one large map."""
+    import subprocess
+    import sys
+
+    (tmp_path / "h.proto").write_text(
+        'syntax = "proto3"; package h; message S { map<string, int32> m = 1; '
+        "map<string, S> n = 2; } message H { repeated S s = 1; }"
+    )
+    code = f"""
+import resource, amber.proto as P
+ns = P.load({str(tmp_path / "h.proto")!r}, include=[{str(tmp_path)!r}]).h
+small = ns.S(m={{"a": 1, "b": 2}}, n={{"c": {{}}, "d": {{}}}})
+data = ns.H(s=[small] * 60000).SerializeToString()
+big = ns.S(m={{str(i): i for i in range(50000)}}).SerializeToString()
+assert len(data) > 1_000_000
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+resource.setrlimit(resource.RLIMIT_AS, (used + (1 << 30), hard))
+h = ns.H.FromString(data)
+assert len(h.s) == 60000 and h.s[-1] == small and h.SerializeToString() == data
+b = ns.S.FromString(big)
+assert len(b.m) == 50000 and b.m["49999"] == 49999 and b.SerializeToString() == big
+print("ok")
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", (out.returncode, out.stderr[-2000:])
+
+
 def _wire_keys(data: bytes, field: int) -> list[str]:
     """The string keys of map field `field`'s entries in `data`, in wire order (a missing key
     reads as "")."""
