@@ -157,7 +157,12 @@ impl std::ops::Deref for Unknown {
 
 /// `n` unset slots, in one allocation of exactly their size.
 pub fn unset_slots(n: usize) -> Box<[Slot]> {
-    (0..n).map(|_| Slot::Unset).collect()
+    let mut vals = Box::new_uninit_slice(n);
+    for v in vals.iter_mut() {
+        v.write(Slot::Unset);
+    }
+    // SAFETY: every element was written just above.
+    unsafe { vals.assume_init() }
 }
 
 impl Drop for Message {
@@ -342,6 +347,10 @@ impl Message {
 
     /// Make room for `n` slots, the slots set so far kept.
     pub fn grow(&mut self, n: usize) {
+        if self.vals.is_empty() {
+            self.vals = unset_slots(n);
+            return;
+        }
         let mut vals = unset_slots(n);
         for (d, s) in vals
             .iter_mut()
