@@ -88,7 +88,8 @@ impl Builder<'_> {
         let py = self.py;
         let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes(py));
         let mut room = self.room;
-        if let Some(p) = native_pairs(self.slot(m, f), bytes.len(), &mut room, k, false) {
+        let at = || anchor(k).or(anchor(v));
+        if let Some(p) = native_pairs(self.slot(m, f), bytes.len(), &mut room, at, false) {
             p.insert(bytes, kk, k, v);
             self.room = room;
             return Ok(());
@@ -114,7 +115,17 @@ impl Builder<'_> {
         let py = self.py;
         let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes(py));
         let mut room = self.room;
-        if let Some(p) = native_pairs(self.slot(m, f), bytes.len(), &mut room, k, true) {
+        // A key of numbers: where the value's first string lies instead.
+        let vals = &v.vals;
+        let at = || {
+            anchor(k).or_else(|| {
+                vals.iter().find_map(|s| match *s {
+                    Slot::Span(off, len) => anchor(Part::Span(off, len)),
+                    _ => None,
+                })
+            })
+        };
+        if let Some(p) = native_pairs(self.slot(m, f), bytes.len(), &mut room, at, true) {
             p.insert_msg(bytes, kk, k, v);
             self.room = room;
             return Ok(());
@@ -216,23 +227,36 @@ impl Builder<'_> {
     }
 }
 
+/// Where a map entry's key or value lies in the input, if it is a span
+/// (an empty one, which a missing part also gives, says nothing).
+#[inline]
+fn anchor(p: Part) -> Option<u32> {
+    match p {
+        Part::Span(off, len) if len > 0 => Some(off),
+        _ => None,
+    }
+}
+
 /// Map field entries kept natively in `slot`, made when it is unset
 /// (`None`: the entries are objects already), with room for the entries
-/// guessed to follow when `k` is the second key (of an input of `len`
-/// bytes), taken from `room`.
+/// guessed to follow when this is the second entry (`at`: where in the
+/// input of `len` bytes, see [`Pairs::guess`]), taken from `room`.
 #[inline]
 fn native_pairs<'d>(
     slot: &'d mut Slot,
     len: usize,
     room: &mut usize,
-    k: Part,
+    at: impl FnOnce() -> Option<u32>,
     msgs: bool,
 ) -> Option<&'d mut Pairs<Message>> {
     if matches!(slot, Slot::Unset) {
         *slot = Slot::Pairs(Box::new(Pairs::small()));
     }
     let Slot::Pairs(p) = slot else { return None };
-    if let Some(n) = p.guess(len, k) {
+    if p.entries.len() > 1 {
+        return Some(p);
+    }
+    if let Some(n) = p.guess(len, at()) {
         let n = n.min(*room);
         *room -= n;
         p.reserve(n, msgs);

@@ -217,6 +217,8 @@ pub struct Pairs<M> {
     pub entries: Vec<(Part, Part)>,
     pub msgs: Vec<M>,
     index: KeyIndex,
+    /// Where the first entry was (see [`Pairs::guess`]).
+    first_at: Option<u32>,
 }
 
 impl<M> Default for Pairs<M> {
@@ -225,6 +227,7 @@ impl<M> Default for Pairs<M> {
             entries: Vec::new(),
             msgs: Vec::new(),
             index: KeyIndex::default(),
+            first_at: None,
         }
     }
 }
@@ -243,6 +246,7 @@ impl<M> Pairs<M> {
             entries: Vec::with_capacity(n),
             msgs: Vec::new(),
             index: KeyIndex::with_capacity(n),
+            first_at: None,
         }
     }
 
@@ -263,23 +267,29 @@ impl<M> Pairs<M> {
         }
     }
 
-    /// When the second entry of a map of string keys `k` comes: a guess
-    /// at how many more entries the map will get, from the bytes of the
-    /// input left after this key (`input_len` minus its offset) divided by
-    /// the distance between the two keys (an entry's length, when entries
-    /// follow each other); `None` for other keys, and for any other entry.
-    /// The caller caps it (see [`Pairs::reserve`]).
+    /// A guess at how many more entries the map will get, when its second
+    /// entry comes: the bytes of the input left after this entry's anchor
+    /// `at` (the offset of a span it holds: its key's, or failing that a
+    /// span in its value; `input_len` minus that) divided by the distance
+    /// from the first entry's anchor (an entry's length, when entries
+    /// follow each other). `None` without anchors, and for any other entry
+    /// (the first one's anchor is noted). The caller caps it (see
+    /// [`Pairs::reserve`]).
     #[inline]
-    pub fn guess(&self, input_len: usize, k: Part) -> Option<usize> {
-        if self.entries.len() != 1 {
-            return None;
+    pub fn guess(&mut self, input_len: usize, at: Option<u32>) -> Option<usize> {
+        match self.entries.len() {
+            0 => {
+                self.first_at = at;
+                None
+            }
+            1 => {
+                let (a, b) = (self.first_at?, at?);
+                let step = b.checked_sub(a).filter(|&d| d > 0)? as usize;
+                let left = input_len.saturating_sub(b as usize);
+                Some(left / step + 1).filter(|&n| n > FIRST_ROOM)
+            }
+            _ => None,
         }
-        let (Part::Span(a, _), Part::Span(b, _)) = (self.entries[0].0, k) else {
-            return None;
-        };
-        let step = b.checked_sub(a).filter(|&d| d > 0)? as usize;
-        let left = input_len.saturating_sub(b as usize);
-        Some(left / step + 1).filter(|&n| n > FIRST_ROOM)
     }
 
     /// Insert or replace a key of `kind` with a scalar value; `input`
@@ -334,6 +344,7 @@ impl<M> Pairs<M> {
             entries: self.entries.clone(),
             msgs: self.msgs.iter().map(copy).collect::<Result<_, E>>()?,
             index: self.index.clone(),
+            first_at: self.first_at,
         })
     }
 
