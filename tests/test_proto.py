@@ -1239,24 +1239,26 @@ def test_deep_maps_of_messages_as_google() -> None:
 
 
 def test_map_room_guessed_ahead_stays_within_the_input(tmp_path: Path) -> None:
-    """A parse reserves room for a map of string keys from the bytes left after its second
-    entry; 60,000 maps of two entries each in a 1 MB input (each guessing the rest of the input
-    is its own) parse within a 1 GiB address-space allowance and read back as written, and so
-    does one large map."""
+    """A parse reserves room for a map, a repeated string or a repeated message from the bytes
+    left after its second value; 60,000 of each with two values in a 2 MB input (each guessing
+    the rest of the input is its own) parse within a 1 GiB address-space allowance and read back
+    as written, and so does one large map."""
     import subprocess
     import sys
 
     (tmp_path / "h.proto").write_text(
         'syntax = "proto3"; package h; message S { map<string, int32> m = 1; '
-        "map<string, S> n = 2; } message H { repeated S s = 1; }"
+        "map<string, S> n = 2; repeated string r = 3; repeated S k = 4; string t = 5; } "
+        "message H { repeated S s = 1; }"
     )
     code = f"""
 import resource, amber.proto as P
 ns = P.load({str(tmp_path / "h.proto")!r}, include=[{str(tmp_path)!r}]).h
-small = ns.S(m={{"a": 1, "b": 2}}, n={{"c": {{}}, "d": {{}}}})
+small = ns.S(m={{"a": 1, "b": 2}}, n={{"c": {{}}, "d": {{}}}}, r=["e", "f"],
+             k=[ns.S(t="g"), ns.S(t="h")])
 data = ns.H(s=[small] * 60000).SerializeToString()
 big = ns.S(m={{str(i): i for i in range(50000)}}).SerializeToString()
-assert len(data) > 1_000_000
+assert len(data) > 2_000_000
 soft, hard = resource.getrlimit(resource.RLIMIT_AS)
 used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
 resource.setrlimit(resource.RLIMIT_AS, (used + (1 << 30), hard))

@@ -116,15 +116,7 @@ impl Builder<'_> {
         let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes(py));
         let mut room = self.room;
         // A key of numbers: where the value's first string lies instead.
-        let vals = &v.vals;
-        let at = || {
-            anchor(k).or_else(|| {
-                vals.iter().find_map(|s| match *s {
-                    Slot::Span(off, len) => anchor(Part::Span(off, len)),
-                    _ => None,
-                })
-            })
-        };
+        let at = || anchor(k).or_else(|| first_span(&v));
         if let Some(p) = native_pairs(self.slot(m, f), bytes.len(), &mut room, at, true) {
             p.insert_msg(bytes, kk, k, v);
             self.room = room;
@@ -227,6 +219,38 @@ impl Builder<'_> {
     }
 }
 
+/// Where message `m`'s first non-empty string or bytes value lies in the
+/// input, if it has one.
+#[inline]
+fn first_span(m: &Message) -> Option<u32> {
+    m.vals.iter().find_map(|s| match *s {
+        Slot::Span(off, len) => anchor(Part::Span(off, len)),
+        _ => None,
+    })
+}
+
+/// Room to reserve ahead for the values of a repeated field whose first two
+/// values lie at `a` and `b` in the input: the bytes left after `b` over
+/// the distance between them, taken from `room` (see [`Builder::room`])
+/// and at most 4096.
+#[inline]
+fn guess_room(
+    room: &mut usize,
+    input: Option<&(Py<PyBytes>, usize, usize)>,
+    a: u32,
+    b: u32,
+) -> usize {
+    let Some(&(_, _, len)) = input else { return 0 };
+    let Some(step) = b.checked_sub(a).filter(|&d| d > 0) else {
+        return 0;
+    };
+    let n = (len.saturating_sub(b as usize) / step as usize)
+        .min(4096)
+        .min(*room);
+    *room -= n;
+    n
+}
+
 /// Where a map entry's key or value lies in the input, if it is a span
 /// (an empty one, which a missing part also gives, says nothing).
 #[inline]
@@ -311,6 +335,11 @@ impl MessageBuilder for Builder<'_> {
             let slot = self.slot(m, f);
             match slot {
                 Slot::Spans(v) => {
+                    if v.len() == 1 {
+                        // The second value: room for those likely to follow.
+                        let n = guess_room(&mut self.room, self.input.as_ref(), v[0].0, sp.0);
+                        v.reserve(n);
+                    }
                     v.push(sp);
                     return Ok(());
                 }
@@ -384,7 +413,16 @@ impl MessageBuilder for Builder<'_> {
         }
         let slot = self.slot(m, f);
         match slot {
-            Slot::Subs(v) => v.push(sub),
+            Slot::Subs(v) => {
+                if v.len() == 1 {
+                    // The second message: room for those likely to follow,
+                    // from where the two messages' first strings lie.
+                    if let (Some(a), Some(b)) = (first_span(&v[0]), first_span(&sub)) {
+                        v.reserve(guess_room(&mut self.room, self.input.as_ref(), a, b));
+                    }
+                }
+                v.push(sub)
+            }
             _ => {
                 let mut v = Vec::with_capacity(4);
                 v.push(sub);
