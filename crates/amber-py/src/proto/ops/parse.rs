@@ -378,18 +378,8 @@ impl MessageBuilder for Builder<'_> {
 
     fn reserve(&mut self, m: &mut Message, f: &FieldInfo, n: usize) -> Result<(), Stashed> {
         if matches!(f.card, Cardinality::Map) {
-            // A map's entries reserved ahead: kept natively when the
-            // parse keeps spans, and capped by `Pairs::reserve`.
-            if self.input.is_some() {
-                let msgs = matches!(m.entry_kinds(f).1, Kind::Message(_));
-                let slot = self.slot(m, f);
-                if matches!(slot, Slot::Unset) {
-                    *slot = Slot::Pairs(Box::new(Pairs::small()));
-                }
-                if let Slot::Pairs(p) = slot {
-                    p.reserve(n, msgs);
-                }
-            }
+            // A map's entries are not a list: a map reserves room from its
+            // own guess (see `native_pairs`), within the parse's allowance.
             return Ok(());
         }
         self.list(m, f).reserve(n);
