@@ -868,6 +868,87 @@ def test_code_run_while_a_message_is_borrowed_gets_an_error(shop: Any) -> None:
     assert all(isinstance(e, RuntimeError) and "borrowed" in str(e) for e in seen), seen
 
 
+def test_encode_error_kinds() -> None:
+    """Every way writing a message fails has its kind: `limit` for nesting deeper than 100 (bytes,
+    JSON, dicts, text, ByteSize), `required` for missing required fields, `mutated` for a message
+    written by code that runs while it is being changed (a finalizer during a first read), each
+    with the path where it was found."""
+    import gc
+    import sys
+
+    ns = P.load_text(
+        'syntax = "proto2"; message N { optional N child = 1; optional int32 v = 2;'
+        " repeated N kids = 3; map<string, N> by = 4; required int32 r = 5; }",
+        name="kinds.proto",
+    )
+    for depth, extra in ((101, ""), (100, ".kids[0]"), (100, ".by[0]")):
+        top = ns.N(r=1)
+        c = top
+        for _ in range(depth - 1):
+            c = c.child
+            c.r = 1
+        if extra == ".kids[0]":
+            c = c.kids.add(r=1)
+        elif extra == ".by[0]":
+            c = c.by.get_or_create("k")
+            c.r = 1
+        c.child.r = 1
+        for write in (
+            top.SerializeToString,
+            top.SerializePartialToString,
+            top.ByteSize,
+            top.to_json,
+            top.to_dict,
+            top.to_text,
+        ):
+            with pytest.raises(amber.EncodeError) as e:
+                write()
+            assert e.value.kind == "limit", (write, e.value)
+            path = e.value.path or ""
+            assert path.startswith("$" + ".child" * 5), (write, path)
+        # One level less is written.
+        c.ClearField("child")
+        assert ns.N.FromString(top.SerializeToString()) == top
+    # Required fields missing, at any depth.
+    m = ns.N(r=1)
+    m.child.child.v = 1
+    with pytest.raises(amber.EncodeError) as e:
+        m.SerializeToString()
+    assert e.value.kind == "required"
+    assert m.SerializePartialToString() == bytes([10, 4, 10, 2, 16, 1, 40, 1])
+    # A finalizer that writes a message while its first read (which makes objects, and so may
+    # start a garbage collection on 3.11) holds it borrowed for the change.
+    data = ns.N(r=1, kids=[{"r": i} for i in range(50)]).SerializeToString()
+    seen: list[BaseException] = []
+
+    class Writer:
+        def __init__(self, m: Any) -> None:
+            self.m, self.cycle = m, self
+
+        def __del__(self) -> None:
+            try:
+                self.m.SerializeToString()
+            except amber.EncodeError as e:
+                seen.append(e)
+
+    old_threshold = gc.get_threshold()
+    try:
+        for _ in range(20):
+            m = ns.N.FromString(data)
+            Writer(m)
+            gc.set_threshold(1)
+            kids = m.kids
+            gc.set_threshold(*old_threshold)
+            assert [k.r for k in kids] == list(range(50))
+            gc.collect()
+    finally:
+        gc.set_threshold(*old_threshold)
+    assert seen or sys.version_info >= (3, 12), "no finalizer ran during a read"
+    for e in seen:
+        assert isinstance(e, amber.EncodeError) and e.kind == "mutated", e
+        assert "borrowed" in str(e.__cause__), e.__cause__
+
+
 def test_threads_reading_and_changing_one_message(shop: Any) -> None:
     """Threads that read and change the same message, switching as often as the interpreter
     allows, see whole values: no crash, no torn state."""

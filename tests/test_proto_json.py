@@ -414,24 +414,58 @@ def test_empty_and_null_value() -> None:
 
 def test_printer_errors_raise_encode_error(conf: P.Namespace, g: Google) -> None:
     a3 = conf.types[N3]
-    bad: list[Any] = [
-        a3(optional_timestamp={"seconds": 253402300800}),
-        a3(optional_timestamp={"nanos": -1}),
-        a3(optional_duration={"seconds": 1, "nanos": -1}),
-        a3(optional_duration={"seconds": 315576000001}),
-        a3(optional_field_mask={"paths": ["Upper"]}),
-        a3(optional_field_mask={"paths": ["trailing_"]}),
-        a3(optional_value={"number_value": math.nan}),
-        a3(optional_any={"type_url": "x/no.Such", "value": b""}),
-        a3(optional_any={"type_url": "x/" + N3, "value": b"\xff"}),
+    bad: list[tuple[Any, str]] = [
+        (a3(optional_timestamp={"seconds": 253402300800}), "out_of_range"),
+        (a3(optional_timestamp={"seconds": -62135596801}), "out_of_range"),
+        (a3(optional_timestamp={"nanos": -1}), "out_of_range"),
+        (a3(optional_duration={"seconds": 1, "nanos": -1}), "out_of_range"),
+        (a3(optional_duration={"seconds": 315576000001}), "out_of_range"),
+        (a3(optional_field_mask={"paths": ["Upper"]}), "invalid_value"),
+        (a3(optional_field_mask={"paths": ["trailing_"]}), "invalid_value"),
+        (a3(optional_value={"number_value": math.nan}), "out_of_range"),
+        (a3(optional_value={"number_value": -math.inf}), "out_of_range"),
+        (a3(optional_any={"type_url": "x/no.Such", "value": b""}), "invalid_value"),
+        (a3(optional_any={"type_url": "x/" + N3, "value": b"\xff"}), "invalid_value"),
     ]
-    for a in bad:
+    for a, kind in bad:
         gm = g.cls(N3).FromString(a.SerializeToString())
         with pytest.raises(Exception):  # noqa: B017 - Google raises several kinds
             g.to_json(gm)
-        with pytest.raises(amber.EncodeError) as e:
-            a.to_json()
-        assert e.value.path is not None and e.value.path.startswith("$.optional_")
+        for write in (a.to_json, a.to_dict):
+            with pytest.raises(amber.EncodeError) as e:
+                write()
+            assert e.value.kind == kind, (a, e.value)
+            assert e.value.path is not None and e.value.path.startswith("$.optional_")
+
+
+def test_printer_refuses_strings_that_are_not_utf8(conf: P.Namespace, g: Google) -> None:
+    """A proto2 string is not checked on the wire (Google's neither), so it may hold any bytes;
+    JSON is text: amber refuses to print them, with kind `invalid_value` and the path, in a field,
+    a list and a map key (Google prints the bytes' repr instead)."""
+    n2 = "protobuf_test_messages.proto2.TestAllTypesProto2"
+    a2 = conf.types[n2]
+    for bad in (b"\xff", b"a\xed\xa0\x80", b"\xc3", b"ok\xf8\x88\x80\x80\x80"):
+        for field, data, path in (
+            ("optional_string", b"\x72" + bytes([len(bad)]) + bad, "$.optional_string"),
+            ("repeated_string", b"\xe2\x02" + bytes([len(bad)]) + bad, "$.repeated_string"),
+            (
+                "map_string_string",
+                b"\xaa\x04" + bytes([len(bad) + 4, 10, len(bad)]) + bad + b"\x12\x00",
+                "$.map_string_string",
+            ),
+        ):
+            m = a2.FromString(data)
+            assert m.SerializeToString() == data, field
+            # Google's json_format writes the bytes' Python repr (`"b'\\xff'"`) as a string
+            # field's value, and raises its own error for a map key.
+            try:
+                assert "b'" in g.to_json(g.cls(n2).FromString(data))
+            except g.jf.SerializeToJsonError:
+                assert field == "map_string_string"
+            with pytest.raises(amber.EncodeError) as e:
+                m.to_json()
+            assert e.value.kind == "invalid_value", (field, bad, e.value)
+            assert e.value.path is not None and e.value.path.startswith(path), e.value.path
 
 
 # --- parsing -------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ use crate::proto::json::num;
 use crate::proto::json::wkt::{self, Wkt, NULL_VALUE};
 use crate::proto::json::write::{Sink, Writer};
 use crate::proto::runtime::dynamic::{decode_dyn, DynSource};
-use crate::proto::runtime::error::{render, EncodeError, PathSeg};
+use crate::proto::runtime::error::{render, EncodeError, EncodeKind, PathSeg};
 use crate::proto::runtime::scalar::{is_zero, Scalar};
 use crate::proto::runtime::schema::{Cardinality, DefaultValue, FieldInfo, Kind, Tables};
 use crate::proto::runtime::source::{MessageSource, SrcValue};
@@ -96,6 +96,7 @@ pub fn print_to<'m, S: MessageSource<'m>, W: Sink>(
         || p.message(src, ty, m, 0),
         || {
             PrintFailure::Print(Box::new(EncodeError {
+                kind: EncodeKind::Limit,
                 message: "out of stack".into(),
                 path: "$".into(),
             }))
@@ -119,8 +120,9 @@ fn src_err<E>(e: E) -> PrintFailure<E> {
 
 impl<'t, W: Sink> Printer<'t, W> {
     #[cold]
-    fn err<T, E>(&self, msg: impl Into<String>) -> Res<T, E> {
+    fn err<T, E>(&self, kind: EncodeKind, msg: impl Into<String>) -> Res<T, E> {
         Err(PrintFailure::Print(Box::new(EncodeError {
+            kind,
             message: msg.into(),
             path: render(&self.path),
         })))
@@ -134,7 +136,10 @@ impl<'t, W: Sink> Printer<'t, W> {
         depth: usize,
     ) -> Res<(), S::Err> {
         if depth > self.o.max_depth {
-            return self.err(format!("messages nested deeper than {}", self.o.max_depth));
+            return self.err(
+                EncodeKind::Limit,
+                format!("messages nested deeper than {}", self.o.max_depth),
+            );
         }
         let t = self.t;
         let info = t.message(ty);
@@ -150,10 +155,10 @@ impl<'t, W: Sink> Printer<'t, W> {
                 }
             },
             || {
-                PrintFailure::Print(Box::new(EncodeError {
-                    message: "out of stack".into(),
-                    path: String::new(),
-                }))
+                PrintFailure::Print(Box::new(EncodeError::new(
+                    EncodeKind::Limit,
+                    "out of stack",
+                )))
             },
         )
     }
@@ -268,7 +273,10 @@ impl<'t, W: Sink> Printer<'t, W> {
     ) -> Res<(), S::Err> {
         let info = self.t.message(ty);
         let Some(f) = info.field(1) else {
-            return self.err(format!("a {} without field 1", info.full_name));
+            return self.err(
+                EncodeKind::Unsupported,
+                format!("a {} without field 1", info.full_name),
+            );
         };
         let n = src.count(m, f).map_err(src_err)?;
         self.path.push(PathSeg {
@@ -327,12 +335,15 @@ impl<'t, W: Sink> Printer<'t, W> {
             }
             Cardinality::Map => {
                 let Kind::Message(entry) = f.kind else {
-                    return self.err("a map field without an entry type");
+                    return self.err(EncodeKind::Unsupported, "a map field without an entry type");
                 };
                 let t = self.t;
                 let einfo = t.message(entry);
                 let (Some(kf), Some(vf)) = (einfo.field(1), einfo.field(2)) else {
-                    return self.err("map entry type without key and value");
+                    return self.err(
+                        EncodeKind::Unsupported,
+                        "map entry type without key and value",
+                    );
                 };
                 self.w.begin_object_sized(n);
                 let mut key = Vec::new();
@@ -345,7 +356,10 @@ impl<'t, W: Sink> Printer<'t, W> {
                     self.map_key::<S::Err>(kf.kind, k, &mut key)?;
                     match crate::bytes::utf8::str(&key) {
                         Ok(k) => self.w.key(k),
-                        Err(_) => return self.err("a map key holds invalid UTF-8"),
+                        Err(_) => {
+                            return self
+                                .err(EncodeKind::InvalidValue, "a map key holds invalid UTF-8")
+                        }
                     }
                     self.value(src, vf.kind, v, depth)?;
                 }
@@ -362,7 +376,7 @@ impl<'t, W: Sink> Printer<'t, W> {
             (_, s) => match (int(s), uint(s)) {
                 (Some(v), _) => num::push_i64(out, v),
                 (_, Some(v)) => num::push_u64(out, v),
-                _ => return self.err(format!("{k:?} is not a map key")),
+                _ => return self.err(EncodeKind::TypeMismatch, format!("{k:?} is not a map key")),
             },
         }
         Ok(())
@@ -377,10 +391,14 @@ impl<'t, W: Sink> Printer<'t, W> {
     ) -> Res<(), S::Err> {
         match (kind, v) {
             (Kind::Message(ty), SrcValue::Message(sub)) => self.message(src, ty, sub, depth + 1),
-            (Kind::Message(_), SrcValue::Scalar(_)) => {
-                self.err("a scalar where a message was expected")
-            }
-            (_, SrcValue::Message(_)) => self.err("a message where a scalar was expected"),
+            (Kind::Message(_), SrcValue::Scalar(_)) => self.err(
+                EncodeKind::TypeMismatch,
+                "a scalar where a message was expected",
+            ),
+            (_, SrcValue::Message(_)) => self.err(
+                EncodeKind::TypeMismatch,
+                "a message where a scalar was expected",
+            ),
             (kind, SrcValue::Scalar(s)) => self.scalar(kind, s),
         }
     }
@@ -420,7 +438,12 @@ impl<'t, W: Sink> Printer<'t, W> {
             Kind::String => match s {
                 Scalar::Str(b) | Scalar::Bytes(b) => match crate::bytes::utf8::str(b) {
                     Ok(s) => self.w.str(s),
-                    Err(_) => return self.err("a string field holds invalid UTF-8"),
+                    Err(_) => {
+                        return self.err(
+                            EncodeKind::InvalidValue,
+                            "a string field holds invalid UTF-8",
+                        )
+                    }
                 },
                 _ => return self.mismatch(kind, s),
             },
@@ -451,7 +474,7 @@ impl<'t, W: Sink> Printer<'t, W> {
                 } else if let Some((name, _)) = info.names.iter().find(|v| v.1 == n) {
                     self.w.str(name);
                 } else if info.closed {
-                    return self.err(format!(
+                    return self.err(EncodeKind::OutOfRange, format!(
                         "enum field contains the number {n}, which is not a value of closed enum {}",
                         info.full_name
                     ));
@@ -478,7 +501,10 @@ impl<'t, W: Sink> Printer<'t, W> {
 
     #[cold]
     fn mismatch<E>(&self, kind: Kind, s: Scalar<'_>) -> Res<(), E> {
-        self.err(format!("{s:?} does not fit a {kind:?} field"))
+        self.err(
+            EncodeKind::TypeMismatch,
+            format!("{s:?} does not fit a {kind:?} field"),
+        )
     }
 
     /// Field `num` of message `m` (type `ty`): its value, or `None` when
@@ -492,7 +518,10 @@ impl<'t, W: Sink> Printer<'t, W> {
     ) -> Res<Option<SrcValue<'m, S::Msg>>, S::Err> {
         let t = self.t;
         let Some(f) = t.message(ty).field(num) else {
-            return self.err(format!("{} has no field {num}", t.message(ty).full_name));
+            return self.err(
+                EncodeKind::Unsupported,
+                format!("{} has no field {num}", t.message(ty).full_name),
+            );
         };
         src.singular(m, f).map_err(src_err)
     }
@@ -507,7 +536,10 @@ impl<'t, W: Sink> Printer<'t, W> {
     ) -> Res<Option<Scalar<'m>>, S::Err> {
         match self.get(src, ty, m, num)? {
             Some(SrcValue::Scalar(s)) => Ok(Some(s)),
-            Some(SrcValue::Message(_)) => self.err("a message where a scalar was expected"),
+            Some(SrcValue::Message(_)) => self.err(
+                EncodeKind::TypeMismatch,
+                "a message where a scalar was expected",
+            ),
             None => Ok(None),
         }
     }
@@ -524,11 +556,11 @@ impl<'t, W: Sink> Printer<'t, W> {
         match w {
             Wkt::Wrapper => {
                 let Some(f) = t.message(ty).field(1) else {
-                    return self.err("a wrapper without its value field");
+                    return self.err(EncodeKind::Unsupported, "a wrapper without its value field");
                 };
                 let v = match self.get(src, ty, m, 1)? {
                     Some(SrcValue::Scalar(s)) => s,
-                    Some(_) => return self.err("a message in a wrapper"),
+                    Some(_) => return self.err(EncodeKind::TypeMismatch, "a message in a wrapper"),
                     None => default_scalar(f),
                 };
                 self.scalar(f.kind, v)
@@ -543,13 +575,13 @@ impl<'t, W: Sink> Printer<'t, W> {
                 };
                 match text {
                     Ok(s) => self.w.str(&s),
-                    Err(e) => return self.err(e),
+                    Err(e) => return self.err(EncodeKind::OutOfRange, e),
                 }
                 Ok(())
             }
             Wkt::FieldMask => {
                 let Some(f) = t.message(ty).field(1) else {
-                    return self.err("a FieldMask without paths");
+                    return self.err(EncodeKind::Unsupported, "a FieldMask without paths");
                 };
                 let n = src.count(m, f).map_err(src_err)?;
                 let mut s = String::new();
@@ -562,10 +594,13 @@ impl<'t, W: Sink> Printer<'t, W> {
                         _ => None,
                     };
                     let Some(p) = p else {
-                        return self.err("a FieldMask path that is not a string");
+                        return self.err(
+                            EncodeKind::TypeMismatch,
+                            "a FieldMask path that is not a string",
+                        );
                     };
                     if let Err(e) = wkt::path_to_camel(p, &mut s) {
-                        return self.err(e);
+                        return self.err(EncodeKind::InvalidValue, e);
                     }
                 }
                 self.w.str(&s);
@@ -593,7 +628,7 @@ impl<'t, W: Sink> Printer<'t, W> {
                                 _ => return self.mismatch(f.kind, s),
                             };
                             if !x.is_finite() {
-                                return self.err(format!(
+                                return self.err(EncodeKind::OutOfRange, format!(
                                     "Fail to serialize {} for Value.number_value, which would parse as string_value",
                                     if x.is_nan() { "NaN" } else { "Infinity" }
                                 ));
@@ -622,12 +657,12 @@ impl<'t, W: Sink> Printer<'t, W> {
         let url: &[u8] = match self.get_scalar(src, ty, m, 1)? {
             Some(Scalar::Str(b)) => b,
             None => b"",
-            _ => return self.err("Any.type_url is not a string"),
+            _ => return self.err(EncodeKind::TypeMismatch, "Any.type_url is not a string"),
         };
         let value: &[u8] = match self.get_scalar(src, ty, m, 2)? {
             Some(Scalar::Bytes(b) | Scalar::Str(b)) => b,
             None => b"",
-            _ => return self.err("Any.value is not bytes"),
+            _ => return self.err(EncodeKind::TypeMismatch, "Any.value is not bytes"),
         };
         if url.is_empty() && value.is_empty() {
             self.w.begin_object();
@@ -635,18 +670,24 @@ impl<'t, W: Sink> Printer<'t, W> {
             return Ok(());
         }
         let Ok(url) = std::str::from_utf8(url) else {
-            return self.err("Any.type_url holds invalid UTF-8");
+            return self.err(EncodeKind::InvalidValue, "Any.type_url holds invalid UTF-8");
         };
         let name = url.rsplit('/').next().unwrap_or(url);
         let t = self.t;
         let Some(sub_ty) = t.message_index(name) else {
-            return self.err(format!(
-                "Can not find message descriptor by type_url: {url}"
-            ));
+            return self.err(
+                EncodeKind::InvalidValue,
+                format!("Can not find message descriptor by type_url: {url}"),
+            );
         };
         let dm = match decode_dyn(t, sub_ty, value) {
             Ok(dm) => dm,
-            Err(e) => return self.err(format!("Any.value is not a valid {name}: {e}")),
+            Err(e) => {
+                return self.err(
+                    EncodeKind::InvalidValue,
+                    format!("Any.value is not a valid {name}: {e}"),
+                )
+            }
         };
         self.w.begin_object();
         self.w.key("@type");

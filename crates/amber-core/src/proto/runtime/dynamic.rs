@@ -12,7 +12,7 @@ use std::convert::Infallible;
 use crate::proto::runtime::builder::{MapValue, MessageBuilder};
 use crate::proto::runtime::decode::{self, DecodeOptions, Failure};
 use crate::proto::runtime::encode::{self, EncodeFailure, EncodeOptions};
-use crate::proto::runtime::error::{DecodeError, EncodeError};
+use crate::proto::runtime::error::{DecodeError, EncodeError, EncodeKind};
 use crate::proto::runtime::scalar::Scalar;
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Tables};
 use crate::proto::runtime::source::{MessageSource, SrcValue};
@@ -86,12 +86,12 @@ impl Value {
         if let Value::Message(m) = self {
             return Ok(SrcValue::Message(m));
         }
-        self.scalar()
-            .map(SrcValue::Scalar)
-            .ok_or_else(|| EncodeError {
-                message: "a list or map where one value was expected".into(),
-                path: String::new(),
-            })
+        self.scalar().map(SrcValue::Scalar).ok_or_else(|| {
+            EncodeError::new(
+                EncodeKind::TypeMismatch,
+                "a list or map where one value was expected",
+            )
+        })
     }
 }
 
@@ -390,10 +390,10 @@ impl<'m> MessageSource<'m> for DynSource {
 }
 
 fn missing(f: &FieldInfo) -> EncodeError {
-    EncodeError {
-        message: format!("field {} has no such value", f.name),
-        path: String::new(),
-    }
+    EncodeError::new(
+        EncodeKind::TypeMismatch,
+        format!("field {} has no such value", f.name),
+    )
 }
 
 /// Decode `data` as a message of type `ty` into a tree.

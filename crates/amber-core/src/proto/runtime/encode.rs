@@ -15,11 +15,14 @@
 use std::cmp::Ordering;
 
 use crate::bytes::varint;
-use crate::proto::runtime::error::EncodeError;
+use crate::proto::runtime::error::{EncodeError, EncodeKind};
 use crate::proto::runtime::scalar::{is_zero, Scalar};
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
 use crate::proto::runtime::source::{EntryParts, MessageSource, Plain, SrcValue};
 use crate::proto::wire::{self, EGROUP, LEN, SGROUP, VARINT};
+
+/// The longest wire form written: 2 GiB - 1, as protobuf allows.
+pub const MAX_SIZE: usize = i32::MAX as usize;
 
 /// Encoder settings.
 #[derive(Debug, Clone, Copy)]
@@ -90,14 +93,27 @@ pub fn encode_into<'m, S: MessageSource<'m>>(
     let done = crate::bytes::stack::enter(
         || e.message(ty, m, 0),
         || {
-            EncodeFailure::Encode(Box::new(EncodeError {
-                message: "out of stack".into(),
-                path: String::new(),
-            }))
+            EncodeFailure::Encode(Box::new(EncodeError::new(
+                EncodeKind::Limit,
+                "out of stack",
+            )))
         },
     );
     *buf = e.out.buf;
     match done {
+        // A length prefix or a parser's size field says at most 2 GiB - 1
+        // (protobuf's limit): a message longer than that is refused, not
+        // written for no reader.
+        Ok(()) if buf.len() - e.out.head > MAX_SIZE => {
+            Err(EncodeFailure::Encode(Box::new(EncodeError {
+                kind: EncodeKind::Limit,
+                message: format!(
+                    "the message is {} bytes long, over protobuf's limit of 2 GiB",
+                    buf.len() - e.out.head
+                ),
+                path: "$".into(),
+            })))
+        }
         Ok(()) => Ok(e.out.head),
         Err(EncodeFailure::Encode(mut err)) => {
             err.path.insert(0, '$');
@@ -207,11 +223,8 @@ struct Encoder<'t, 's, S> {
 impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
     /// An error; its path is filled in on the way up (`locate`).
     #[cold]
-    fn err<T>(&self, msg: impl Into<String>) -> Res<T, S::Err> {
-        Err(EncodeFailure::Encode(Box::new(EncodeError {
-            message: msg.into(),
-            path: String::new(),
-        })))
+    fn err<T>(&self, kind: EncodeKind, msg: impl Into<String>) -> Res<T, S::Err> {
+        Err(EncodeFailure::Encode(Box::new(EncodeError::new(kind, msg))))
     }
 
     #[inline]
@@ -231,10 +244,10 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
 
     fn message(&mut self, ty: u32, m: S::Msg, depth: usize) -> Res<(), S::Err> {
         if depth > self.opts.max_depth {
-            return self.err(format!(
-                "messages nested deeper than {}",
-                self.opts.max_depth
-            ));
+            return self.err(
+                EncodeKind::Limit,
+                format!("messages nested deeper than {}", self.opts.max_depth),
+            );
         }
         let t = self.t;
         let unknown = self.src.unknown(m).map_err(EncodeFailure::Source)?;
@@ -292,7 +305,9 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                     for i in (0..n).rev() {
                         let r = match self.src.get(m, f, i).map_err(EncodeFailure::Source)? {
                             SrcValue::Scalar(s) => self.scalar(f.kind, s),
-                            SrcValue::Message(_) => self.err("a message in a packed field"),
+                            SrcValue::Message(_) => {
+                                self.err(EncodeKind::TypeMismatch, "a message in a packed field")
+                            }
                         };
                         if let Err(e) = r {
                             return Err(locate(e, f, Some(i)));
@@ -384,7 +399,10 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         depth: usize,
     ) -> Res<(), S::Err> {
         let Kind::Message(ty) = f.kind else {
-            return self.err("a message where a scalar was expected");
+            return self.err(
+                EncodeKind::TypeMismatch,
+                "a message where a scalar was expected",
+            );
         };
         let sub_depth = depth + 1;
         if f.delimited {
@@ -407,7 +425,10 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
     #[cold]
     fn set_item(&mut self, f: &FieldInfo, sub: S::Msg, depth: usize) -> Res<(), S::Err> {
         let Kind::Message(ty) = f.kind else {
-            return self.err("a message where a scalar was expected");
+            return self.err(
+                EncodeKind::TypeMismatch,
+                "a message where a scalar was expected",
+            );
         };
         self.put_tag(1, EGROUP);
         let mark = self.out.len();
@@ -425,22 +446,25 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             depth,
             || self.message(ty, sub, depth),
             || {
-                EncodeFailure::Encode(Box::new(EncodeError {
-                    message: "out of stack".into(),
-                    path: String::new(),
-                }))
+                EncodeFailure::Encode(Box::new(EncodeError::new(
+                    EncodeKind::Limit,
+                    "out of stack",
+                )))
             },
         )
     }
 
     fn map(&mut self, m: S::Msg, f: &FieldInfo, n: usize, depth: usize) -> Res<(), S::Err> {
         let Kind::Message(entry) = f.kind else {
-            return self.err("a map field without an entry type");
+            return self.err(EncodeKind::Unsupported, "a map field without an entry type");
         };
         let t = self.t;
         let einfo = &t.messages[entry as usize];
         let (Some(kf), Some(vf)) = (einfo.field(1), einfo.field(2)) else {
-            return self.err("map entry type without key and value");
+            return self.err(
+                EncodeKind::Unsupported,
+                "map entry type without key and value",
+            );
         };
         // The entries' order: sorted by key in deterministic mode, else
         // the source's (no list of positions is made for that).
@@ -559,7 +583,12 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
     /// A scalar's bytes, without tag.
     #[inline(always)]
     fn scalar(&mut self, kind: Kind, s: Scalar<'m>) -> Res<(), S::Err> {
-        let bad = |e: &Self| e.err(format!("{s:?} does not fit a {kind:?} field"));
+        let bad = |e: &Self| {
+            e.err(
+                EncodeKind::TypeMismatch,
+                format!("{s:?} does not fit a {kind:?} field"),
+            )
+        };
         match kind {
             Kind::Int32 | Kind::Int64 | Kind::Enum(_) => match int(s) {
                 Some(v) => self.put_varint(v as u64),
@@ -614,7 +643,12 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                 }
                 _ => return bad(self),
             },
-            Kind::Message(_) => return self.err("a scalar where a message was expected"),
+            Kind::Message(_) => {
+                return self.err(
+                    EncodeKind::TypeMismatch,
+                    "a scalar where a message was expected",
+                )
+            }
         }
         Ok(())
     }

@@ -118,13 +118,68 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-/// A message source that did not give what the encoder asked for.
+/// The kind of problem that stops a message from being written (wire
+/// bytes, JSON or the text format), for callers that act on it rather than
+/// on the message (Python sees it as `amber.EncodeError.kind`, through
+/// [`EncodeKind::name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EncodeKind {
+    /// Messages nested deeper than the limit, or the output over what a
+    /// length can say (2 GiB).
+    Limit,
+    /// A value of the wrong type for its field: a message where a scalar
+    /// belongs, a message of another type, a number kept for a string.
+    TypeMismatch,
+    /// A value outside what its form can say: a `Timestamp` or `Duration`
+    /// out of range, a non-finite `Value.number_value`, an enum number a
+    /// closed enum lacks (JSON).
+    OutOfRange,
+    /// A value whose contents its form refuses: a string that is not UTF-8
+    /// where the output must be text, an `Any` whose bytes do not parse, a
+    /// `FieldMask` path that has no JSON name.
+    InvalidValue,
+    /// A container changed while it was being written.
+    Mutated,
+    /// What the schema lacks for writing the value: a map entry type
+    /// without key and value, a well-known type without its fields.
+    Unsupported,
+}
+
+impl EncodeKind {
+    /// The name Python sees as `EncodeError.kind`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EncodeKind::Limit => "limit",
+            EncodeKind::TypeMismatch => "type_mismatch",
+            EncodeKind::OutOfRange => "out_of_range",
+            EncodeKind::InvalidValue => "invalid_value",
+            EncodeKind::Mutated => "mutated",
+            EncodeKind::Unsupported => "unsupported",
+        }
+    }
+}
+
+/// A message the encoder or a printer could not write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncodeError {
+    /// What kind of problem.
+    pub kind: EncodeKind,
     /// What is wrong.
     pub message: String,
     /// Where: the field path.
     pub path: String,
+}
+
+impl EncodeError {
+    /// A new error of kind `kind`, without a path yet.
+    #[cold]
+    pub fn new(kind: EncodeKind, message: impl Into<String>) -> Self {
+        EncodeError {
+            kind,
+            message: message.into(),
+            path: String::new(),
+        }
+    }
 }
 
 impl fmt::Display for EncodeError {

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use crate::proto::names::c_escape_byte;
 use crate::proto::repr::{f32_repr, f64_repr};
 use crate::proto::runtime::dynamic::{decode_dyn, DynSource};
-use crate::proto::runtime::error::EncodeError;
+use crate::proto::runtime::error::{EncodeError, EncodeKind};
 use crate::proto::runtime::{
     Cardinality, FieldInfo, Kind, MessageSource, Scalar, SrcValue, Tables,
 };
@@ -53,7 +53,13 @@ pub fn print_text<'m, S: MessageSource<'m>>(
         out: String::new(),
         indent: 0,
     };
-    p.message(ty, m, src, 0)?;
+    p.message(ty, m, src, 0).map_err(|e| match e {
+        PrintFailure::Print(mut e) => {
+            e.path.insert(0, '$');
+            PrintFailure::Print(e)
+        }
+        other => other,
+    })?;
     if opts.as_one_line {
         let n = p.out.trim_end().len();
         p.out.truncate(n);
@@ -68,11 +74,23 @@ struct Printer<'t> {
     indent: usize,
 }
 
-fn fail<E>(msg: impl Into<String>) -> PrintFailure<E> {
-    PrintFailure::Print(EncodeError {
-        message: msg.into(),
-        path: String::new(),
-    })
+fn fail<E>(kind: EncodeKind, msg: impl Into<String>) -> PrintFailure<E> {
+    PrintFailure::Print(EncodeError::new(kind, msg))
+}
+
+/// Put field `f` (and the element's index) in front of an error's path on
+/// its way up.
+#[cold]
+fn locate<E>(e: PrintFailure<E>, f: &FieldInfo, index: Option<usize>) -> PrintFailure<E> {
+    let PrintFailure::Print(mut e) = e else {
+        return e;
+    };
+    let seg = match index {
+        Some(i) => format!(".{}[{i}]", f.name),
+        None => format!(".{}", f.name),
+    };
+    e.path.insert_str(0, &seg);
+    PrintFailure::Print(e)
 }
 
 impl Printer<'_> {
@@ -84,7 +102,10 @@ impl Printer<'_> {
         depth: usize,
     ) -> Result<(), PrintFailure<S::Err>> {
         if depth > MAX_DEPTH {
-            return Err(fail(format!("messages nested deeper than {MAX_DEPTH}")));
+            return Err(fail(
+                EncodeKind::Limit,
+                format!("messages nested deeper than {MAX_DEPTH}"),
+            ));
         }
         let t = self.t;
         let info = &t.messages[ty as usize];
@@ -103,7 +124,8 @@ impl Printer<'_> {
                         }
                     }
                 }
-                self.field(f, v, src, depth)?;
+                self.field(f, v, src, depth)
+                    .map_err(|e| locate(e, f, None))?;
                 continue;
             }
             let n = src.count(m, f).map_err(PrintFailure::Source)?;
@@ -115,10 +137,13 @@ impl Printer<'_> {
                 Cardinality::Repeated { .. } => {
                     for i in 0..n {
                         let v = src.get(m, f, i).map_err(PrintFailure::Source)?;
-                        self.field(f, v, src, depth)?;
+                        self.field(f, v, src, depth)
+                            .map_err(|e| locate(e, f, Some(i)))?;
                     }
                 }
-                Cardinality::Map => self.map(f, m, n, src, depth)?,
+                Cardinality::Map => self
+                    .map(f, m, n, src, depth)
+                    .map_err(|e| locate(e, f, None))?,
             }
         }
         if self.opts.print_unknown_fields {
@@ -229,12 +254,18 @@ impl Printer<'_> {
         depth: usize,
     ) -> Result<(), PrintFailure<S::Err>> {
         let Kind::Message(entry) = f.kind else {
-            return Err(fail("a map field without an entry type"));
+            return Err(fail(
+                EncodeKind::Unsupported,
+                "a map field without an entry type",
+            ));
         };
         let t = self.t;
         let einfo = &t.messages[entry as usize];
         let (Some(kf), Some(vf)) = (einfo.field(1), einfo.field(2)) else {
-            return Err(fail("map entry type without key and value"));
+            return Err(fail(
+                EncodeKind::Unsupported,
+                "map entry type without key and value",
+            ));
         };
         let mut entries = Vec::with_capacity(n);
         for i in 0..n {
@@ -338,12 +369,16 @@ impl Printer<'_> {
                 self.message(sub, sm, src, depth + 1)?;
                 self.close();
             }
-            (kind, SrcValue::Scalar(s)) => self.scalar(kind, s),
+            // A scalar for a message field is refused, as a message for a
+            // scalar.
+            (kind, SrcValue::Scalar(s)) if !matches!(kind, Kind::Message(_)) => {
+                self.scalar(kind, s)
+            }
             _ => {
-                return Err(fail(format!(
-                    "field {} holds the wrong kind of value",
-                    f.name
-                )))
+                return Err(fail(
+                    EncodeKind::TypeMismatch,
+                    format!("field {} holds the wrong kind of value", f.name),
+                ))
             }
         }
         self.end_field();

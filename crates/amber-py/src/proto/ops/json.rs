@@ -18,7 +18,9 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors;
 use crate::proto::ops::parse::{builder_for, install, Stashed as BuildStashed};
-use crate::proto::ops::serialize::{write_error, Given, Source, Stashed as SourceStashed};
+use crate::proto::ops::serialize::{
+    changing, write_error, Given, Source, Stashed as SourceStashed,
+};
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::message::PyMessage;
 use crate::proto::state::schema::FieldKeys;
@@ -200,7 +202,7 @@ pub fn to_dict<'py>(
         always_print_fields_with_no_presence,
         ..PrintOptions::default()
     };
-    let root = m.state()?;
+    let root = m.state().map_err(changing)?;
     let src = Source::recording(py);
     let mut sink = PySink {
         py,

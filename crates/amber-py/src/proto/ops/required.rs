@@ -4,6 +4,7 @@ use amber_core::proto::runtime::Kind;
 use pyo3::prelude::*;
 
 use crate::errors::{self, EncodeKind};
+use crate::proto::ops::serialize::changing;
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::map::MapData;
 use crate::proto::state::message::{Message, PyMessage, Slot};
@@ -96,6 +97,9 @@ fn entries(
 /// Raise `amber.EncodeError` (kind `required`) when `m` misses required
 /// fields, as Google's `SerializeToString` does.
 pub fn check_initialized(m: &Bound<'_, PyMessage>) -> PyResult<()> {
+    // A message borrowed for a change is not written (kind `mutated`, as
+    // the encoder says of it).
+    drop(m.state().map_err(changing)?);
     let missing = missing_required(m)?;
     if missing.is_empty() {
         return Ok(());

@@ -7,15 +7,15 @@
 use std::cell::{Cell, RefCell};
 
 use amber_core::proto::runtime::{
-    encode_into, EncodeError, EncodeFailure, EncodeOptions, EntryParts, FieldInfo, Kind,
-    MessageSource, Plain, Scalar, SrcValue,
+    encode_into, EncodeError, EncodeFailure, EncodeKind, EncodeOptions, EntryParts, FieldInfo,
+    Kind, MessageSource, Plain, Scalar, SrcValue,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 
 use amber_core::proto::text::{print_text, PrintFailure, TextOptions};
 
-use crate::errors::{self, EncodeKind};
+use crate::errors;
 use crate::proto::state::cell::{Borrow, Ref};
 use crate::proto::state::map::{MapField, Part};
 use crate::proto::state::message::{text_scalar, Message, PyMessage, Slot};
@@ -58,16 +58,38 @@ pub(crate) enum Given {
 /// The source failed; the error is in `Source::err`.
 pub struct Stashed;
 
-fn fail(msg: String) -> PyErr {
+/// An `amber.EncodeError` of `kind` the source raises (the encoder adds
+/// no path to these).
+#[cold]
+fn fail(kind: EncodeKind, msg: String) -> PyErr {
     Python::attach(|py| {
         errors::make(
             py,
             errors::encode_error(py),
-            EncodeKind::Unsupported.name(),
+            kind.name(),
             msg,
             None,
             None,
             None,
+        )
+    })
+}
+
+/// A message or container found borrowed for a change while it is being
+/// written (code run by a change, a finalizer say, that writes the
+/// message): `amber.EncodeError` of kind `mutated`, the borrow's error as
+/// its cause.
+#[cold]
+pub(crate) fn changing(e: PyErr) -> PyErr {
+    Python::attach(|py| {
+        errors::make(
+            py,
+            errors::encode_error(py),
+            EncodeKind::Mutated.name(),
+            format!("a message or container changed while it was written ({e})"),
+            None,
+            None,
+            Some(e),
         )
     })
 }
@@ -115,13 +137,16 @@ impl<'py> Source<'py> {
 
     /// Borrow a sub-message for the rest of the encode.
     fn message<'m>(&self, o: &Py<PyAny>, ty: u32) -> PyResult<&'m Message> {
-        let m = o.bind(self.py).cast::<PyMessage>()?.state()?;
+        let m = o
+            .bind(self.py)
+            .cast::<PyMessage>()?
+            .state()
+            .map_err(changing)?;
         if m.ty != ty {
-            return Err(fail(format!(
-                "a field of type {} holds a {}",
-                ty,
-                m.info().full_name
-            )));
+            return Err(fail(
+                EncodeKind::TypeMismatch,
+                format!("a field of type {} holds a {}", ty, m.info().full_name),
+            ));
         }
         let r: *const Message = &*m;
         keep(&mut self.msgs.borrow_mut(), m);
@@ -137,7 +162,10 @@ impl<'py> Source<'py> {
         let key = l.as_ptr() as usize;
         let (k, r) = self.last_list.get();
         if k != key {
-            let g = l.bind(self.py).try_borrow()?;
+            let g = l
+                .bind(self.py)
+                .try_borrow()
+                .map_err(|e| changing(e.into()))?;
             let r: *const Repeated = &*g;
             keep(&mut self.lists.borrow_mut(), g);
             self.last_list.set((key, r));
@@ -154,7 +182,10 @@ impl<'py> Source<'py> {
         let key = l.as_ptr() as usize;
         let (k, r) = self.last_map.get();
         if k != key {
-            let g = l.bind(self.py).try_borrow()?;
+            let g = l
+                .bind(self.py)
+                .try_borrow()
+                .map_err(|e| changing(e.into()))?;
             let r: *const MapField = &*g;
             self.maps.borrow_mut().push(g);
             self.last_map.set((key, r));
@@ -202,12 +233,15 @@ impl<'py> Source<'py> {
                 let bytes: &'m [u8] = unsafe { &*r };
                 Ok(Scalar::Str(bytes))
             }
-            None => Err(fail(format!(
-                "field {} holds a {}, not a {} value",
-                f.name,
-                b.get_type().name()?,
-                values::kind_name(kind).0
-            ))),
+            None => Err(fail(
+                EncodeKind::TypeMismatch,
+                format!(
+                    "field {} holds a {}, not a {} value",
+                    f.name,
+                    b.get_type().name()?,
+                    values::kind_name(kind).0
+                ),
+            )),
         }
     }
 
@@ -440,13 +474,13 @@ impl<'py> Source<'py> {
             Slot::Subs(v) => {
                 let v = v
                     .get(i)
-                    .ok_or_else(|| fail("a repeated field changed".into()))?;
+                    .ok_or_else(|| fail(EncodeKind::Mutated, "a repeated field changed".into()))?;
                 return Ok(SrcValue::Message(v));
             }
             Slot::Spans(v) => {
                 let &sp = v
                     .get(i)
-                    .ok_or_else(|| fail("a repeated field changed".into()))?;
+                    .ok_or_else(|| fail(EncodeKind::Mutated, "a repeated field changed".into()))?;
                 self.no_object();
                 return Ok(SrcValue::Scalar(text_scalar(f.kind, m.span(self.py, sp))));
             }
@@ -456,14 +490,14 @@ impl<'py> Source<'py> {
             Items::Objs(v) => {
                 let v = v
                     .get(i)
-                    .ok_or_else(|| fail("a repeated field changed".into()))?;
+                    .ok_or_else(|| fail(EncodeKind::Mutated, "a repeated field changed".into()))?;
                 self.value(v, f, f.kind)
             }
             nums => {
                 self.no_object();
                 let s = nums
                     .scalar(i)
-                    .ok_or_else(|| fail("a repeated field changed".into()))?;
+                    .ok_or_else(|| fail(EncodeKind::Mutated, "a repeated field changed".into()))?;
                 Ok(SrcValue::Scalar(s))
             }
         }
@@ -494,8 +528,12 @@ impl<'py> Source<'py> {
             Slot::Val(v) => self.value(v, f, f.kind),
             Slot::Num(n) => {
                 self.no_object();
-                let s = Scalar::from_bits(f.kind, *n)
-                    .ok_or_else(|| fail(format!("field {} holds a number", f.name)))?;
+                let s = Scalar::from_bits(f.kind, *n).ok_or_else(|| {
+                    fail(
+                        EncodeKind::TypeMismatch,
+                        format!("field {} holds a number", f.name),
+                    )
+                })?;
                 Ok(SrcValue::Scalar(s))
             }
             Slot::Sub(sub) => Ok(SrcValue::Message(sub)),
@@ -506,7 +544,10 @@ impl<'py> Source<'py> {
                     m.span(self.py, (*off, *len)),
                 )))
             }
-            _ => Err(fail(format!("field {} holds no single value", f.name))),
+            _ => Err(fail(
+                EncodeKind::TypeMismatch,
+                format!("field {} holds no single value", f.name),
+            )),
         }
     }
 
@@ -526,7 +567,7 @@ impl<'py> Source<'py> {
                 let &(k, v) = p
                     .entries
                     .get(i)
-                    .ok_or_else(|| fail("a map field changed".into()))?;
+                    .ok_or_else(|| fail(EncodeKind::Mutated, "a map field changed".into()))?;
                 let (kk, vk) = m.entry_kinds(f);
                 if v == Part::Msg {
                     let (Some(k), Some(v)) = (m.part_scalar(self.py, kk, k), p.msgs.get(i)) else {
@@ -538,22 +579,30 @@ impl<'py> Source<'py> {
                 let (Some(k), Some(v)) =
                     (m.part_scalar(self.py, kk, k), m.part_scalar(self.py, vk, v))
                 else {
-                    return Err(fail(format!(
-                        "map field {} holds a number of another kind",
-                        f.name
-                    )));
+                    return Err(fail(
+                        EncodeKind::TypeMismatch,
+                        format!("map field {} holds a number of another kind", f.name),
+                    ));
                 };
                 self.no_object();
                 return Ok((k, SrcValue::Scalar(v)));
             }
-            _ => return Err(fail(format!("field {} is not a map", f.name))),
+            _ => {
+                return Err(fail(
+                    EncodeKind::TypeMismatch,
+                    format!("field {} is not a map", f.name),
+                ))
+            }
         };
         let (k, v) = data
             .entries
             .get(i)
-            .ok_or_else(|| fail("a map field changed".into()))?;
+            .ok_or_else(|| fail(EncodeKind::Mutated, "a map field changed".into()))?;
         let Kind::Message(entry) = f.kind else {
-            return Err(fail(format!("field {} is not a map", f.name)));
+            return Err(fail(
+                EncodeKind::TypeMismatch,
+                format!("field {} is not a map", f.name),
+            ));
         };
         let ef = &m.s.tables.messages[entry as usize].fields;
         Ok((
@@ -578,7 +627,7 @@ pub fn to_bytes<'py>(
     deterministic: bool,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let py = m.py();
-    let root = m.state()?;
+    let root = m.state().map_err(changing)?;
     let src = Source::new(py);
     let opts = EncodeOptions {
         deterministic,
@@ -606,7 +655,7 @@ pub fn to_bytes<'py>(
 /// The text format of `m` (Google's `text_format.MessageToString`).
 pub fn to_text(m: &Bound<'_, PyMessage>, opts: TextOptions) -> PyResult<String> {
     let py = m.py();
-    let root = m.state()?;
+    let root = m.state().map_err(changing)?;
     let src = Source::new(py);
     match print_text(&root.s.tables, root.ty, &*root, &src, opts) {
         Ok(s) => Ok(s),
@@ -616,19 +665,14 @@ pub fn to_text(m: &Bound<'_, PyMessage>, opts: TextOptions) -> PyResult<String> 
 }
 
 /// What the wire encoder or a printer (text, JSON) could not write, as
-/// `amber.EncodeError`: kind `limit` for nesting too deep, `unsupported`
-/// otherwise, with the field path when there is one.
+/// `amber.EncodeError` of the error's kind (see [`EncodeKind::name`]),
+/// with the field path when there is one.
 pub(crate) fn write_error(py: Python<'_>, e: &EncodeError) -> PyErr {
-    let kind = if e.message.contains("deep") || e.message.contains("stack") {
-        EncodeKind::Limit
-    } else {
-        EncodeKind::Unsupported
-    };
     let path = (!e.path.is_empty()).then(|| e.path.clone());
     errors::make(
         py,
         errors::encode_error(py),
-        kind.name(),
+        e.kind.name(),
         e.to_string(),
         None,
         path,
