@@ -340,6 +340,7 @@ impl<'m> MessageSource<'m> for DynSource {
     type Msg = &'m DynMessage;
     type Err = EncodeError;
     type Entries = crate::proto::runtime::source::NoEntries;
+    type Texts = crate::proto::runtime::source::NoTexts;
 
     fn count(&self, m: &'m DynMessage, f: &FieldInfo) -> Result<usize, EncodeError> {
         Ok(match m.get(f.number) {

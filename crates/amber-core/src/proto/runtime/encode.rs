@@ -12,13 +12,14 @@
 //! `deterministic=True` (see [`cmp_keys`]); otherwise in the source's order. Map entries
 //! always carry both key and value.
 
+use std::cell::OnceCell;
 use std::cmp::Ordering;
 
 use crate::bytes::varint;
 use crate::proto::runtime::error::{EncodeError, EncodeKind};
 use crate::proto::runtime::scalar::{is_zero, Scalar};
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
-use crate::proto::runtime::source::{EntryParts, MessageSource, Plain, SrcValue};
+use crate::proto::runtime::source::{EntryParts, Held, MessageSource, Plain, SrcValue, TextParts};
 use crate::proto::wire::{self, EGROUP, LEN, SGROUP, VARINT};
 
 /// The longest wire form written: 2 GiB - 1, as protobuf allows.
@@ -80,9 +81,153 @@ pub fn encode_into<'m, S: MessageSource<'m>>(
     opts: EncodeOptions,
     buf: &mut Vec<u8>,
 ) -> Res<usize, S::Err> {
+    run(tables, None, ty, m, src, opts, buf)
+}
+
+/// [`encode_into`] with the types' [`EncodePlans`] (made from `tables`,
+/// kept by the caller from call to call): the same bytes, each singular
+/// number, string or bytes field read in one look
+/// ([`MessageSource::held`]) and its tag copied as made once.
+pub fn encode_planned<'m, S: MessageSource<'m>>(
+    tables: &Tables,
+    plans: &EncodePlans,
+    ty: u32,
+    m: S::Msg,
+    src: &S,
+    opts: EncodeOptions,
+    buf: &mut Vec<u8>,
+) -> Res<usize, S::Err> {
+    run(tables, Some(plans), ty, m, src, opts, buf)
+}
+
+/// What a plan does for one field (see [`EncodePlans`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// A varint of the bits (int32, int64, uint32, uint64, enums).
+    Varint,
+    /// A bool's varint, 0 or 1.
+    Bool,
+    /// Zigzag of the low 32 bits (sint32).
+    Sint32,
+    /// Zigzag (sint64).
+    Sint64,
+    /// The low 4 bytes (fixed32, sfixed32, float).
+    Fixed32,
+    /// 8 bytes (fixed64, sfixed64, double).
+    Fixed64,
+    /// Bytes with their length (string, bytes).
+    Text,
+    /// Everything else: through the field's `FieldInfo`.
+    General,
+}
+
+/// One field's step in its type's plan.
+#[derive(Debug, Clone, Copy)]
+struct Step {
+    /// The field's index in its type's `fields` (and the position of its
+    /// value, [`FieldInfo::pos`]).
+    field: u32,
+    /// The tag's varint bytes, little-endian.
+    tag: u64,
+    /// How many bytes the tag takes (1 to 5).
+    tag_len: u8,
+    op: Op,
+    /// Written at its zero value too (explicit presence).
+    presence: bool,
+    kind: Kind,
+}
+
+/// Per message type of a schema, the encoder's steps, fields in the
+/// order they are written (backwards: highest number first), each with
+/// what to do decided once: made on first use, kept with the schema by
+/// the caller of [`encode_planned`].
+pub struct EncodePlans {
+    plans: Vec<OnceCell<Box<[Step]>>>,
+}
+
+impl EncodePlans {
+    /// Plans for the types of `tables`, each made when first used.
+    pub fn new(tables: &Tables) -> Self {
+        EncodePlans {
+            plans: (0..tables.messages.len())
+                .map(|_| OnceCell::new())
+                .collect(),
+        }
+    }
+
+    #[inline]
+    fn of(&self, t: &Tables, ty: u32) -> &[Step] {
+        match self.plans.get(ty as usize) {
+            Some(p) => p.get_or_init(|| plan(t, ty)),
+            None => &[],
+        }
+    }
+}
+
+/// Type `ty`'s steps.
+fn plan(t: &Tables, ty: u32) -> Box<[Step]> {
+    let fields = &t.messages[ty as usize].fields;
+    let mut steps = Vec::with_capacity(fields.len());
+    for (i, f) in fields.iter().enumerate().rev() {
+        let op = match (f.card, f.kind) {
+            _ if f.pos as usize != i || f.set_item => Op::General,
+            (Cardinality::Singular { .. }, k) => match k {
+                Kind::Int32 | Kind::Int64 | Kind::Uint32 | Kind::Uint64 | Kind::Enum(_) => {
+                    Op::Varint
+                }
+                Kind::Bool => Op::Bool,
+                Kind::Sint32 => Op::Sint32,
+                Kind::Sint64 => Op::Sint64,
+                Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => Op::Fixed32,
+                Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => Op::Fixed64,
+                Kind::String | Kind::Bytes => Op::Text,
+                Kind::Message(_) => Op::General,
+            },
+            _ => Op::General,
+        };
+        let presence = matches!(f.card, Cardinality::Singular { presence: true });
+        let (tag, tag_len) = tag_bytes(f.number, f.kind.wire_type());
+        steps.push(Step {
+            field: i as u32,
+            tag,
+            tag_len,
+            op,
+            presence,
+            kind: f.kind,
+        });
+    }
+    steps.into_boxed_slice()
+}
+
+/// A tag's varint bytes, little-endian in a `u64`, and their count.
+fn tag_bytes(num: u32, wt: u8) -> (u64, u8) {
+    let mut v = ((num as u64) << 3) | wt as u64;
+    let (mut out, mut n) = (0u64, 0u8);
+    loop {
+        let b = (v & 0x7F) as u8;
+        v >>= 7;
+        if v == 0 {
+            out |= (b as u64) << (8 * n);
+            return (out, n + 1);
+        }
+        out |= ((b | 0x80) as u64) << (8 * n);
+        n += 1;
+    }
+}
+
+fn run<'m, S: MessageSource<'m>>(
+    tables: &Tables,
+    plans: Option<&EncodePlans>,
+    ty: u32,
+    m: S::Msg,
+    src: &S,
+    opts: EncodeOptions,
+    buf: &mut Vec<u8>,
+) -> Res<usize, S::Err> {
     let head = buf.len();
     let mut e = Encoder {
         t: tables,
+        plans,
         src,
         opts,
         out: RevBuf {
@@ -187,7 +332,29 @@ impl RevBuf {
             self.head = head - 2;
             return;
         }
-        // Made in a local array, then copied in one go.
+        if v < 1 << 56 {
+            // Three to eight bytes: each 7-bit group moved to its byte at
+            // once (no chain of shifts from byte to byte), the
+            // continuation bits set on all but the last, and the word
+            // stored so that its last byte ends at `head`. The bytes in
+            // front of the varint's are free room (`head` >= 10), and
+            // overwritten later.
+            let n = varint::len(v);
+            let spread = (v & 0x7F)
+                | ((v << 1) & 0x7F00)
+                | ((v << 2) & 0x7F_0000)
+                | ((v << 3) & 0x7F00_0000)
+                | ((v << 4) & 0x7F_0000_0000)
+                | ((v << 5) & 0x7F00_0000_0000)
+                | ((v << 6) & 0x7F_0000_0000_0000)
+                | ((v << 7) & 0x7F00_0000_0000_0000);
+            let cont = 0x8080_8080_8080_8080 & ((1u64 << (8 * (n - 1))) - 1);
+            let word = (spread | cont) << (8 * (8 - n));
+            self.buf[head - 8..head].copy_from_slice(&word.to_le_bytes());
+            self.head = head - n;
+            return;
+        }
+        // Nine or ten bytes: made in a local array, then copied in one go.
         let n = varint::len(v);
         let mut tmp = [0u8; varint::MAX_LEN];
         let mut x = v;
@@ -198,6 +365,23 @@ impl RevBuf {
         tmp[n - 1] = x as u8;
         self.buf[head - n..head].copy_from_slice(&tmp[..n]);
         self.head = head - n;
+    }
+
+    /// Put a tag made by `tag_bytes` in front: its `len` bytes, stored as
+    /// one word whose last byte ends at `head` (the bytes in front are free
+    /// room, as in `put_varint`).
+    #[inline(always)]
+    fn put_tag(&mut self, tag: u64, len: u8) {
+        if self.head < varint::MAX_LEN {
+            self.grow(varint::MAX_LEN);
+        }
+        let head = self.head;
+        // `tag_bytes` gives 1 to 5 bytes.
+        debug_assert!((1..=5).contains(&len));
+        let len = len as usize;
+        let word = tag << (8 * (8 - len));
+        self.buf[head - 8..head].copy_from_slice(&word.to_le_bytes());
+        self.head = head - len;
     }
 
     /// Make room for `n` more bytes in front (at least doubling).
@@ -214,6 +398,7 @@ impl RevBuf {
 
 struct Encoder<'t, 's, S> {
     t: &'t Tables,
+    plans: Option<&'t EncodePlans>,
     src: &'s S,
     opts: EncodeOptions,
     /// The output, written from its end.
@@ -252,89 +437,148 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         let t = self.t;
         let unknown = self.src.unknown(m).map_err(EncodeFailure::Source)?;
         self.put(unknown);
-        for f in t.messages[ty as usize].fields.iter().rev() {
-            if let Cardinality::Singular { presence } = f.card {
-                if f.kind.packable() {
-                    if let Some(b) = self.src.number(m, f).map_err(EncodeFailure::Source)? {
-                        // Every packable kind's zero has the bits 0 (and
-                        // -0.0 is not zero, as `is_zero` says).
-                        if presence || b != 0 {
-                            self.number(f.kind, b);
-                            self.put_tag(f.number, f.kind.wire_type());
-                        }
-                        continue;
+        let fields = &t.messages[ty as usize].fields;
+        let Some(plans) = self.plans else {
+            for f in fields.iter().rev() {
+                self.field(m, f, depth)?;
+            }
+            return Ok(());
+        };
+        for st in plans.of(t, ty) {
+            let pos = st.field as usize;
+            let held = match st.op {
+                Op::General => Held::Other,
+                _ => self
+                    .src
+                    .held(m, pos, st.kind)
+                    .map_err(EncodeFailure::Source)?,
+            };
+            match (held, st.op) {
+                (Held::Unset, _) => {}
+                (Held::Text(b), Op::Text) => {
+                    if st.presence || !b.is_empty() {
+                        self.put(b);
+                        self.put_varint(b.len() as u64);
+                        self.out.put_tag(st.tag, st.tag_len);
                     }
                 }
-                if matches!(f.kind, Kind::String | Kind::Bytes) {
-                    if let Some(b) = self.src.text(m, f, 0).map_err(EncodeFailure::Source)? {
-                        if presence || !b.is_empty() {
+                (Held::Bits(b), op) if op != Op::Text => {
+                    // Every packable kind's zero has the bits 0 (and -0.0
+                    // is not zero, as `is_zero` says).
+                    if st.presence || b != 0 {
+                        match op {
+                            Op::Varint => self.put_varint(b),
+                            Op::Bool => self.put_varint((b != 0) as u64),
+                            Op::Sint32 => {
+                                self.put_varint(varint::zigzag(b as i32 as i64) & 0xFFFF_FFFF)
+                            }
+                            Op::Sint64 => self.put_varint(varint::zigzag(b as i64)),
+                            Op::Fixed32 => self.put(&(b as u32).to_le_bytes()),
+                            _ => self.put(&b.to_le_bytes()),
+                        }
+                        self.out.put_tag(st.tag, st.tag_len);
+                    }
+                }
+                _ => {
+                    let f = &fields[pos];
+                    self.field(m, f, depth)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Field `f` of message `m`, through its `FieldInfo`.
+    #[inline]
+    fn field(&mut self, m: S::Msg, f: &FieldInfo, depth: usize) -> Res<(), S::Err> {
+        if let Cardinality::Singular { presence } = f.card {
+            if f.kind.packable() {
+                if let Some(b) = self.src.number(m, f).map_err(EncodeFailure::Source)? {
+                    // Every packable kind's zero has the bits 0 (and -0.0
+                    // is not zero, as `is_zero` says).
+                    if presence || b != 0 {
+                        self.number(f.kind, b);
+                        self.put_tag(f.number, f.kind.wire_type());
+                    }
+                    return Ok(());
+                }
+            }
+            if matches!(f.kind, Kind::String | Kind::Bytes) {
+                if let Some(b) = self.src.text(m, f, 0).map_err(EncodeFailure::Source)? {
+                    if presence || !b.is_empty() {
+                        self.put_text(f.number, b);
+                    }
+                    return Ok(());
+                }
+            }
+            let Some(v) = self.src.singular(m, f).map_err(EncodeFailure::Source)? else {
+                return Ok(());
+            };
+            let r = match v {
+                SrcValue::Message(sub) if f.set_item => self.set_item(f, sub, depth),
+                _ if presence || !matches!(v, SrcValue::Scalar(s) if is_zero(s)) => {
+                    self.value(f, f.number, v, depth)
+                }
+                _ => Ok(()),
+            };
+            return r.map_err(|e| locate(e, f, None));
+        }
+        if let (Cardinality::Repeated { packed }, true) = (f.card, f.kind.packable()) {
+            if let Some(nums) = self.src.numbers(m, f).map_err(EncodeFailure::Source)? {
+                self.numbers(f, packed, nums);
+                return Ok(());
+            }
+        }
+        let n = self.src.count(m, f).map_err(EncodeFailure::Source)?;
+        if n == 0 {
+            return Ok(());
+        }
+        match f.card {
+            Cardinality::Singular { .. } => {}
+            Cardinality::Repeated { packed: true } => {
+                let mark = self.out.len();
+                for i in (0..n).rev() {
+                    let r = match self.src.get(m, f, i).map_err(EncodeFailure::Source)? {
+                        SrcValue::Scalar(s) => self.scalar(f.kind, s),
+                        SrcValue::Message(_) => {
+                            self.err(EncodeKind::TypeMismatch, "a message in a packed field")
+                        }
+                    };
+                    if let Err(e) = r {
+                        return Err(locate(e, f, Some(i)));
+                    }
+                }
+                self.put_varint((self.out.len() - mark) as u64);
+                self.put_tag(f.number, LEN);
+            }
+            Cardinality::Repeated { packed: false } => {
+                let texts = match f.kind {
+                    Kind::String | Kind::Bytes => {
+                        self.src.texts(m, f).map_err(EncodeFailure::Source)?
+                    }
+                    _ => None,
+                };
+                let (tag, tag_len) = tag_bytes(f.number, LEN);
+                for i in (0..n).rev() {
+                    if let Some(b) = texts.as_ref().and_then(|t| t.text(i)) {
+                        self.put(b);
+                        self.put_varint(b.len() as u64);
+                        self.out.put_tag(tag, tag_len);
+                        continue;
+                    }
+                    if texts.is_none() && matches!(f.kind, Kind::String | Kind::Bytes) {
+                        if let Some(b) = self.src.text(m, f, i).map_err(EncodeFailure::Source)? {
                             self.put_text(f.number, b);
-                        }
-                        continue;
-                    }
-                }
-                let Some(v) = self.src.singular(m, f).map_err(EncodeFailure::Source)? else {
-                    continue;
-                };
-                let r = match v {
-                    SrcValue::Message(sub) if f.set_item => self.set_item(f, sub, depth),
-                    _ if presence || !matches!(v, SrcValue::Scalar(s) if is_zero(s)) => {
-                        self.value(f, f.number, v, depth)
-                    }
-                    _ => Ok(()),
-                };
-                if let Err(e) = r {
-                    return Err(locate(e, f, None));
-                }
-                continue;
-            }
-            if let (Cardinality::Repeated { packed }, true) = (f.card, f.kind.packable()) {
-                if let Some(nums) = self.src.numbers(m, f).map_err(EncodeFailure::Source)? {
-                    self.numbers(f, packed, nums);
-                    continue;
-                }
-            }
-            let n = self.src.count(m, f).map_err(EncodeFailure::Source)?;
-            if n == 0 {
-                continue;
-            }
-            match f.card {
-                Cardinality::Singular { .. } => {}
-                Cardinality::Repeated { packed: true } => {
-                    let mark = self.out.len();
-                    for i in (0..n).rev() {
-                        let r = match self.src.get(m, f, i).map_err(EncodeFailure::Source)? {
-                            SrcValue::Scalar(s) => self.scalar(f.kind, s),
-                            SrcValue::Message(_) => {
-                                self.err(EncodeKind::TypeMismatch, "a message in a packed field")
-                            }
-                        };
-                        if let Err(e) = r {
-                            return Err(locate(e, f, Some(i)));
+                            continue;
                         }
                     }
-                    self.put_varint((self.out.len() - mark) as u64);
-                    self.put_tag(f.number, LEN);
-                }
-                Cardinality::Repeated { packed: false } => {
-                    let text = matches!(f.kind, Kind::String | Kind::Bytes);
-                    for i in (0..n).rev() {
-                        if text {
-                            if let Some(b) =
-                                self.src.text(m, f, i).map_err(EncodeFailure::Source)?
-                            {
-                                self.put_text(f.number, b);
-                                continue;
-                            }
-                        }
-                        let v = self.src.get(m, f, i).map_err(EncodeFailure::Source)?;
-                        if let Err(e) = self.value(f, f.number, v, depth) {
-                            return Err(locate(e, f, Some(i)));
-                        }
+                    let v = self.src.get(m, f, i).map_err(EncodeFailure::Source)?;
+                    if let Err(e) = self.value(f, f.number, v, depth) {
+                        return Err(locate(e, f, Some(i)));
                     }
                 }
-                Cardinality::Map => self.map(m, f, n, depth)?,
             }
+            Cardinality::Map => self.map(m, f, n, depth)?,
         }
         Ok(())
     }
@@ -485,6 +729,8 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             Kind::Message(_) => None,
             _ => self.src.entries(m, f).map_err(EncodeFailure::Source)?,
         };
+        // The entries' tag, made once for the map.
+        let (tag, tag_len) = tag_bytes(f.number, LEN);
         for j in (0..n).rev() {
             let i = match &order {
                 Some(order) => order[j],
@@ -494,7 +740,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             if let Some(view) = &view {
                 if self.plain_part(view, i, vf) && self.plain_part(view, i, kf) {
                     self.put_varint((self.out.len() - mark) as u64);
-                    self.put_tag(f.number, LEN);
+                    self.out.put_tag(tag, tag_len);
                     continue;
                 }
                 // Not both at hand: drop what was written, and take the entry.
@@ -509,7 +755,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                 return Err(locate(e, f, Some(i)));
             }
             self.put_varint((self.out.len() - mark) as u64);
-            self.put_tag(f.number, LEN);
+            self.out.put_tag(tag, tag_len);
         }
         Ok(())
     }
@@ -527,10 +773,10 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             self.put_varint((self.out.len() - mark) as u64);
             self.put_tag(f.number, LEN);
         } else {
-            let wt = kind.wire_type();
+            let (tag, tag_len) = tag_bytes(f.number, kind.wire_type());
             for &b in nums.iter().rev() {
                 self.number(kind, b);
-                self.put_tag(f.number, wt);
+                self.out.put_tag(tag, tag_len);
             }
         }
     }
@@ -693,8 +939,33 @@ pub fn cmp_keys(a: Scalar<'_>, b: Scalar<'_>) -> Ordering {
 
 #[cfg(test)]
 mod tests {
-    use super::RevBuf;
+    use super::{tag_bytes, RevBuf};
     use crate::bytes::varint;
+
+    /// Tags made once for a plan and put as one word are the varints of
+    /// `number << 3 | wire type`, for every width (1 to 5 bytes), in front
+    /// of what is written and behind what comes after, nothing else
+    /// touched.
+    #[test]
+    fn tags_made_once_match_varints() {
+        let mut nums = vec![1u32, 536_870_911];
+        for bits in [4u32, 11, 18, 25] {
+            nums.extend([(1 << bits) - 1, 1 << bits]);
+        }
+        for &n in &nums {
+            for wt in 0..6u8 {
+                let (tag, len) = tag_bytes(n, wt);
+                let mut out = RevBuf::default();
+                out.put(b"after");
+                out.put_tag(tag, len);
+                out.put(b"before");
+                let mut want = b"before".to_vec();
+                varint::write(&mut want, ((n as u64) << 3) | wt as u64);
+                want.extend_from_slice(b"after");
+                assert_eq!(&out.buf[out.head..], &want[..], "{n} {wt}");
+            }
+        }
+    }
 
     /// Varints written backwards read as the forward writer's, at every
     /// length and on each side of every length's bounds.

@@ -60,8 +60,8 @@ pub use decode::{decode, DecodeOptions, Failure};
 pub use dynamic::{
     decode_dyn, decode_dyn_with, encode_dyn, DynBuilder, DynMessage, DynSource, Value,
 };
-pub use encode::{encode, encode_into, EncodeFailure, EncodeOptions};
+pub use encode::{encode, encode_into, encode_planned, EncodeFailure, EncodeOptions, EncodePlans};
 pub use error::{DecodeError, DecodeKind, EncodeError, EncodeKind, PathSeg};
 pub use scalar::{is_zero, Scalar};
 pub use schema::{Cardinality, DefaultValue, EnumInfo, FieldInfo, Kind, MessageInfo, Tables};
-pub use source::{EntryParts, MessageSource, NoEntries, Plain, SrcValue};
+pub use source::{EntryParts, Held, MessageSource, NoEntries, NoTexts, Plain, SrcValue, TextParts};

@@ -22,6 +22,9 @@ pub trait MessageSource<'m> {
     /// What [`entries`](MessageSource::entries) gives ([`NoEntries`] for
     /// a source that gives none).
     type Entries: EntryParts<'m>;
+    /// What [`texts`](MessageSource::texts) gives ([`NoTexts`] for a
+    /// source that gives none).
+    type Texts: TextParts<'m>;
     /// How many values field `f` has: 0 or 1 for a singular field (1 means
     /// present; a field without presence at its zero value is skipped by
     /// the encoder), the length of a repeated field, a map's entry count.
@@ -92,6 +95,53 @@ pub trait MessageSource<'m> {
     /// not have at hand: read it with [`entry`](MessageSource::entry).
     fn entries(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<Self::Entries>, Self::Err> {
         Ok(None)
+    }
+    /// The values of repeated string or bytes field `f` as the source keeps
+    /// them, for the encoder to read each value's bytes without asking the
+    /// source again per value: `None` (the default), or a value the view
+    /// does not have at hand: read it with [`get`](MessageSource::get).
+    fn texts(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<Self::Texts>, Self::Err> {
+        Ok(None)
+    }
+    /// The value of the singular field at position `pos` of `m`'s type
+    /// (see [`FieldInfo::pos`](super::FieldInfo::pos)), of kind `kind`
+    /// (a [packable](super::Kind::packable) kind, a string or bytes), in
+    /// one look: unset, its bits or bytes when the source keeps them so,
+    /// or [`Held::Other`] (the default): read it through the field's
+    /// [`FieldInfo`] then.
+    #[inline(always)]
+    fn held(&self, _m: Self::Msg, _pos: usize, _kind: Kind) -> Result<Held<'m>, Self::Err> {
+        Ok(Held::Other)
+    }
+}
+
+/// A singular field's value as [`MessageSource::held`] finds it.
+#[derive(Clone, Copy)]
+pub enum Held<'m> {
+    /// Not set (a field without presence: its zero value).
+    Unset,
+    /// A value of a packable kind, as [`Scalar::bits`] gives it.
+    Bits(u64),
+    /// A string's UTF-8 or the bytes of a bytes value.
+    Text(&'m [u8]),
+    /// Something else: ask through the field's [`FieldInfo`].
+    Other,
+}
+
+/// A repeated string or bytes field's values as a source keeps them (see
+/// [`MessageSource::texts`]).
+pub trait TextParts<'m> {
+    /// Value `i`'s bytes (a string's UTF-8) when at hand; `None` otherwise,
+    /// and the encoder then reads it with [`MessageSource::get`].
+    fn text(&self, i: usize) -> Option<&'m [u8]>;
+}
+
+/// A source that has no [`TextParts`] to give.
+pub enum NoTexts {}
+
+impl<'m> TextParts<'m> for NoTexts {
+    fn text(&self, _i: usize) -> Option<&'m [u8]> {
+        match *self {}
     }
 }
 

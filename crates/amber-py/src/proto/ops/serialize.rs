@@ -5,10 +5,12 @@
 //! stored values are exact builtin types, so no Python code runs.
 
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::{Arc, Weak};
 
 use amber_core::proto::runtime::{
-    encode_into, EncodeError, EncodeFailure, EncodeKind, EncodeOptions, EntryParts, FieldInfo,
-    Kind, MessageSource, Plain, Scalar, SrcValue,
+    encode_planned, EncodeError, EncodeFailure, EncodeKind, EncodeOptions, EncodePlans, EntryParts,
+    FieldInfo, Held, Kind, MessageSource, Plain, Scalar, SrcValue, TextParts,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
@@ -20,6 +22,7 @@ use crate::proto::state::cell::{Borrow, Ref};
 use crate::proto::state::map::{MapField, Part};
 use crate::proto::state::message::{text_scalar, Message, PyMessage, Slot};
 use crate::proto::state::repeated::{Items, Repeated};
+use crate::proto::state::schema::Schema;
 use crate::proto::state::values;
 
 pub(crate) struct Source<'py> {
@@ -294,6 +297,23 @@ impl<'m, 'py: 'm> EntryParts<'m> for View<'m, 'py> {
     }
 }
 
+/// A repeated string or bytes field's values as kept (see
+/// [`MessageSource::texts`]): spans of a wire parse, or objects.
+pub(crate) enum Texts<'m, 'py> {
+    Spans(&'m [(u32, u32)], &'m Message, Python<'py>),
+    Objs(&'m [Py<PyAny>], Kind, Python<'py>),
+}
+
+impl<'m, 'py: 'm> TextParts<'m> for Texts<'m, 'py> {
+    #[inline(always)]
+    fn text(&self, i: usize) -> Option<&'m [u8]> {
+        match *self {
+            Texts::Spans(v, m, py) => v.get(i).map(|&sp| m.span(py, sp)),
+            Texts::Objs(v, kind, py) => text_of(v.get(i)?.bind(py), kind),
+        }
+    }
+}
+
 /// The bytes of a string or bytes object stored for a field of `kind`:
 /// what the setters store; anything else goes the long way (`None`), which
 /// reports it, and so does a string holding lone surrogates (written with
@@ -331,6 +351,7 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
     type Msg = &'m Message;
     type Err = Stashed;
     type Entries = View<'m, 'py>;
+    type Texts = Texts<'m, 'py>;
 
     #[inline]
     fn count(&self, m: &'m Message, f: &FieldInfo) -> Result<usize, Stashed> {
@@ -443,6 +464,43 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
             Slot::Entries(d) => View::Objs(&d.entries, self.py),
             _ => return Ok(None),
         }))
+    }
+
+    #[inline]
+    fn texts(&self, m: &'m Message, f: &FieldInfo) -> Result<Option<Texts<'m, 'py>>, Stashed> {
+        if self.record {
+            // As in `text`.
+            return Ok(None);
+        }
+        let items = match m.slot(pos(m, f)) {
+            Slot::Spans(v) => return Ok(Some(Texts::Spans(v, m, self.py))),
+            Slot::List(l) => &self.list(l).map_err(|e| self.stash(e))?.items,
+            Slot::Items(items) => &**items,
+            _ => return Ok(None),
+        };
+        Ok(match items {
+            Items::Objs(v) => Some(Texts::Objs(v, f.kind, self.py)),
+            Items::Nums(..) => None,
+        })
+    }
+
+    #[inline(always)]
+    fn held(&self, m: &'m Message, pos: usize, kind: Kind) -> Result<Held<'m>, Stashed> {
+        if self.record {
+            // A recording source hands on the object behind each value
+            // (see `Given`): `singular` does that.
+            return Ok(Held::Other);
+        }
+        Ok(match (m.slot(pos), kind) {
+            (Slot::Unset, _) => Held::Unset,
+            (&Slot::Num(n), _) => Held::Bits(n),
+            (&Slot::Span(off, len), _) => Held::Text(m.span(self.py, (off, len))),
+            (Slot::Val(o), Kind::String | Kind::Bytes) => match text_of(o.bind(self.py), kind) {
+                Some(b) => Held::Text(b),
+                None => Held::Other,
+            },
+            _ => Held::Other,
+        })
     }
 
     #[inline(always)]
@@ -616,6 +674,36 @@ thread_local! {
     /// The buffer messages are encoded into, kept from call to call so that
     /// an encode allocates nothing but its `bytes` (see `encode_into`).
     static OUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The encode plans of the schemas written last (see [`plans_for`]).
+    static PLANS: RefCell<Vec<(Weak<Schema>, Rc<EncodePlans>)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// How many schemas' plans a thread keeps.
+const PLANS_KEPT: usize = 4;
+
+/// The encode plans of schema `s`, made on its first write on this thread
+/// and kept for the schemas written last. Each is keyed by a `Weak` of its
+/// schema, which keeps the schema's allocation (not its contents) while
+/// held: an address found equal is the same schema, never a new one made
+/// where a freed one was.
+fn plans_for(s: &Arc<Schema>) -> Rc<EncodePlans> {
+    PLANS.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        let at = Arc::as_ptr(s);
+        if let Some(i) = kept.iter().position(|(w, _)| w.as_ptr() == at) {
+            if i != 0 {
+                kept.swap(0, i);
+            }
+            return kept[0].1.clone();
+        }
+        let plans = Rc::new(EncodePlans::new(&s.tables));
+        if kept.len() == PLANS_KEPT {
+            kept.pop();
+        }
+        kept.insert(0, (Arc::downgrade(s), plans.clone()));
+        plans
+    })
 }
 
 /// A buffer kept for the next encode is let go above this size.
@@ -629,6 +717,7 @@ pub fn to_bytes<'py>(
     let py = m.py();
     let root = m.state().map_err(changing)?;
     let src = Source::new(py);
+    let plans = plans_for(&root.s);
     let opts = EncodeOptions {
         deterministic,
         ..EncodeOptions::default()
@@ -639,7 +728,7 @@ pub fn to_bytes<'py>(
         let mut fresh = Vec::new();
         let mut guard = kept.try_borrow_mut().ok();
         let buf = guard.as_deref_mut().unwrap_or(&mut fresh);
-        let r = encode_into(&root.s.tables, root.ty, &*root, &src, opts, buf);
+        let r = encode_planned(&root.s.tables, &plans, root.ty, &*root, &src, opts, buf);
         let out = match r {
             Ok(start) => Ok(PyBytes::new(py, &buf[start..])),
             Err(EncodeFailure::Source(Stashed)) => Err(src.take_err()),
