@@ -1036,6 +1036,35 @@ def test_encode_error_kinds() -> None:
         assert "borrowed" in str(e.__cause__), e.__cause__
 
 
+def test_field_descriptors_check_the_instance_every_time() -> None:
+    """A field's descriptor remembers its class after the first read; it still refuses an instance
+    of another message type (of the same layout, of another load, of a plain class) before and
+    after, and serves subclasses' instances."""
+    src = 'syntax = "proto3"; message A { int32 n = 1; string s = 2; } message B { int32 n = 1; }'
+    one, two = P.load_text(src, name="fd.proto"), P.load_text(src, name="fd.proto")
+
+    class Sub(one.A):  # type: ignore[misc, name-defined]
+        pass
+
+    a_n, a_s = one.A.__dict__["n"], one.A.__dict__["s"]
+    others = [one.B(n=1), two.A(n=1), object(), Sub(n=5)]
+    for round in range(3):
+        a = one.A(n=round, s="x")
+        assert (a.n, a.s, a_n.__get__(a, one.A)) == (round, "x", round)
+        for o in others:
+            if isinstance(o, one.A):
+                assert a_n.__get__(o, type(o)) == 5
+                a_n.__set__(o, 5)
+                continue
+            for f in (a_n, a_s):
+                with pytest.raises(TypeError):
+                    f.__get__(o, type(o))
+                with pytest.raises(TypeError):
+                    f.__set__(o, 1 if f is a_n else "y")
+        assert a_n.__get__(None, one.A) is a_n
+    assert (two.A(n=3).n, one.B(n=4).n, Sub(n=6).n) == (3, 4, 6)
+
+
 def test_threads_reading_and_changing_one_message(shop: Any) -> None:
     """Threads that read and change the same message, switching as often as the interpreter
     allows, see whole values: no crash, no torn state."""

@@ -4,6 +4,7 @@
 //! kept as Rust values, `Slot::Num` and `Items`), so encoding reads exact
 //! builtin types or plain numbers and runs no Python code.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind};
@@ -23,6 +24,11 @@ pub struct Field {
     pub s: Arc<Schema>,
     pub ty: u32,
     pub pos: u32,
+    /// The address of the class bound to `ty` once a read or write found
+    /// it (0 before): checked first, without going through the schema.
+    /// The schema this field holds keeps that class alive, so no other
+    /// class can come to have the address.
+    pub class: AtomicUsize,
 }
 
 impl Field {
@@ -30,11 +36,19 @@ impl Field {
         &self.s.tables.messages[self.ty as usize].fields[self.pos as usize]
     }
 
+    #[inline(always)]
     fn target<'a, 'py>(&self, obj: &'a Bound<'py, PyAny>) -> PyResult<&'a Bound<'py, PyMessage>> {
+        let t = obj.get_type_ptr() as usize;
+        if t == self.class.load(Ordering::Relaxed) {
+            // SAFETY: the address was stored below from the class bound to
+            // this field's type (see `class`), which derives from `Message`.
+            return Ok(unsafe { obj.cast_unchecked::<PyMessage>() });
+        }
         let exact = self.s.classes[self.ty as usize]
             .get()
-            .is_some_and(|c| std::ptr::eq(obj.get_type_ptr(), c.as_ptr().cast()));
+            .is_some_and(|c| t == c.as_ptr() as usize);
         if exact {
+            self.class.store(t, Ordering::Relaxed);
             // SAFETY: `obj` is an instance of the class bound to this
             // field's type, which `Schema::bind` checked derives from
             // `Message`; no other class is bound to the type.

@@ -188,6 +188,7 @@ impl PySchema {
                 s: self.inner.clone(),
                 ty,
                 pos,
+                class: std::sync::atomic::AtomicUsize::new(0),
             })
         })
     }
