@@ -629,7 +629,7 @@ impl<'py> Source<'py> {
                 let (kk, vk) = m.entry_kinds(f);
                 if v == Part::Msg {
                     let (Some(k), Some(v)) = (m.part_scalar(self.py, kk, k), p.msgs.get(i)) else {
-                        return Err(fail("a map field changed".into()));
+                        return Err(fail(EncodeKind::Mutated, "a map field changed".into()));
                     };
                     self.no_object();
                     return Ok((k, SrcValue::Message(v)));
