@@ -2461,3 +2461,14 @@ def test_maps_and_strings_serialize_as_google_however_kept(
         assert (
             A.FromString(built.SerializeToString()).SerializeToString() == built.SerializeToString()
         )
+
+
+def test_package_namespaces_answer_for_the_whole_load() -> None:
+    ns = P.load_text(
+        'syntax = "proto3"; package a.b; message M { int32 x = 1; }', name="pkg_ns.proto"
+    )
+    for space in (ns, ns.a, ns.a.b):
+        assert space.descriptor_set() == ns.descriptor_set()
+        assert space.types == {"a.b.M": ns.a.b.M}
+        assert space.types_files() == ["pkg_ns.proto"]
+    assert repr(ns.a) == "<amber.proto namespace: b>"

@@ -370,7 +370,8 @@ class EnumType:
 class Namespace(types.SimpleNamespace):
     """What `load` returns: message classes, enums and nested package namespaces as
     attributes. `descriptor_set()` gives the compiled `FileDescriptorSet` bytes (imports
-    included); `types` maps full names to classes."""
+    included); `types` maps full names to classes. A package's namespace answers both for
+    the whole load, as the root does."""
 
     def descriptor_set(self) -> bytes:
         return self.__dict__["_schema"].descriptor_set()  # type: ignore[no-any-return]
@@ -581,10 +582,10 @@ def _namespace(schema: ProtoSchema, *, register: bool = True) -> Namespace:
                 if v.name not in cls.__dict__:
                     setattr(cls, v.name, v.number)
 
+    # Every namespace of a load, the packages' too, answers for the whole load.
+    hidden = {"_schema": schema, "_types": classes, "_enums": enum_objs}
     root = Namespace()
-    root.__dict__["_schema"] = schema
-    root.__dict__["_types"] = classes
-    root.__dict__["_enums"] = enum_objs
+    root.__dict__.update(hidden)
     top: list[tuple[str, Any]] = [
         (d.full_name, classes[d.full_name]) for d in descs if d.containing_type is None
     ]
@@ -597,6 +598,7 @@ def _namespace(schema: ProtoSchema, *, register: bool = True) -> Namespace:
             nxt = space.__dict__.get(part)
             if not isinstance(nxt, Namespace):
                 nxt = Namespace()
+                nxt.__dict__.update(hidden)
                 space.__dict__[part] = nxt
             space = nxt
         space.__dict__[short] = obj
