@@ -22,6 +22,7 @@ from typing import Any
 
 from amber.bench.engine.contender import Contender, Trial
 from amber.bench.engine.registry import Part, register_part
+from amber.bench.parts.records import ten_key_records
 
 DASK = register_part(
     Part(
@@ -62,23 +63,7 @@ def _register_pickle_frame() -> None:
 
 def records(n: int, wrap: Callable[[list[dict[str, Any]]], Any]) -> Any:
     """`n` ten-key records, made on a worker and returned as `wrap` makes them."""
-    return wrap(
-        [
-            {
-                "id": i,
-                "name": f"user-{i}",
-                "email": f"user{i}@example.com",
-                "score": i * 0.25,
-                "active": i % 3 == 0,
-                "tags": ["a", "b"] if i % 2 else [],
-                "group": i % 17,
-                "ratio": 1 / (i + 1),
-                "note": None,
-                "code": f"{i:08x}",
-            }
-            for i in range(n)
-        ]
-    )
+    return wrap(ten_key_records(n))
 
 
 async def dask_setup(worker: Any) -> None:

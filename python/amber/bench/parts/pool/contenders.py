@@ -20,6 +20,7 @@ from typing import Any
 
 from amber.bench.engine.contender import Contender, Trial
 from amber.bench.engine.registry import Part, register_part
+from amber.bench.parts.records import ten_key_records
 
 POOL = register_part(
     Part(
@@ -33,21 +34,7 @@ POOL = register_part(
 
 @functools.cache
 def _records(n: int) -> list[dict[str, Any]]:
-    return [
-        {
-            "id": i,
-            "name": f"user-{i}",
-            "email": f"user{i}@example.com",
-            "score": i * 0.25,
-            "active": i % 3 == 0,
-            "tags": ["a", "b"] if i % 2 else [],
-            "group": i % 17,
-            "ratio": 1 / (i + 1),
-            "note": None,
-            "code": f"{i:08x}",
-        }
-        for i in range(n)
-    ]
+    return ten_key_records(n)
 
 
 def as_list(n: int) -> Any:

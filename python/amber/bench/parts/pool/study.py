@@ -8,60 +8,27 @@ time is the return trip.
 
 from __future__ import annotations
 
-from amber.bench.engine.contender import Workload
 from amber.bench.engine.registry import register_study
-from amber.bench.engine.rows import Rows, contender_table, ratio_figure
-from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
+from amber.bench.engine.study import Context
 from amber.bench.parts.pool.contenders import POOL
-
-OPS = ("return",)
-
-
-def workload(mode: str) -> Workload:
-    parts, size = {"full": (8, 50_000), "quick": (4, 20_000), "tiny": (2, 1_000)}[mode]
-    return Workload(
-        name=f"{parts} parts of {size:,} records",
-        description=f"{parts} tasks each returning {size:,} ten-key records",
-        build=lambda: (parts, size),
-        size=parts * size,
-    )
+from amber.bench.parts.records import RecordsStudy
 
 
 @register_study
-class PoolStudy(Study):
+class PoolStudy(RecordsStudy):
     name = "pool"
     part = POOL.name
     description = "records returned from a ProcessPoolExecutor: list, pickle bytes, amber.Packed"
     rerun = "amber bench --studies pool"
+    ops = ("return",)
+    where = "each returned by a task"
+    setting = ("pool", "concurrent.futures.ProcessPoolExecutor(2)")
+    title = "pool: records returned from a process pool"
 
-    def run(self, ctx: Context) -> StudyResult:
-        result = StudyResult(self.name)
-        chosen = workload(ctx.mode)
-        result.params["workloads"] = describe_workloads([chosen])
-        result.params["pool"] = "concurrent.futures.ProcessPoolExecutor(2)"
-        result.rows += ctx.measure(chosen)
-        return result
-
-    def report(self, result: StudyResult, ctx: Context) -> Report:
-        rows = Rows(result.rows, ctx.baseline)
-        report = Report(
-            title="pool: records returned from a process pool",
-            intro=(
-                "Tasks on a ProcessPoolExecutor of two processes return ten-key records; the "
-                "time is the return trip (the records are made once per process). Median time "
-                f"per call, ratio to {ctx.baseline} (the pool's own pickle of a plain list) in "
-                "the same run."
-            ),
+    def intro(self, ctx: Context) -> str:
+        return (
+            "Tasks on a ProcessPoolExecutor of two processes return ten-key records; the "
+            "time is the return trip (the records are made once per process). Median time "
+            f"per call, ratio to {ctx.baseline} (the pool's own pickle of a plain list) in "
+            "the same run."
         )
-        for name in rows.workloads():
-            report.tables.append(
-                contender_table(rows, name, OPS, f"{name}: median time per call", label="way")
-            )
-        report.plots += ratio_figure(
-            rows,
-            OPS,
-            ctx,
-            "pool_ratio",
-            f"pool: records returned from a process pool, time relative to {ctx.baseline}",
-        )
-        return report
