@@ -12,11 +12,12 @@
 //! `deterministic=True` (see [`cmp_keys`]); otherwise in the source's order. Map entries
 //! always carry both key and value.
 
-use std::cell::OnceCell;
 use std::cmp::Ordering;
 
 use crate::bytes::varint;
 use crate::proto::runtime::error::{EncodeError, EncodeKind};
+use crate::proto::runtime::plan::{tag_bytes, EncodePlans, Op};
+use crate::proto::runtime::revbuf::RevBuf;
 use crate::proto::runtime::scalar::{is_zero, Scalar};
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
 use crate::proto::runtime::source::{EntryParts, Held, MessageSource, Plain, SrcValue, TextParts};
@@ -100,121 +101,6 @@ pub fn encode_planned<'m, S: MessageSource<'m>>(
     run(tables, Some(plans), ty, m, src, opts, buf)
 }
 
-/// What a plan does for one field (see [`EncodePlans`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
-    /// A varint of the bits (int32, int64, uint32, uint64, enums).
-    Varint,
-    /// A bool's varint, 0 or 1.
-    Bool,
-    /// Zigzag of the low 32 bits (sint32).
-    Sint32,
-    /// Zigzag (sint64).
-    Sint64,
-    /// The low 4 bytes (fixed32, sfixed32, float).
-    Fixed32,
-    /// 8 bytes (fixed64, sfixed64, double).
-    Fixed64,
-    /// Bytes with their length (string, bytes).
-    Text,
-    /// Everything else: through the field's `FieldInfo`.
-    General,
-}
-
-/// One field's step in its type's plan.
-#[derive(Debug, Clone, Copy)]
-struct Step {
-    /// The field's index in its type's `fields` (and the position of its
-    /// value, [`FieldInfo::pos`]).
-    field: u32,
-    /// The tag's varint bytes, little-endian.
-    tag: u64,
-    /// How many bytes the tag takes (1 to 5).
-    tag_len: u8,
-    op: Op,
-    /// Written at its zero value too (explicit presence).
-    presence: bool,
-    kind: Kind,
-}
-
-/// Per message type of a schema, the encoder's steps, fields in the
-/// order they are written (backwards: highest number first), each with
-/// what to do decided once: made on first use, kept with the schema by
-/// the caller of [`encode_planned`].
-pub struct EncodePlans {
-    plans: Vec<OnceCell<Box<[Step]>>>,
-}
-
-impl EncodePlans {
-    /// Plans for the types of `tables`, each made when first used.
-    pub fn new(tables: &Tables) -> Self {
-        EncodePlans {
-            plans: (0..tables.messages.len())
-                .map(|_| OnceCell::new())
-                .collect(),
-        }
-    }
-
-    #[inline]
-    fn of(&self, t: &Tables, ty: u32) -> &[Step] {
-        match self.plans.get(ty as usize) {
-            Some(p) => p.get_or_init(|| plan(t, ty)),
-            None => &[],
-        }
-    }
-}
-
-/// Type `ty`'s steps.
-fn plan(t: &Tables, ty: u32) -> Box<[Step]> {
-    let fields = &t.messages[ty as usize].fields;
-    let mut steps = Vec::with_capacity(fields.len());
-    for (i, f) in fields.iter().enumerate().rev() {
-        let op = match (f.card, f.kind) {
-            _ if f.pos as usize != i || f.set_item => Op::General,
-            (Cardinality::Singular { .. }, k) => match k {
-                Kind::Int32 | Kind::Int64 | Kind::Uint32 | Kind::Uint64 | Kind::Enum(_) => {
-                    Op::Varint
-                }
-                Kind::Bool => Op::Bool,
-                Kind::Sint32 => Op::Sint32,
-                Kind::Sint64 => Op::Sint64,
-                Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => Op::Fixed32,
-                Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => Op::Fixed64,
-                Kind::String | Kind::Bytes => Op::Text,
-                Kind::Message(_) => Op::General,
-            },
-            _ => Op::General,
-        };
-        let presence = matches!(f.card, Cardinality::Singular { presence: true });
-        let (tag, tag_len) = tag_bytes(f.number, f.kind.wire_type());
-        steps.push(Step {
-            field: i as u32,
-            tag,
-            tag_len,
-            op,
-            presence,
-            kind: f.kind,
-        });
-    }
-    steps.into_boxed_slice()
-}
-
-/// A tag's varint bytes, little-endian in a `u64`, and their count.
-fn tag_bytes(num: u32, wt: u8) -> (u64, u8) {
-    let mut v = ((num as u64) << 3) | wt as u64;
-    let (mut out, mut n) = (0u64, 0u8);
-    loop {
-        let b = (v & 0x7F) as u8;
-        v >>= 7;
-        if v == 0 {
-            out |= (b as u64) << (8 * n);
-            return (out, n + 1);
-        }
-        out |= ((b | 0x80) as u64) << (8 * n);
-        n += 1;
-    }
-}
-
 fn run<'m, S: MessageSource<'m>>(
     tables: &Tables,
     plans: Option<&EncodePlans>,
@@ -281,119 +167,6 @@ fn locate<E>(e: EncodeFailure<E>, f: &FieldInfo, index: Option<usize>) -> Encode
     };
     e.path.insert_str(0, &seg);
     EncodeFailure::Encode(e)
-}
-
-/// A buffer filled from its end: the bytes written are `buf[head..]`.
-#[derive(Default)]
-struct RevBuf {
-    buf: Vec<u8>,
-    head: usize,
-}
-
-impl RevBuf {
-    #[inline]
-    fn len(&self) -> usize {
-        self.buf.len() - self.head
-    }
-
-    /// Drop what was written after the output was `len` bytes long.
-    #[inline]
-    fn cut(&mut self, len: usize) {
-        self.head = self.buf.len() - len;
-    }
-
-    /// Put `b` in front of what is written.
-    #[inline]
-    fn put(&mut self, b: &[u8]) {
-        if self.head < b.len() {
-            self.grow(b.len());
-        }
-        let start = self.head - b.len();
-        self.buf[start..self.head].copy_from_slice(b);
-        self.head = start;
-    }
-
-    /// Put a varint in front, written in place.
-    #[inline(always)]
-    fn put_varint(&mut self, v: u64) {
-        if self.head < varint::MAX_LEN {
-            self.grow(varint::MAX_LEN);
-        }
-        let head = self.head;
-        if v < 0x80 {
-            self.buf[head - 1] = v as u8;
-            self.head = head - 1;
-            return;
-        }
-        if v < 0x4000 {
-            // Two bytes (most tags, lengths and small numbers), stored at once.
-            let two = ((v as u16) & 0x7F | 0x80) | (((v >> 7) as u16) << 8);
-            self.buf[head - 2..head].copy_from_slice(&two.to_le_bytes());
-            self.head = head - 2;
-            return;
-        }
-        if v < 1 << 56 {
-            // Three to eight bytes: each 7-bit group moved to its byte at
-            // once (no chain of shifts from byte to byte), the
-            // continuation bits set on all but the last, and the word
-            // stored so that its last byte ends at `head`. The bytes in
-            // front of the varint's are free room (`head` >= 10), and
-            // overwritten later.
-            let n = varint::len(v);
-            let spread = (v & 0x7F)
-                | ((v << 1) & 0x7F00)
-                | ((v << 2) & 0x7F_0000)
-                | ((v << 3) & 0x7F00_0000)
-                | ((v << 4) & 0x7F_0000_0000)
-                | ((v << 5) & 0x7F00_0000_0000)
-                | ((v << 6) & 0x7F_0000_0000_0000)
-                | ((v << 7) & 0x7F00_0000_0000_0000);
-            let cont = 0x8080_8080_8080_8080 & ((1u64 << (8 * (n - 1))) - 1);
-            let word = (spread | cont) << (8 * (8 - n));
-            self.buf[head - 8..head].copy_from_slice(&word.to_le_bytes());
-            self.head = head - n;
-            return;
-        }
-        // Nine or ten bytes: made in a local array, then copied in one go.
-        let n = varint::len(v);
-        let mut tmp = [0u8; varint::MAX_LEN];
-        let mut x = v;
-        for b in &mut tmp[..n - 1] {
-            *b = (x as u8) | 0x80;
-            x >>= 7;
-        }
-        tmp[n - 1] = x as u8;
-        self.buf[head - n..head].copy_from_slice(&tmp[..n]);
-        self.head = head - n;
-    }
-
-    /// Put a tag made by `tag_bytes` in front: its `len` bytes, stored as
-    /// one word whose last byte ends at `head` (the bytes in front are free
-    /// room, as in `put_varint`).
-    #[inline(always)]
-    fn put_tag(&mut self, tag: u64, len: u8) {
-        if self.head < varint::MAX_LEN {
-            self.grow(varint::MAX_LEN);
-        }
-        let head = self.head;
-        // `tag_bytes` gives 1 to 5 bytes.
-        debug_assert!((1..=5).contains(&len));
-        let len = len as usize;
-        let word = tag << (8 * (8 - len));
-        self.buf[head - 8..head].copy_from_slice(&word.to_le_bytes());
-        self.head = head - len;
-    }
-
-    /// Make room for `n` more bytes in front (at least doubling).
-    #[cold]
-    fn grow(&mut self, n: usize) {
-        let used = self.len();
-        let cap = (self.buf.len() * 2).max(used + n).max(256);
-        let mut nb = vec![0u8; cap];
-        nb[cap - used..].copy_from_slice(&self.buf[self.head..]);
-        self.head = cap - used;
-        self.buf = nb;
-    }
 }
 
 struct Encoder<'t, 's, S> {
@@ -934,60 +707,5 @@ pub fn cmp_keys(a: Scalar<'_>, b: Scalar<'_>) -> Ordering {
         }
         (Scalar::Bool(x), Scalar::Bool(y)) => y.cmp(&x),
         _ => uint(b).cmp(&uint(a)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{tag_bytes, RevBuf};
-    use crate::bytes::varint;
-
-    /// Tags made once for a plan and put as one word are the varints of
-    /// `number << 3 | wire type`, for every width (1 to 5 bytes), in front
-    /// of what is written and behind what comes after, nothing else
-    /// touched.
-    #[test]
-    fn tags_made_once_match_varints() {
-        let mut nums = vec![1u32, 536_870_911];
-        for bits in [4u32, 11, 18, 25] {
-            nums.extend([(1 << bits) - 1, 1 << bits]);
-        }
-        for &n in &nums {
-            for wt in 0..6u8 {
-                let (tag, len) = tag_bytes(n, wt);
-                let mut out = RevBuf::default();
-                out.put(b"after");
-                out.put_tag(tag, len);
-                out.put(b"before");
-                let mut want = b"before".to_vec();
-                varint::write(&mut want, ((n as u64) << 3) | wt as u64);
-                want.extend_from_slice(b"after");
-                assert_eq!(&out.buf[out.head..], &want[..], "{n} {wt}");
-            }
-        }
-    }
-
-    /// Varints written backwards read as the forward writer's, at every
-    /// length and on each side of every length's bounds.
-    #[test]
-    fn varints_written_backwards_match() {
-        let mut values = vec![0, 1, u64::MAX];
-        for bits in (7..64).step_by(7) {
-            let edge = 1u64 << bits;
-            values.extend([edge - 1, edge, edge + 1]);
-        }
-        for &v in &values {
-            let mut out = RevBuf {
-                buf: Vec::new(),
-                head: 0,
-            };
-            out.put(b"after");
-            out.put_varint(v);
-            out.put(b"before");
-            let mut want = b"before".to_vec();
-            varint::write(&mut want, v);
-            want.extend_from_slice(b"after");
-            assert_eq!(&out.buf[out.head..], &want[..], "{v}");
-        }
     }
 }

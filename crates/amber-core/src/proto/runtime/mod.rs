@@ -12,8 +12,11 @@
 //! - [`builder`], [`source`]: the traits the runtime makes messages
 //!   through ([`MessageBuilder`]) and reads them through ([`MessageSource`]);
 //! - [`mod@decode`]: the walker over wire bytes, calling a [`MessageBuilder`]
-//!   (the Python edge makes Python objects; no tree in between);
-//! - [`mod@encode`]: the writer, reading through a [`MessageSource`];
+//!   (the Python edge makes Python objects; no tree in between), with
+//!   `bits.rs` reading values and packed runs to the bits messages keep;
+//! - [`mod@encode`]: the writer, reading through a [`MessageSource`], with
+//!   [`plan`]'s per-type steps (each field's work decided once), into a
+//!   buffer filled from its end (`revbuf.rs`);
 //! - [`dynamic`]: [`DynMessage`], a generic tree implementing both, with
 //!   [`decode_dyn`] and [`encode_dyn`];
 //! - [`error`]: [`DecodeError`] (byte offset and field path).
@@ -45,11 +48,14 @@
 //! # Ok::<(), amber_core::proto::ProtoError>(())
 //! ```
 
+mod bits;
 pub mod builder;
 pub mod decode;
 pub mod dynamic;
 pub mod encode;
 pub mod error;
+pub mod plan;
+mod revbuf;
 pub mod scalar;
 pub mod schema;
 pub mod source;
@@ -60,8 +66,9 @@ pub use decode::{decode, DecodeOptions, Failure};
 pub use dynamic::{
     decode_dyn, decode_dyn_with, encode_dyn, DynBuilder, DynMessage, DynSource, Value,
 };
-pub use encode::{encode, encode_into, encode_planned, EncodeFailure, EncodeOptions, EncodePlans};
+pub use encode::{encode, encode_into, encode_planned, EncodeFailure, EncodeOptions};
 pub use error::{DecodeError, DecodeKind, EncodeError, EncodeKind, PathSeg};
+pub use plan::EncodePlans;
 pub use scalar::{is_zero, Scalar};
 pub use schema::{Cardinality, DefaultValue, EnumInfo, FieldInfo, Kind, MessageInfo, Tables};
 pub use source::{EntryParts, Held, MessageSource, NoEntries, NoTexts, Plain, SrcValue, TextParts};
