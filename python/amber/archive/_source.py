@@ -14,6 +14,7 @@ import errno
 import mmap
 import os
 import stat
+import sys
 import urllib.parse
 import urllib.request
 from typing import Any, Protocol
@@ -251,13 +252,21 @@ def _is_timeout(e: BaseException) -> bool:
 
 
 def _is_connection_error(e: BaseException) -> bool:
+    """A broken or garbled exchange with the server: the socket's, aiohttp's (HTTP), or
+    botocore's (S3: a client error it wraps, such as a bad status line)."""
     if isinstance(e, ConnectionError):
         return True
     try:
         import aiohttp
     except ImportError:  # pragma: no cover - fsspec's HTTP needs it
-        return False
-    return isinstance(e, aiohttp.ClientError)
+        pass
+    else:
+        if isinstance(e, aiohttp.ClientError):
+            return True
+    botocore = sys.modules.get("botocore.exceptions")  # imported by s3fs when it is used
+    if botocore is not None:
+        return isinstance(e, (botocore.HTTPClientError, botocore.ConnectionError))
+    return False
 
 
 def _http_size(fs: Any, url: str) -> Any:
