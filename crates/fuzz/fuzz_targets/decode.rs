@@ -9,9 +9,9 @@
 //! an accepted frame makes no more values than it has bytes.
 #![no_main]
 
-use amber_core::codec::validate::validate;
 use amber_core::codec::error::ErrorKind;
 use amber_core::codec::header::parse_header;
+use amber_core::codec::validate::validate;
 use amber_core::codec::walker::Limits;
 use libfuzzer_sys::fuzz_target;
 

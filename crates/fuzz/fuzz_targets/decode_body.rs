@@ -11,9 +11,9 @@
 //! verdict, with error offsets moved by exactly 8 bytes.
 #![no_main]
 
+use amber_core::codec::error::ErrorKind;
 use amber_core::codec::format as f;
 use amber_core::codec::validate::validate;
-use amber_core::codec::error::ErrorKind;
 use amber_core::codec::walker::Limits;
 use libfuzzer_sys::fuzz_target;
 
