@@ -20,6 +20,7 @@ import pytest
 
 import amber
 import amber.proto as P
+from helpers import pb_len, varint
 
 DATA = Path(__file__).resolve().parent.parent / "crates" / "amber-core" / "tests" / "data" / "proto"
 CONF = DATA / "conformance"
@@ -371,8 +372,8 @@ def test_packed_runs_with_closed_enum_values_not_declared(
     the field, the others go to the unknown fields, as Google's do."""
     full = "protobuf_test_messages.proto2.TestAllTypesProto2"
     a_cls, g_cls = conf.types[full], google[full]
-    run = b"".join(_varint(n) for n in [1, 7, 2, 0, 99, 1])
-    wire = _varint(88 << 3 | 2) + _varint(len(run)) + run
+    run = b"".join(varint(n) for n in [1, 7, 2, 0, 99, 1])
+    wire = varint(88 << 3 | 2) + varint(len(run)) + run
     a, g = a_cls.FromString(wire), g_cls.FromString(wire)
     assert list(a.packed_nested_enum) == list(g.packed_nested_enum)
     assert a.SerializeToString() == g.SerializeToString()
@@ -1171,16 +1172,8 @@ def test_map_entries_parse_as_google(conf: P.Namespace, google: dict[str, Any]) 
         data: bytes = G(**kw).SerializeToString()
         return data
 
-    def varint(n: int) -> bytes:
-        out = bytearray()
-        while n >= 0x80:
-            out.append(n & 0x7F | 0x80)
-            n >>= 7
-        return bytes(out + bytes([n]))
-
     def entry(field: str, body: bytes) -> bytes:
-        num = G.DESCRIPTOR.fields_by_name[field].number
-        return varint(num << 3 | 2) + varint(len(body)) + body
+        return pb_len(G.DESCRIPTOR.fields_by_name[field].number, body)
 
     snan = struct.pack("<I", 0x7FA00001)
     data = b"".join(
@@ -1290,17 +1283,6 @@ message M {
 """
 
 
-def _entry(num: int, body: bytes) -> bytes:
-    def varint(n: int) -> bytes:
-        out = bytearray()
-        while n >= 0x80:
-            out.append(n & 0x7F | 0x80)
-            n >>= 7
-        return bytes(out + bytes([n]))
-
-    return varint(num << 3 | 2) + varint(len(body)) + body
-
-
 def test_parsed_maps_of_messages_as_google() -> None:
     """Maps of message values a parse keeps natively (no object per entry until read): a repeated
     key's last message wins in the first key's place (not merged), a missing key or value reads as
@@ -1342,7 +1324,7 @@ def test_parsed_maps_of_messages_as_google() -> None:
             by_name={k: {"n": 7} for k in list(kw["by_name"])[:1]},
             by_id={k: {"s": "again"} for k in list(kw["by_id"])[:1]},
         ).SerializeToString()
-        data += later + _entry(1, b"") + _entry(2, b"\x12\x00") + _entry(1, b"\x0a\x01z")
+        data += later + pb_len(1, b"") + pb_len(2, b"\x12\x00") + pb_len(1, b"\x0a\x01z")
         g = G.FromString(data)
         want = g.SerializeToString(deterministic=True)
         a = A.FromString(data)
@@ -1401,7 +1383,7 @@ def test_parsed_maps_of_messages_as_google() -> None:
         assert c.SerializeToString(deterministic=True) == gc.SerializeToString(deterministic=True)
         # A value missing a required field is reported with its key, as Google's.
         if size:
-            bad = data + _entry(4, _entry(1, b"0") + _entry(2, b"\x12\x01x"))
+            bad = data + pb_len(4, pb_len(1, b"0") + pb_len(2, b"\x12\x01x"))
             assert not A.FromString(bad).IsInitialized()
             assert not G.FromString(bad).IsInitialized()
             with pytest.raises(amber.EncodeError, match="needs\\['0'\\]\\.a"):
@@ -1419,7 +1401,7 @@ def test_deep_maps_of_messages_as_google() -> None:
     G = message_factory.GetMessageClass(_google_pool(ns).FindMessageTypeByName("mm.V"))
     body = b"\x08\x07"
     for level in range(49):
-        body = b"\x08" + bytes([level]) + _entry(3, b"\x08\x01" + _entry(2, body))
+        body = b"\x08" + bytes([level]) + pb_len(3, b"\x08\x01" + pb_len(2, body))
     m, g = ns.mm.V.FromString(body), G.FromString(body)
     assert m.SerializeToString() == body == g.SerializeToString()
     c = copy.deepcopy(m)
@@ -1506,7 +1488,7 @@ def _wire_keys(data: bytes, field: int) -> list[str]:
 
 def _deeper(body: bytes, n: int) -> bytes:
     for _ in range(n):
-        body = _entry(3, _entry(2, body))
+        body = pb_len(3, pb_len(2, body))
     return body
 
 
@@ -1687,19 +1669,19 @@ def test_message_sets_match_google() -> None:
     # Items as other writers may lay them out, parsed and written back as upb does.
     p5, p2 = g_a(i=5).SerializeToString(), g_a(i=2, s="t").SerializeToString()
     items = [
-        b"\x0b\x10" + _varint(1000) + b"\x1a" + _varint(len(p5)) + p5 + b"\x0c",  # id, then bytes
+        b"\x0b\x10" + varint(1000) + b"\x1a" + varint(len(p5)) + p5 + b"\x0c",  # id, then bytes
         b"\x0b\x1a"
-        + _varint(len(p2))
+        + varint(len(p2))
         + p2
         + b"\x10"
-        + _varint(1000)
+        + varint(1000)
         + b"\x0c",  # bytes first: merged
         b"\x0b\x10\x4d\x1a\x02\x08\x01\x0c",  # an id no extension has: unknown
         b"\x0b\x1a\x02\x08\x01\x10\x4e\x28\x05\x10\x4f\x0c",  # bytes first, junk, second id
-        b"\x0b\x10" + _varint(1000) + b"\x0c",  # no bytes: dropped
+        b"\x0b\x10" + varint(1000) + b"\x0c",  # no bytes: dropped
         b"\x0b\x1a\x02\x08\x01\x0c",  # no id: dropped
         b"\x08\x05",  # a plain field: unknown
-        b"\xc2\x3e" + _varint(len(p5)) + p5,  # the extension by its own tag
+        b"\xc2\x3e" + varint(len(p5)) + p5,  # the extension by its own tag
     ]
     for rng_seed in range(4):
         order = items[:]
@@ -1711,7 +1693,7 @@ def test_message_sets_match_google() -> None:
             gs, print_unknown_fields=True
         )
         assert ms.Extensions[a_ext].i == gs.Extensions[ga].i
-    first = b"\x0b\x10" + _varint(2000000) + b"\x1a\x00\x1a\x02\x08\x03\x0c"  # first bytes win
+    first = b"\x0b\x10" + varint(2000000) + b"\x1a\x00\x1a\x02\x08\x03\x0c"  # first bytes win
     assert ns.ms.Set.FromString(first).SerializeToString() == (
         g_set.FromString(first).SerializeToString()
     )
@@ -1736,7 +1718,7 @@ def test_message_sets_match_google() -> None:
         (b"\x0b\x10\x4d", 3),  # no end tag
         (b"\x0b\x10\x4d\x14", 3),  # another group's end tag
         (b"\x0b\x1a\x05\x08", 2),  # bytes longer than the input
-        (b"\x0b\x10" + _varint(1000) + b"\x1a\x02\x08\x80\x0c", 7),  # the member's own bytes
+        (b"\x0b\x10" + varint(1000) + b"\x1a\x02\x08\x80\x0c", 7),  # the member's own bytes
     ):
         with pytest.raises(google_message.DecodeError):
             g_set.FromString(bad)
@@ -1744,7 +1726,7 @@ def test_message_sets_match_google() -> None:
             ns.ms.Set.FromString(bad)
         assert e.value.offset == at, (bad, str(e.value))
     with pytest.raises(P.DecodeError, match=r"\$\.\[ms\.A\.a_ext\]\.i"):
-        ns.ms.Set.FromString(b"\x0b\x10" + _varint(1000) + b"\x1a\x02\x08\x80\x0c")
+        ns.ms.Set.FromString(b"\x0b\x10" + varint(1000) + b"\x1a\x02\x08\x80\x0c")
 
 
 def test_required_fields() -> None:
@@ -1830,27 +1812,18 @@ def test_bad_bytes_raise_decode_error_with_place(conf: P.Namespace) -> None:
         cls.FromString(bytes([0x0A, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]))  # 4 GiB length prefix
     nested = b""
     for _ in range(150):  # recursive_message nested past the limit of 100
-        nested = bytes([0xDA, 0x01]) + _varint(len(nested)) + nested
+        nested = bytes([0xDA, 0x01]) + varint(len(nested)) + nested
     with pytest.raises(P.DecodeError, match="deeper"):
         cls.FromString(nested)
     ok = cls.FromString(memoryview(bytearray(cls(optional_int32=1).SerializeToString())))
     assert ok.optional_int32 == 1
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 def _varint_forms() -> list[bytes]:
     """Varints of every length from 1 to 11 bytes: shortest forms of edge values, padded forms
     (zero high bytes), tenth bytes carrying bits past the 64th, and ones that never end."""
     edges = [0, 1, 127, 128, 300, 16_383, 16_384, 2**21, 2**28, 2**35, 2**42, 2**49, 2**56 - 1]
-    forms = [_varint(v) for v in [*edges, 2**56, 2**63 - 1, 2**63, 2**64 - 1]]
+    forms = [varint(v) for v in [*edges, 2**56, 2**63 - 1, 2**63, 2**64 - 1]]
     for n in range(2, 11):
         forms.append(b"\x80" * (n - 1) + b"\x00")  # zero, padded to n bytes
         forms.append(b"\xff" * (n - 1) + b"\x01")
@@ -1870,7 +1843,7 @@ def test_varints_of_every_length_parse_like_upb(conf: P.Namespace) -> None:
     name = "protobuf_test_messages.proto3.TestAllTypesProto3"
     a_cls = conf.types[name]
     g_cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
-    after = _varint(1 << 3) + _varint(2**64 - 1) + _varint(14 << 3 | 2) + b"\x02hi"
+    after = varint(1 << 3) + varint(2**64 - 1) + varint(14 << 3 | 2) + b"\x02hi"
     checked = refused = 0
     for form in _varint_forms():
         ok = len(form) <= 10 and form[-1] < 0x80
@@ -1878,9 +1851,9 @@ def test_varints_of_every_length_parse_like_upb(conf: P.Namespace) -> None:
             # optional_int64, _uint64 and _sint64: a bad varint is refused at its first byte
             cases = [(head + form + tail, 1) for head in (b"\x10", b"\x20", b"\x30")]
             # repeated_int64 (packed): the run's end ends the reader, whatever follows it
-            for run in (form + _varint(5) + form, form + form[:-1]):
+            for run in (form + varint(5) + form, form + form[:-1]):
                 bad = 3 if not ok else 3 + len(form) if run[-1] >= 0x80 else 0
-                cases.append((_varint(32 << 3 | 2) + _varint(len(run)) + run + tail, bad))
+                cases.append((varint(32 << 3 | 2) + varint(len(run)) + run + tail, bad))
             for data, at in cases:
                 try:
                     g = g_cls.FromString(data)
@@ -1989,12 +1962,12 @@ def test_float_bits_and_overlong_enum_numbers_kept_as_google(
     snan = bytes.fromhex("0d00807f")
     packed = bytes.fromhex("0d00807f") + bytes.fromhex("0100c07f")
     data = (
-        _varint(11 << 3 | 5)
+        varint(11 << 3 | 5)
         + snan  # optional_float
-        + _varint(85 << 3 | 2)
-        + _varint(len(packed))
+        + varint(85 << 3 | 2)
+        + varint(len(packed))
         + packed  # packed_float
-        + _varint(51 << 3)
+        + varint(51 << 3)
         + bytes.fromhex("b69700")  # repeated_nested_enum: 2998, overlong
     )
     a, g = a_cls.FromString(data), g_cls.FromString(data)

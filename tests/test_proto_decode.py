@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import amber.proto as P
+from helpers import varint
 
 KINDS = [
     "int32",
@@ -69,12 +70,8 @@ def _schema(syntax: str) -> str:
 
 
 def _varint(n: int, pad: int = 0) -> bytes:
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
+    """`n` as 64 bits, in a varint padded with `pad` more bytes (at most 10 in all)."""
+    out = bytearray(varint(n & (1 << 64) - 1))
     for _ in range(min(pad, 10 - len(out))):  # padded: still at most 10 bytes
         out[-1] |= 0x80
         out.append(0)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import amber.proto as P
+from helpers import pb_len, pb_tag, varint
 
 PROTO3 = """
 syntax = "proto3";
@@ -40,23 +41,6 @@ message G {
   repeated group Many = 4 { optional int32 z = 5; }
 }
 """
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _tag(num: int, wt: int) -> bytes:
-    return _varint(num << 3 | wt)
-
-
-def _len(num: int, body: bytes) -> bytes:
-    return _tag(num, 2) + _varint(len(body)) + body
 
 
 @pytest.fixture(scope="module")
@@ -134,63 +118,68 @@ def test_input_ending_early_is_truncated(ns: Types, google: dict[str, Any]) -> N
 
 def test_length_past_its_message_is_truncated(ns: Types, google: dict[str, Any]) -> None:
     # A string whose length fits the input but not the sub-message it is in.
-    inner = _tag(1, 0) + b"\x01" + _tag(2, 2) + _varint(9) + b"abc"
-    data = _len(6, b"\x08\x02") + _len(6, inner) + b"\x00" * 6
+    inner = pb_tag(1, 0) + b"\x01" + pb_tag(2, 2) + varint(9) + b"abc"
+    data = pb_len(6, b"\x08\x02") + pb_len(6, inner) + b"\x00" * 6
     err = _refused(ns, google, "errs.Top", data)
     _check(err, "truncated", 9, "$.items[1].s")  # at the string's length
     # The same inside a map entry's message value.
-    entry = _len(1, b"k") + _len(2, inner)
-    data = _len(7, entry) + b"\x00" * 6
+    entry = pb_len(1, b"k") + pb_len(2, inner)
+    data = pb_len(7, entry) + b"\x00" * 6
     err = _refused(ns, google, "errs.Top", data)
     _check(err, "truncated", 2 + 3 + 2 + 3, "$.by_name[0].value.s")
     # A varint cut by the end of its packed run.
-    data = _len(4, b"\x01\x80\x80")
+    data = pb_len(4, b"\x01\x80\x80")
     err = _refused(ns, google, "errs.Top", data)
     _check(err, "truncated", 3, "$.nums[1]")
     # A map entry whose key is cut by the entry's end.
-    data = _len(11, _tag(1, 0) + b"\x80") + b"\x00\x00"
+    data = pb_len(11, pb_tag(1, 0) + b"\x80") + b"\x00\x00"
     err = _refused(ns, google, "errs.Top", data)
     _check(err, "truncated", 3, "$.names[0]")
 
 
 def test_open_group_is_truncated(ns: Types, google: dict[str, Any]) -> None:
     whole = google["errs2.G"](grp={"x": 1}, y=2).SerializeToString()
-    end = whole.index(_tag(1, 4))
+    end = whole.index(pb_tag(1, 4))
     err = _refused(ns, google, "errs2.G", whole[:end])
     _check(err, "truncated", end, "$.grp")
     # An unknown group left open, at the top level.
-    err = _refused(ns, google, "errs2.G", _tag(9, 3) + _tag(2, 0) + b"\x05")
+    err = _refused(ns, google, "errs2.G", pb_tag(9, 3) + pb_tag(2, 0) + b"\x05")
     _check(err, "truncated", 3, "$")
 
 
 def test_bad_tags_and_group_ends_are_malformed(ns: Types, google: dict[str, Any]) -> None:
     ok = google["errs.Top"](i=1).SerializeToString()
-    for bad in (b"\x00\x00", _tag(1, 6) + b"\x00", _tag(1, 7) + b"\x00", _tag(2**29, 0) + b"\x01"):
+    for bad in (
+        b"\x00\x00",
+        pb_tag(1, 6) + b"\x00",
+        pb_tag(1, 7) + b"\x00",
+        pb_tag(2**29, 0) + b"\x01",
+    ):
         # After a good field, and inside a sub-message.
         _check(_refused(ns, google, "errs.Top", ok + bad), "malformed", len(ok), "$")
         _check(
-            _refused(ns, google, "errs.Top", ok + _len(5, ok + bad)),
+            _refused(ns, google, "errs.Top", ok + pb_len(5, ok + bad)),
             "malformed",
             2 * len(ok) + 2,
             "$.inner",
         )
     # An end-group tag that ends no group.
-    _check(_refused(ns, google, "errs.Top", ok + _tag(1, 4)), "malformed", len(ok), "$")
+    _check(_refused(ns, google, "errs.Top", ok + pb_tag(1, 4)), "malformed", len(ok), "$")
     # A group ended by another field's end tag (its own, and an unknown group's).
     _check(
-        _refused(ns, google, "errs2.G", _tag(1, 3) + b"\x10\x01" + _tag(4, 4)),
+        _refused(ns, google, "errs2.G", pb_tag(1, 3) + b"\x10\x01" + pb_tag(4, 4)),
         "malformed",
         3,
         "$.grp",
     )
     _check(
-        _refused(ns, google, "errs2.G", _tag(4, 3) + _tag(4, 4) + _tag(4, 3) + _tag(5, 4)),
+        _refused(ns, google, "errs2.G", pb_tag(4, 3) + pb_tag(4, 4) + pb_tag(4, 3) + pb_tag(5, 4)),
         "malformed",
         3,
         "$.many[1]",
     )
     _check(
-        _refused(ns, google, "errs2.G", _tag(9, 3) + _tag(8, 4)),
+        _refused(ns, google, "errs2.G", pb_tag(9, 3) + pb_tag(8, 4)),
         "malformed",
         1,
         "$",
@@ -200,7 +189,9 @@ def test_bad_tags_and_group_ends_are_malformed(ns: Types, google: dict[str, Any]
 def test_overlong_varint_is_malformed(ns: Types, google: dict[str, Any]) -> None:
     eleven = b"\xff" * 10 + b"\x01"
     _check(_refused(ns, google, "errs.Top", b"\x08" + eleven), "malformed", 1, "$.i")
-    _check(_refused(ns, google, "errs.Top", _len(4, b"\x05" + eleven)), "malformed", 3, "$.nums[1]")
+    _check(
+        _refused(ns, google, "errs.Top", pb_len(4, b"\x05" + eleven)), "malformed", 3, "$.nums[1]"
+    )
     # As a length, and as a tag.
     _check(_refused(ns, google, "errs.Top", b"\x12" + eleven), "malformed", 1, "$.s")
     _check(_refused(ns, google, "errs.Top", b"\x08\x01" + eleven), "malformed", 2, "$")
@@ -208,15 +199,15 @@ def test_overlong_varint_is_malformed(ns: Types, google: dict[str, Any]) -> None
 
 def test_invalid_utf8_is_malformed(ns: Types, google: dict[str, Any]) -> None:
     # At the first bad byte, in a field, in a sub-message, in a map key and in a map value.
-    _check(_refused(ns, google, "errs.Top", _len(2, b"ab\xff")), "malformed", 4, "$.s")
-    data = _len(6, b"") + _len(6, _len(2, b"\xc3\x28"))
+    _check(_refused(ns, google, "errs.Top", pb_len(2, b"ab\xff")), "malformed", 4, "$.s")
+    data = pb_len(6, b"") + pb_len(6, pb_len(2, b"\xc3\x28"))
     _check(_refused(ns, google, "errs.Top", data), "malformed", 6, "$.items[1].s")
-    data = _len(11, _tag(1, 0) + b"\x01" + _len(2, b"ok\xe2\x82"))
+    data = pb_len(11, pb_tag(1, 0) + b"\x01" + pb_len(2, b"ok\xe2\x82"))
     _check(_refused(ns, google, "errs.Top", data), "malformed", 8, "$.names[0]")
-    data = _len(7, _len(1, b"\xff"))
+    data = pb_len(7, pb_len(1, b"\xff"))
     _check(_refused(ns, google, "errs.Top", data), "malformed", 4, "$.by_name[0]")
     # Bytes fields take any bytes.
-    assert ns.types["errs.Top"].FromString(_len(3, b"\xff")).b == b"\xff"
+    assert ns.types["errs.Top"].FromString(pb_len(3, b"\xff")).b == b"\xff"
 
 
 def test_nesting_past_the_limit_is_limit(ns: Types, google: dict[str, Any]) -> None:
@@ -231,20 +222,20 @@ def test_nesting_past_the_limit_is_limit(ns: Types, google: dict[str, Any]) -> N
         _check(err, "limit", _tag_offsets(deep)[100], "$" + ".child" * 101)
     # Groups count as nesting too: unknown ones, and inside a known group.
     G = ns.types["errs2.G"]
-    ok = _tag(9, 3) * 100 + _tag(9, 4) * 100
+    ok = pb_tag(9, 3) * 100 + pb_tag(9, 4) * 100
     assert (
         G.FromString(ok).SerializeToString() == google["errs2.G"].FromString(ok).SerializeToString()
     )
-    groups = _tag(9, 3) * 101 + _tag(9, 4) * 101
+    groups = pb_tag(9, 3) * 101 + pb_tag(9, 4) * 101
     _check(_refused(ns, google, "errs2.G", groups), "limit", 101, "$")
-    groups = _tag(1, 3) + _tag(9, 3) * 100 + _tag(9, 4) * 100 + _tag(1, 4)
+    groups = pb_tag(1, 3) + pb_tag(9, 3) * 100 + pb_tag(9, 4) * 100 + pb_tag(1, 4)
     _check(_refused(ns, google, "errs2.G", groups), "limit", 101, "$.grp")
 
 
 def _chain_bytes(n: int) -> bytes:
     data = b""
     for _ in range(n):
-        data = _len(8, data)
+        data = pb_len(8, data)
     return data
 
 
@@ -270,7 +261,7 @@ def test_wrong_wire_types_are_kept_not_refused(ns: Types, google: dict[str, Any]
         for other, body in values.items():
             if other == wt or (name == "nums" and other == 0):
                 continue
-            data = _tag(numbers[name], other) + body
+            data = pb_tag(numbers[name], other) + body
             g = google["errs.Top"].FromString(data)
             a = ns.types["errs.Top"].FromString(data)
             assert a.SerializeToString() == g.SerializeToString() == data
