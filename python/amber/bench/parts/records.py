@@ -1,5 +1,6 @@
-"""What the dask and pool studies share: parts of ten-key records, their sizes by mode, and
-a study of one such workload with one table and one ratio figure.
+"""What the dask and pool studies share: parts of ten-key records, their sizes by mode, a
+study of one such workload with one table and one ratio figure, and a cluster or pool that
+every contender of the study uses.
 
 A module, not a part: it registers nothing, and both parts import it.
 """
@@ -7,11 +8,15 @@ A module, not a part: it registers nothing, and both parts import it.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from typing import Any, ClassVar, Generic, TypeVar
 
 from amber.bench.engine.contender import Workload
 from amber.bench.engine.rows import Rows, contender_table, ratio_figure
 from amber.bench.engine.study import Context, Report, Study, StudyResult, describe_workloads
+
+T = TypeVar("T")
 
 # (parts, records per part) by mode
 SIZES = {"full": (8, 50_000), "quick": (4, 20_000), "tiny": (2, 1_000)}
@@ -84,3 +89,28 @@ class RecordsStudy(Study):
             f"{self.title}, time relative to {ctx.baseline}",
         )
         return report
+
+
+class Shared(Generic[T]):
+    """One resource for all the contenders of a study: `open()` (a context manager) is entered
+    by the first contender's setup and left when the last one's setup closes. Call it to get
+    a contender's `setup`."""
+
+    def __init__(self, open: Callable[[], AbstractContextManager[T]]) -> None:
+        self._open = open
+        self._users = 0
+        self._stack = ExitStack()
+        self._value: T | None = None
+
+    @contextmanager
+    def __call__(self) -> Iterator[T]:
+        if self._users == 0:
+            self._value = self._stack.enter_context(self._open())
+        self._users += 1
+        try:
+            yield self._value  # type: ignore[misc]
+        finally:
+            self._users -= 1
+            if self._users == 0:
+                self._value = None
+                self._stack.close()

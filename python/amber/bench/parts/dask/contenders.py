@@ -14,6 +14,7 @@ on the second worker (the `move` operation) or gathers them to the client (`gath
 
 from __future__ import annotations
 
+import functools
 import pickle
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ from typing import Any
 
 from amber.bench.engine.contender import Contender, Trial
 from amber.bench.engine.registry import Part, register_part
-from amber.bench.parts.records import ten_key_records
+from amber.bench.parts.records import Shared, ten_key_records
 
 DASK = register_part(
     Part(
@@ -40,13 +41,8 @@ class PickleFrame(list[Any]):
     __slots__ = ()
 
 
-_registered: list[bool] = []
-
-
+@functools.cache
 def _register_pickle_frame() -> None:
-    if _registered:
-        return
-    _registered.append(True)
     import importlib
 
     protocol: Any = importlib.import_module("distributed.protocol.serialize")
@@ -97,38 +93,29 @@ class Cluster:
     second: str
 
 
-_shared: list[Any] = []  # [cluster, client, users]
-
-
 @contextmanager
-def _cluster() -> Iterator[Cluster]:
-    """One LocalCluster for every contender of a study: started by the first setup, closed by
-    the last."""
+def _open_cluster() -> Iterator[Cluster]:
+    """A LocalCluster of two worker processes and its client."""
     import importlib
 
     dist: Any = importlib.import_module("distributed")  # untyped
-    if not _shared:
-        _register_pickle_frame()
-        cluster = dist.LocalCluster(
+    _register_pickle_frame()
+    with (
+        dist.LocalCluster(
             n_workers=2,
             threads_per_worker=1,
             processes=True,
             dashboard_address=":0",
             preload=["amber.dask", "amber.bench.parts.dask.contenders"],
-        )
-        _shared.extend([cluster, dist.Client(cluster), 0])
-    _shared[2] += 1
-    client = _shared[1]
-    first, second = sorted(client.scheduler_info()["workers"])
-    try:
+        ) as cluster,
+        dist.Client(cluster) as client,
+    ):
+        first, second = sorted(client.scheduler_info()["workers"])
         yield Cluster(client, first, second)
-    finally:
-        _shared[2] -= 1
-        if _shared[2] == 0:
-            cluster, client, _ = _shared
-            _shared.clear()
-            client.close()
-            cluster.close()
+
+
+# One cluster for every contender of a study.
+_cluster = Shared(_open_cluster)
 
 
 def again(part: Any) -> Any:

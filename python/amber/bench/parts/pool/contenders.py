@@ -14,13 +14,12 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import pickle
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from amber.bench.engine.contender import Contender, Trial
 from amber.bench.engine.registry import Part, register_part
-from amber.bench.parts.records import ten_key_records
+from amber.bench.parts.records import Shared, ten_key_records
 
 POOL = register_part(
     Part(
@@ -55,21 +54,8 @@ def _keep(x: Any) -> Any:
     return x
 
 
-_shared: list[Any] = []  # [executor, users]
-
-
-@contextmanager
-def _pool() -> Iterator[concurrent.futures.ProcessPoolExecutor]:
-    if not _shared:
-        _shared.extend([concurrent.futures.ProcessPoolExecutor(2), 0])
-    _shared[1] += 1
-    try:
-        yield _shared[0]
-    finally:
-        _shared[1] -= 1
-        if _shared[1] == 0:
-            _shared.pop(0).shutdown()
-            _shared.clear()
+# One pool of two processes for every contender of a study.
+_pool = Shared(lambda: concurrent.futures.ProcessPoolExecutor(2))
 
 
 def way(name: str, task: Callable[[int], Any], load: Callable[[Any], Any], note: str) -> Contender:
