@@ -1,4 +1,4 @@
-"""The least time any runtime can take to parse seed 001's message and read every field in
+"""The least time any runtime can take to parse the benchmark's bench.Test message and read every field in
 CPython, against upb's parse and read (the "parse and read" row of the proto study).
 
 Reading every field makes about 170 Python objects (numbers, strings, lists, a dict) whatever
@@ -149,7 +149,7 @@ def main() -> None:
     eager = med["upb parse"] + med["make values"] - med["marshal per-item"] + med["read and free"]
     lazy = eager + dispatch
     upb = med["upb parse and read"]
-    print(f"seed 001's message: {len(data)} bytes; reading it makes {n_objects} values")
+    print(f"bench.Test: {len(data)} bytes; reading it makes {n_objects} values")
     for k in ("upb parse", "make values", "marshal per-item", "read and free"):
         print(f"  {k:22} {med[k]:6.2f} µs")
     print(

@@ -1,4 +1,4 @@
-"""Rerun the "pg" study: 1,000,000 rows loaded and read back, and seed 004's 27-parameter query run
+"""Rerun the "pg" study: 1,000,000 rows loaded and read back, and a 27-column query of 1,000 rows run
 1,000 times, through psycopg 3 (text, binary, COPY), psycopg2, asyncpg, pgcopy, ADBC, connectorx
 and amber.pg, against a throwaway PostgreSQL; client CPU time (see docs/benchmarks.md). Options
 are those of `amber bench`, e.g. `--quick`, `--contenders`, `--repeat`; output goes to

@@ -439,7 +439,7 @@ def test_the_pg_studies_check_and_time_each_driver_on_one_server(tmp_path: Path)
 
     from amber.bench.parts.pg.contenders import PG
     from amber.bench.parts.pg.jobs import pg_contender, psycopg_conn, read_job
-    from amber.bench.parts.pg.workloads import READ, READ_QUERY, seed004_params
+    from amber.bench.parts.pg.workloads import READ, READ_QUERY, query_params
 
     def rounded(conn: Any) -> list[tuple[Any, ...]]:
         return [(r[0], round(r[1], 2), *r[2:]) for r in conn.execute(READ_QUERY).fetchall()]
@@ -458,7 +458,7 @@ def test_the_pg_studies_check_and_time_each_driver_on_one_server(tmp_path: Path)
         pytest.skip("no PostgreSQL server: " + "; ".join(data["studies"]["pg"]["notes"]))
     kinds = {c.name: c.kinds or frozenset() for c in found}
     seen = set()
-    expected = {"pg": {"load-1k", "read-1k", "seed004-x3"}, "bytea": {"bytea-1", "bytea-10"}}
+    expected = {"pg": {"load-1k", "read-1k", "query-27col-x3"}, "bytea": {"bytea-1", "bytea-10"}}
     for name, workloads in expected.items():
         study = data["studies"][name]
         assert study["part"] == "pg" and study["params"]["server"]["version"]
@@ -476,7 +476,13 @@ def test_the_pg_studies_check_and_time_each_driver_on_one_server(tmp_path: Path)
     assert seen == {*kinds, "pg-wrong"}  # every driver ran in one study or the other
     report = result.report.read_text()
     assert "pg: PostgreSQL drivers, client CPU" in report and "Server: PostgreSQL" in report
-    first = (1, Decimal("0.4"), seed004_params()[2], 2, Decimal("0.8"))  # psycopg2, as the seed
+    first = (
+        1,
+        Decimal("0.4"),
+        query_params()[2],
+        2,
+        Decimal("0.8"),
+    )  # psycopg2 types the literals numeric
     assert f"got 3,000 x {first!r} ..." in report
     assert_plots(result.report, "pg_ratio", "bytea")
 

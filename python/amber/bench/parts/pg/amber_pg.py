@@ -33,7 +33,7 @@ from amber.bench.parts.pg.workloads import (
     READ_QUERY,
     LoadInput,
     QueryInput,
-    seed004_query,
+    query_sql,
 )
 
 
@@ -123,7 +123,7 @@ def _amber_fetch() -> Contender:
         return fetch(conn, READ_QUERY, into="rows")
 
     def query(conn: Any, q: QueryInput) -> Sequence[Any]:
-        sql = seed004_query()
+        sql = query_sql()
         res: Sequence[Any] = []
         for _ in range(q.runs):
             res = fetch(conn, sql, q.params, into="rows")
@@ -164,7 +164,7 @@ def _amber_async() -> Contender:
         return conn.run(fetch(conn.conn, READ_QUERY, into="rows"))
 
     def query(conn: AsyncConn, q: QueryInput) -> Sequence[Any]:
-        sql = seed004_query()
+        sql = query_sql()
 
         async def runs() -> Sequence[Any]:
             res: Sequence[Any] = []

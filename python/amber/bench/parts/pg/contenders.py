@@ -40,7 +40,7 @@ from amber.bench.parts.pg.workloads import (
     LoadInput,
     QueryInput,
     Row,
-    seed004_query,
+    query_sql,
 )
 
 PG = register_part(
@@ -95,7 +95,7 @@ def _psycopg2_fetch(conn: Any) -> list[tuple[Any, ...]]:
 
 
 def _psycopg2_query(conn: Any, q: QueryInput) -> Sequence[Any]:
-    sql = seed004_query()
+    sql = query_sql()
     res: Sequence[Any] = []
     with conn.cursor() as cur:
         for _ in range(q.runs):
@@ -106,7 +106,7 @@ def _psycopg2_query(conn: Any, q: QueryInput) -> Sequence[Any]:
 
 def _decimal_floats(q: QueryInput) -> list[tuple[Any, ...]]:
     """psycopg2 sends a float as a literal, which PostgreSQL types numeric: it comes back as a
-    Decimal of the float's repr (seed 004 saw the same)."""
+    Decimal of the float's repr."""
     from decimal import Decimal
 
     row = tuple(Decimal(repr(p)) if isinstance(p, float) else p for p in q.params)
@@ -169,7 +169,7 @@ def _psycopg_fetch(binary: bool) -> Any:
 
 def _psycopg_query(binary: bool) -> Any:
     def run(conn: Any, q: QueryInput) -> Sequence[Any]:
-        sql = seed004_query()
+        sql = query_sql()
         res: Sequence[Any] = []
         with conn.cursor(binary=binary) as cur:
             for _ in range(q.runs):
@@ -236,7 +236,7 @@ def _asyncpg_fetch(conn: AsyncConn) -> Any:
 
 def _asyncpg_query(conn: AsyncConn, q: QueryInput) -> Sequence[Any]:
     # `SELECT $1` leaves the type to the driver: asyncpg then sends text, and refuses an int.
-    sql = seed004_query("${n}::{t}")
+    sql = query_sql("${n}::{t}")
 
     async def runs() -> Sequence[Any]:
         res: Sequence[Any] = []

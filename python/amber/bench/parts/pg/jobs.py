@@ -9,7 +9,7 @@ rows before anything is timed:
 - load: the table, read back in id order through the study's own connection as COPY BINARY, must
   be the rows' COPY BINARY stream byte for byte (when it is not, the rows say what differs);
 - read: the driver's result must hold the rows (in any order: a parallel scan interleaves them);
-- query: the last of the R results must be seed 004's 1,000 rows;
+- query: the last of the R results must be the query's 1,000 rows;
 - bytea: the decoded objects must equal the stored ones exactly (`exactly_equal`).
 """
 
@@ -195,9 +195,9 @@ def query_job(
     how: str,
     expected: Callable[[QueryInput], list[tuple[Any, ...]]] | None = None,
 ) -> Job:
-    """Time `run(conn, query)`, which executes and fetches seed 004's query `query.runs` times and
+    """Time `run(conn, query)`, which executes and fetches the 27-column query `query.runs` times and
     returns the last result; check it against the parameters (or `expected(query)`). The row note
-    shows the result as seed 004 prints it: "got N x (first values) ..."."""
+    shows the result as "got N x (first values) ..."."""
 
     def job(t: Trial) -> None:
         session: Session = t.session

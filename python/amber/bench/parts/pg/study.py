@@ -1,4 +1,4 @@
-"""Studies "pg" (load, read, seed 004's query) and "bytea" (seed 000's objects in bytea).
+"""Studies "pg" (load, read, a 27-column query) and "bytea" (objects in a bytea column).
 
 Both run every driver of the part against one throwaway PostgreSQL server started for the study
 (`server.shared`), and rank by the client's CPU time (`measure`): what the driver costs this
@@ -140,8 +140,8 @@ def summary_table(rows: Rows, ops: dict[str, str], title: str) -> Table:
     return table
 
 
-def seed004_table(rows: Rows, workload: str, op: str, title: str) -> Table:
-    """Seed 004's presentation: real, user and sys per driver, and what the query returned."""
+def query_table(rows: Rows, workload: str, op: str, title: str) -> Table:
+    """The query's table: real, user and sys time per driver, and what the query returned."""
     base = rows.baseline
     table = Table(
         title=title,
@@ -193,7 +193,7 @@ INTRO = (
 class PgStudy(Study):
     name = "pg"
     part = PG.name
-    description = "load, read back and seed 004's query through each driver: client CPU"
+    description = "rows loaded, read back and a 27-column query of 1,000 rows, through each driver: client CPU"
     rerun = "benches/run_pg.py"
 
     def workload_count(self, mode: Mode) -> int:
@@ -250,15 +250,15 @@ class PgStudy(Study):
             op = ops.get(name, "")
             title = f"{name}: {w.get('description', '')}"
             if op == "query":
-                report.tables.append(seed004_table(rows, name, op, title))
+                report.tables.append(query_table(rows, name, op, title))
             else:
                 report.tables.append(cpu_table(rows, name, op, title, per=int(w.get("items", 0))))
         report.notes.append(
             "asyncpg and amber-async (psycopg's AsyncConnection) run on an event loop made for "
             "the study; each call is one `loop.run_until_complete`. connectorx opens a "
             "connection on every call, counted in "
-            "its time. psycopg2's floats come back as Decimal in seed 004's query: it sends "
-            "parameters as literals, which PostgreSQL types numeric (the seed saw the same)."
+            "its time. psycopg2's floats come back as Decimal in the 27-column query: it sends "
+            "parameters as literals, which PostgreSQL types numeric."
         )
         if ctx.plots:
             report.plots.append(self._plot(rows, ops, ctx))
@@ -293,7 +293,7 @@ class PgStudy(Study):
 class ByteaStudy(Study):
     name = "bytea"
     part = PG.name
-    description = "seed 000: objects in a bytea column, fetch all + decode, by object size"
+    description = "objects in a bytea column: fetch all + decode, by object size"
     rerun = "benches/run_bytea.py"
 
     def judged(self, op: str) -> bool:
@@ -320,7 +320,7 @@ class ByteaStudy(Study):
         report = Report(
             title="bytea: objects in a bytea column, fetch all + decode",
             intro=(
-                "Seed 000's round trip: W3-shaped objects (a dict of `{id, value, name}` dicts) "
+                "Objects in bytea, a round trip: W3-shaped objects (a dict of `{id, value, name}` dicts) "
                 "stored one per row in a `bytea` column, pickled (protocol 5) for the drivers and "
                 "in amber format for amber, then every row fetched in id order and decoded; only "
                 "the fetch and decode are timed. " + INTRO.format(base=ctx.baseline)
@@ -364,7 +364,7 @@ class ByteaStudy(Study):
         return plots.loglog(
             ctx.out_dir / PLOT,
             series,
-            "bytea: fetch all + decode, time per object against object size (seed 000)",
+            "objects in bytea: fetch all + decode, time per object against object size",
             "entries per object",
             footer=ctx.footer,
         )

@@ -3,7 +3,7 @@
 - **load** and **read**: N rows of `(int8, float8, text, timestamptz, bytea)` as Python tuples
   (`table_rows`); the load workload also offers them as a pandas DataFrame, a pyarrow Table and a
   ready COPY BINARY stream (`LoadInput`), each built the first time a contender asks for it;
-- **query**: seed 004's 27 parameters (for r in 1..9: r, 0.4*r, 'αβγ' + str(r)) selected from
+- **query**: a 27-column query of 1,000 rows, 27 parameters (for r in 1..9: r, 0.4*r, 'αβγ' + str(r)) selected from
   `generate_series(1, 1000)`, executed and fetched R times;
 - **bytea**: objects shaped as the codec part's W3 (a dict of `{id, value, name}` dicts, a table
   kept in one column), pickled or amber-encoded into a `bytea` column, one object per row.
@@ -171,18 +171,18 @@ def read_workload(mode: str) -> Workload:
     )
 
 
-# --- seed 004 ------------------------------------------------------------------------------------
+# --- the 27-column query ------------------------------------------------------------------------------------
 
 
-def seed004_params() -> list[int | float | str]:
-    """Seed 004's parameters: for r in 1..9, r, 0.4 * r and 'αβγ' + str(r): 27 values."""
+def query_params() -> list[int | float | str]:
+    """The query's parameters: for r in 1..9, r, 0.4 * r and 'αβγ' + str(r): 27 values."""
     out: list[int | float | str] = []
     for r in range(1, 10):
         out.extend([r, 0.4 * r, "αβγ" + str(r)])
     return out
 
 
-def seed004_query(placeholder: str = "%s") -> str:
+def query_sql(placeholder: str = "%s") -> str:
     """`SELECT %s, ... FROM generate_series(1,1000)`; `placeholder` may hold `{n}` (1-based) and
     `{t}` (the parameter's type), for drivers that number and type their parameters."""
     types = ("int", "float8", "text") * 9
@@ -203,16 +203,16 @@ class QueryInput:
 def query_workload(mode: str) -> Workload:
     runs = QUERY_RUNS[mode]
     return Workload(
-        f"seed004-x{runs}",
-        f"seed 004: 27 parameters (for r in 1..9: r, 0.4*r, 'αβγ'+str(r)) selected from "
-        f"generate_series(1,{QUERY_ROWS}), executed and fetched {runs:,} times",
-        lambda: QueryInput(seed004_params(), runs),
+        f"query-27col-x{runs}",
+        f"a 27-column query of {QUERY_ROWS:,} rows: 27 parameters (for r in 1..9: r, 0.4*r, "
+        f"'αβγ'+str(r)) selected from generate_series(1,{QUERY_ROWS}), run and fetched {runs:,} times",
+        lambda: QueryInput(query_params(), runs),
         kinds=frozenset({QUERY}),
         size=runs * QUERY_ROWS,
     )
 
 
-# --- seed 000 ------------------------------------------------------------------------------------
+# --- objects in bytea ------------------------------------------------------------------------------------
 
 BYTEA_ENTRIES = {"full": (1, 10, 100, 1_000), "quick": (1, 10, 100), "tiny": (1, 10)}
 BYTEA_OBJECTS = {"full": 10_000, "quick": 10_000, "tiny": 100}
