@@ -2,6 +2,8 @@
 //!
 //! Raw reads done here, and the CPython versions they assume (`build.rs`
 //! decides which layouts a build reads; `AMBER_PORTABLE=1` builds read none):
+//! - `alloc`: the Rust side's global allocator, mimalloc (raw blocks, no
+//!   CPython layout).
 //! - `obj`: `Obj` owns one reference (incref on clone, decref on drop);
 //!   `prefetch` only hints the cache and never dereferences.
 //! - `dict`: a dict's `ma_used` (all versions), and on 3.11 to 3.15 (not
@@ -25,6 +27,10 @@
 //!   one-dimensional object array read in place through the start of
 //!   NumPy's `PyArrayObject_fields` (data, dimensions, strides), the same
 //!   in NumPy 1.x and 2.x, read again for every item.
+//! - `libpq`: the few libpq calls amber makes on a psycopg connection
+//!   (draining a COPY, reading a result's values), bound at run time to
+//!   the very libpq psycopg loaded, through the `PGconn`/`PGresult`
+//!   pointers psycopg's objects hold.
 //!
 //! What keeps each pointer alive: the caller holds the object (an `Obj`, a
 //! `Bound`, or the container it was read from while no Python code runs).
@@ -32,9 +38,11 @@
 //! section says what the caller must hold; callers say at each `unsafe`
 //! block why that holds.
 
+pub mod alloc;
 pub mod buffer;
 pub mod dict;
 pub mod gc;
+pub mod libpq;
 pub mod long;
 pub mod numpy;
 pub mod obj;

@@ -12,8 +12,9 @@ use amber_core::pg::{PgType, Scalar};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
+use super::column::Column;
+use super::fail::Fail;
 use super::from_pg::{self, Ctx, Got};
-use super::{Column, Fail};
 
 /// Microseconds from 1970-01-01 to 2000-01-01.
 const PG_EPOCH_US: i64 = 946_684_800_000_000;

@@ -26,8 +26,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use super::column::Column;
+use super::fail::Fail;
 use super::to_pg::{self, parse_uuid, Ctx, Put};
-use super::{Column, Fail};
 use crate::ffi::buffer::InputBuffer;
 use crate::ffi::numpy::ObjectColumn;
 

@@ -15,7 +15,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 
-use super::Fail;
+use super::fail::Fail;
 
 /// How one connection's text is read and written.
 pub struct TextCodec {

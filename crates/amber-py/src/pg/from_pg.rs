@@ -45,8 +45,9 @@ use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use crate::values::datetime::{self as vdt, Date as PyDate, Delta, Time as PyTime};
 use crate::values::{decimal, uuid};
 
+use super::column::Column;
 use super::encoding::TextCodec;
-use super::{Column, Fail};
+use super::fail::Fail;
 
 pub type Got<T> = Result<T, Fail>;
 

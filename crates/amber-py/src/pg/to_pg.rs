@@ -44,8 +44,9 @@ use pyo3::types::{
 use crate::ffi::buffer::InputBuffer;
 use crate::values::datetime as vdt;
 
+use super::column::Column;
 use super::encoding::TextCodec;
-use super::{Column, Fail};
+use super::fail::Fail;
 
 pub type Put = Result<(), Fail>;
 
