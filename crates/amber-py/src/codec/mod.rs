@@ -1,5 +1,5 @@
-//! The codec's Python functions: `dumps`, `loads` and `frame_length`, over
-//! the encoder (`encode/`, the object walker that writes frames), the
+//! The codec's edge: `dumps`, `loads` and `frame_length` (`functions.rs`),
+//! over the encoder (`encode/`, the object walker that writes frames), the
 //! builder (`decode.rs`, which amber-core's walker drives), the type
 //! families outside the hot set with both halves side by side (`types/`),
 //! and the registry bridge (`registry.rs`). [`register`] puts them in the
@@ -7,28 +7,24 @@
 
 pub mod decode;
 pub mod encode;
+mod functions;
 pub mod registry;
 mod types;
 
-use amber_core::codec::error::DecodeError;
-use amber_core::codec::header::{frame_need, Need};
-use amber_core::codec::walker::{decode, Limits, DEFAULT_MAX_DEPTH};
-use pyo3::exceptions::PyValueError;
+pub use functions::{loads_slice, DEFAULT_OOB_THRESHOLD};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyDict;
 
-use crate::ffi::buffer::InputBuffer;
-use crate::ffi::gc::GcPause;
-use crate::ffi::obj::Obj;
+use amber_core::codec::walker::DEFAULT_MAX_DEPTH;
 
 /// The codec's functions, constants and classes in the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    m.add_function(wrap_pyfunction!(dumps, m)?)?;
-    m.add_function(wrap_pyfunction!(loads, m)?)?;
-    m.add_function(wrap_pyfunction!(frame_length, m)?)?;
-    m.add_function(wrap_pyfunction!(_install, m)?)?;
-    m.add_function(wrap_pyfunction!(_clear_type_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::loads, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::frame_length, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::_install, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::_clear_type_cache, m)?)?;
     m.add("FORMAT_VERSION", amber_core::codec::format::VERSION)?;
     m.add("DEFAULT_MAX_DEPTH", DEFAULT_MAX_DEPTH)?;
     m.add("DEFAULT_OOB_THRESHOLD", DEFAULT_OOB_THRESHOLD)?;
@@ -40,133 +36,4 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("KINDS", kinds)?;
     m.add_class::<registry::Entry>()?;
     Ok(())
-}
-
-/// Called once by `amber._registry`: the classifier and the name table.
-#[pyfunction]
-fn _install(py: Python<'_>, classify: Py<PyAny>, by_name: Py<PyDict>) -> PyResult<()> {
-    crate::errors::guard(|| registry::install(py, classify, by_name))
-}
-
-/// Forget cached type classifications (after the registry changes).
-#[pyfunction]
-fn _clear_type_cache(py: Python<'_>) -> PyResult<()> {
-    crate::errors::guard(|| registry::clear_cache(py))
-}
-
-/// Default size from which bytes and arrays go to `buffer_callback`.
-pub const DEFAULT_OOB_THRESHOLD: usize = 1 << 16;
-// The signatures spell the defaults out so `__text_signature__` shows them.
-const _: () = assert!(DEFAULT_MAX_DEPTH == 1000 && DEFAULT_OOB_THRESHOLD == 65536);
-
-/// Encode `obj` as one amber frame.
-#[pyfunction]
-#[pyo3(signature = (obj, /, *, identity=false, max_depth=1000, buffer_callback=None, oob_threshold=65536, deterministic=false))]
-pub fn dumps<'py>(
-    py: Python<'py>,
-    obj: &Bound<'py, PyAny>,
-    identity: bool,
-    max_depth: i128,
-    buffer_callback: Option<&Bound<'py, PyAny>>,
-    oob_threshold: i128,
-    deterministic: bool,
-) -> PyResult<Bound<'py, PyBytes>> {
-    crate::errors::guard(|| {
-        let max_depth = count_arg(max_depth, "max_depth")?;
-        let oob_threshold = count_arg(oob_threshold, "oob_threshold")?;
-        let opts = encode::Options {
-            identity,
-            max_depth,
-            buffer_callback: buffer_callback.map(|cb| {
-                // SAFETY: `cb` is a live object; the new reference is owned by the Obj.
-                unsafe { Obj::from_borrowed(cb.as_ptr()) }
-            }),
-            oob_threshold,
-            deterministic,
-        };
-        encode::dumps(py, obj, &opts)
-    })
-}
-
-/// A count argument (`max_depth`, `oob_threshold`): from 0 to 2**63 - 1.
-fn count_arg(v: i128, name: &str) -> PyResult<usize> {
-    match i64::try_from(v) {
-        Ok(n) if n >= 0 => Ok(n as usize),
-        _ => Err(PyValueError::new_err(format!(
-            "{name} must be from 0 to 2**63 - 1, got {v}"
-        ))),
-    }
-}
-
-/// Decode one amber frame from any object with the buffer protocol.
-#[pyfunction]
-#[pyo3(signature = (data, /, *, max_depth=1000, buffers=None, zero_copy=false))]
-pub fn loads<'py>(
-    py: Python<'py>,
-    data: &Bound<'py, PyAny>,
-    max_depth: i128,
-    buffers: Option<&Bound<'py, PyAny>>,
-    zero_copy: bool,
-) -> PyResult<Bound<'py, PyAny>> {
-    crate::errors::guard(|| {
-        let max_depth = count_arg(max_depth, "max_depth")?;
-        let input = InputBuffer::get(data)?;
-        let buffers = match buffers {
-            None => None,
-            Some(b) => Some(b.try_iter()?.collect::<PyResult<Vec<_>>>()?),
-        };
-        let opts = decode::Options {
-            input: data.clone(),
-            buffers,
-            zero_copy,
-        };
-        decode_with(py, input.bytes(), &opts, max_depth)
-    })
-}
-
-/// Decode one in-band amber frame from bytes Rust holds (a value in a
-/// PostgreSQL result), with the default depth limit: every value is built
-/// anew, none refers to `bytes`. They are copied into a `bytes` object
-/// first, which arrays and tables are made from.
-pub fn loads_slice<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
-    let input = PyBytes::new(py, bytes);
-    let opts = decode::Options {
-        input: input.clone().into_any(),
-        buffers: None,
-        zero_copy: false,
-    };
-    decode_with(py, input.as_bytes(), &opts, DEFAULT_MAX_DEPTH)
-}
-
-fn decode_with<'py>(
-    py: Python<'py>,
-    bytes: &[u8],
-    opts: &decode::Options<'py>,
-    max_depth: usize,
-) -> PyResult<Bound<'py, PyAny>> {
-    let mut builder = decode::PyBuilder::new(py, opts);
-    let result = {
-        let _gc = GcPause::new(py);
-        decode(bytes, &mut builder, Limits { max_depth })
-    };
-    match result {
-        // SAFETY: the builder's value is a new reference, handed over here.
-        Ok(v) => Ok(unsafe { Bound::from_owned_ptr(py, v.into_ptr()) }),
-        Err(e) => Err(decode::to_pyerr(py, e)),
-    }
-}
-
-/// Total length of the frame whose first bytes are `header`, or, as a
-/// negative number, how many more header bytes are needed (8 for none).
-/// Raises `DecodeError` as soon as the bytes given cannot start a frame.
-#[pyfunction]
-pub fn frame_length(py: Python<'_>, header: &[u8]) -> PyResult<i64> {
-    crate::errors::guard(|| match frame_need::<PyErr>(header) {
-        Ok(Need::More(n)) => Ok(-(n as i64)),
-        Ok(Need::Frame(n)) => i64::try_from(n).map_err(|_| {
-            let e = DecodeError::<PyErr>::limit(4, "frame length is too large");
-            decode::to_pyerr(py, e)
-        }),
-        Err(e) => Err(decode::to_pyerr(py, e)),
-    })
 }
