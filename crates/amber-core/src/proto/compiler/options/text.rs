@@ -4,7 +4,8 @@
 
 use std::collections::HashSet;
 
-use super::{oerr, put_message, FieldInfo, Interp};
+use super::encode::put_message;
+use super::{oerr, FieldInfo, Interp};
 use crate::proto::compiler::ast::*;
 use crate::proto::descriptor::*;
 use crate::proto::error::{Pos, ProtoError, ProtoErrorKind};

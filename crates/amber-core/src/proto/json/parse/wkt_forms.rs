@@ -4,7 +4,8 @@
 
 use std::borrow::Cow;
 
-use super::{num_f64, ParseFailure, Parser, Res, Tok};
+use super::values::num_f64;
+use super::{ParseFailure, Parser, Res, Tok};
 use crate::proto::json::input::{Input, Peek};
 use crate::proto::json::wkt::{self, Wkt};
 use crate::proto::runtime::builder::MessageBuilder;
