@@ -474,6 +474,9 @@ impl Build for Rebuild {
     fn ndarray(&mut self, _: NdArray<'_, H>) -> R<H> {
         Err("ndarray")
     }
+    fn ndarray_items(&mut self, _: H, _: Vec<u64>, _: bool, _: H) -> R<H> {
+        Err("ndarray")
+    }
     fn npscalar(&mut self, _: H, _: &[u8]) -> R<H> {
         Err("npscalar")
     }

@@ -142,6 +142,16 @@ pub trait Build {
     ) -> Result<(), Self::Err>;
 
     fn ndarray(&mut self, array: NdArray<'_, Self::V>) -> Result<Self::V, Self::Err>;
+    /// An NDARRAY whose elements are items (`format::ND_ITEMS`): `items` is
+    /// the LIST of them, for an array of `shape`, in Fortran order when
+    /// `fortran`, else in C order.
+    fn ndarray_items(
+        &mut self,
+        dtype: Self::V,
+        shape: Vec<u64>,
+        fortran: bool,
+        items: Self::V,
+    ) -> Result<Self::V, Self::Err>;
     fn npscalar(&mut self, dtype: Self::V, raw: &[u8]) -> Result<Self::V, Self::Err>;
     fn arrow(&mut self, table: ArrowTable<'_, Self::V>) -> Result<Self::V, Self::Err>;
 

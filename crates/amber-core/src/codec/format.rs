@@ -142,6 +142,11 @@ pub const REPLACE_ALIGN: usize = 8;
 /// `flags` bits of NDARRAY.
 pub const ND_FORTRAN: u8 = 0x01;
 pub const ND_OOB: u8 = 0x02;
+/// The data part is one item, a LIST of the elements (in C order, or in
+/// Fortran order with `ND_FORTRAN`), not bytes: NumPy's variable-width
+/// strings (`StringDType`), whose dtype description is a dict starting with
+/// `"kind": "T"`. Never with `ND_OOB`.
+pub const ND_ITEMS: u8 = 0x04;
 /// In-band array data starts at a multiple of this many bytes from the
 /// start of the body (and so of the frame, whose header is 8 or 16 bytes),
 /// so a zero-copy view of an aligned input is aligned.

@@ -127,6 +127,9 @@ impl Build for Stats {
     fn ndarray(&mut self, _: NdArray<'_, ()>) -> Result<(), Infallible> {
         self.none()
     }
+    fn ndarray_items(&mut self, _: (), _: Vec<u64>, _: bool, _: ()) -> Result<(), Infallible> {
+        self.none()
+    }
     fn npscalar(&mut self, _: (), _: &[u8]) -> Result<(), Infallible> {
         self.none()
     }

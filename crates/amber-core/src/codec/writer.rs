@@ -504,6 +504,17 @@ pub fn write_ndarray_shape(out: &mut Out, shape: &[u64], fortran: bool, oob: Opt
     }
 }
 
+/// NDARRAY of items (`ND_ITEMS`) up to its data: the caller has written the
+/// dtype item, and writes the LIST of elements next (in Fortran order when
+/// `fortran`).
+pub fn write_ndarray_items_shape(out: &mut Out, shape: &[u64], fortran: bool) {
+    out.push(shape.len() as u8);
+    for &d in shape {
+        out.varint(d);
+    }
+    out.push(f::ND_ITEMS | if fortran { f::ND_FORTRAN } else { 0 });
+}
+
 /// ARROW: the caller writes the extras item next, then
 /// [`write_arrow_flags`] and, in band, [`write_ndarray_data`].
 pub fn write_arrow_header(out: &mut Out, kind: u8) {

@@ -345,6 +345,15 @@ impl<'py> Build for PyBuilder<'py, '_> {
     fn ndarray(&mut self, array: NdArray<'_, Obj>) -> PyResult<Obj> {
         self.ndarray_(array)
     }
+    fn ndarray_items(
+        &mut self,
+        dtype: Obj,
+        shape: Vec<u64>,
+        fortran: bool,
+        items: Obj,
+    ) -> PyResult<Obj> {
+        self.ndarray_items_(dtype, shape, fortran, items)
+    }
     fn arrow(&mut self, table: ArrowTable<'_, Obj>) -> PyResult<Obj> {
         self.arrow_(table)
     }

@@ -7,7 +7,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use crate::typeref;
 
@@ -34,6 +34,105 @@ pub fn layout_of<'py>(arr: &Bound<'py, PyAny>) -> PyResult<Layout<'py>> {
         contiguous: c_contig || f_contig,
         nbytes: arr.getattr(intern!(py, "nbytes"))?.extract()?,
     })
+}
+
+/// Whether `dtype` is NumPy 2's variable-width string dtype
+/// (`numpy.dtypes.StringDType`, kind `"T"`), whose elements are kept as
+/// items, not bytes.
+pub fn is_strings(dtype: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let kind = dtype.getattr(intern!(dtype.py(), "kind"))?;
+    Ok(kind.extract::<&str>().is_ok_and(|k| k == "T"))
+}
+
+/// The elements of the string array `arr` in C order (Fortran order when
+/// `fortran`), each a `str`, or None for a missing value (one that is not a
+/// `str`: the dtype's `na_object`).
+pub fn string_items<'py>(arr: &Bound<'py, PyAny>, fortran: bool) -> PyResult<Bound<'py, PyList>> {
+    let py = arr.py();
+    let order = if fortran { "F" } else { "C" };
+    let flat = arr.call_method1(intern!(py, "ravel"), (order,))?;
+    let items = flat
+        .call_method0(intern!(py, "tolist"))?
+        .cast_into::<PyList>()?;
+    for (i, item) in items.iter().enumerate() {
+        if !item.is_exact_instance_of::<PyString>() {
+            items.set_item(i, py.None())?;
+        }
+    }
+    Ok(items)
+}
+
+/// `numpy.dtypes.StringDType(**kwargs)`.
+pub fn string_dtype<'py>(
+    py: Python<'py>,
+    kwargs: &Bound<'py, PyDict>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let dtypes = py.import(intern!(py, "numpy.dtypes"))?;
+    dtypes
+        .getattr(intern!(py, "StringDType"))?
+        .call((), Some(kwargs))
+}
+
+/// A string array of `shape` from its elements (None where the dtype's
+/// `na_object` goes) in C order, or in Fortran order when `fortran` (and
+/// then laid out in Fortran order), in `dtype`.
+pub fn strings_array<'py>(
+    items: &Bound<'py, PyList>,
+    dtype: &Bound<'py, PyAny>,
+    na_object: Option<&Bound<'py, PyAny>>,
+    shape: &[u64],
+    fortran: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = items.py();
+    let n = shape
+        .iter()
+        .try_fold(1u64, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| PyValueError::new_err("string array size overflows"))?;
+    if n != items.len() as u64 {
+        return Err(PyValueError::new_err(format!(
+            "a string array of shape {shape:?} needs {n} elements, the frame has {}",
+            items.len()
+        )));
+    }
+    let values = PyList::empty(py);
+    for item in items.iter() {
+        if item.is_none() {
+            match na_object {
+                Some(na) => values.append(na)?,
+                None => {
+                    return Err(PyValueError::new_err(
+                        "a missing value in a string array whose dtype has no na_object",
+                    ))
+                }
+            }
+        } else if item.is_exact_instance_of::<PyString>() {
+            values.append(item)?;
+        } else {
+            return Err(PyValueError::new_err(format!(
+                "a string array element is {}, not str or None",
+                item.get_type().name()?
+            )));
+        }
+    }
+    let np = typeref::numpy(py)?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item(intern!(py, "dtype"), dtype)?;
+    let flat = np.call_method(intern!(py, "array"), (values,), Some(&kwargs))?;
+    // An na_object that is itself a sequence would make NumPy read the
+    // elements as rows: the array must have exactly one element per item.
+    let got: Vec<u64> = flat.getattr(intern!(py, "shape"))?.extract()?;
+    if got != [n] {
+        return Err(PyValueError::new_err(format!(
+            "the string array's elements made an array of shape {got:?}, not ({n},)"
+        )));
+    }
+    let kwargs = PyDict::new(py);
+    kwargs.set_item(intern!(py, "order"), if fortran { "F" } else { "C" })?;
+    flat.call_method(
+        intern!(py, "reshape"),
+        (PyTuple::new(py, shape)?,),
+        Some(&kwargs),
+    )
 }
 
 /// Whether a dtype holds Python objects (anywhere in its fields).

@@ -235,11 +235,22 @@ impl<'a, B: Build> Walker<'a, '_, B> {
         }
         let flags_at = self.r.pos();
         let flags = self.r.u8("ndarray flags")?;
-        if flags & !(f::ND_FORTRAN | f::ND_OOB) != 0 {
+        if flags & !(f::ND_FORTRAN | f::ND_OOB | f::ND_ITEMS) != 0 {
             return Err(DecodeError::reserved(
                 flags_at,
                 format_args!("ndarray flags 0x{flags:02x}"),
             ));
+        }
+        if flags & f::ND_ITEMS != 0 {
+            if flags & f::ND_OOB != 0 {
+                return Err(DecodeError::malformed(
+                    flags_at,
+                    format!("ndarray flags 0x{flags:02x}: items are never out of band"),
+                ));
+            }
+            let fortran = flags & f::ND_FORTRAN != 0;
+            let items = self.item()?;
+            return build!(self, at, self.b.ndarray_items(dtype, shape, fortran, items));
         }
         let data = self.data_part(flags & f::ND_OOB != 0, "ndarray")?;
         let arr = NdArray {

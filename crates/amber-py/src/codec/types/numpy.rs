@@ -3,15 +3,17 @@
 //! out of band; a scalar's dtype and bytes. The bytes are read and the
 //! arrays made in `values::numpy`.
 
+use amber_core::bytes::path::PathSeg;
 use amber_core::codec::build::{NdArray, NdData};
 use amber_core::codec::writer as w;
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyList};
 
 use crate::codec::decode::PyBuilder;
-use crate::codec::encode::{fail, Encoder, OrFail, R};
+use crate::codec::encode::{fail, Encoder, OrFail, Within, R};
 use crate::errors::{self, DecodeKind, EncodeKind};
 use crate::ffi::obj::Obj;
 use crate::values::numpy as np;
@@ -24,6 +26,9 @@ impl<'py> Encoder<'py> {
         // alive while NumPy's attributes run Python code.
         let arr = unsafe { Bound::from_borrowed_ptr(self.py, o) };
         let layout = np::layout_of(&arr).or_fail()?;
+        if np::is_strings(&layout.dtype).or_fail()? {
+            return self.string_array(o, &arr, &layout.dtype, &layout.shape, layout.fortran);
+        }
         if np::holds_objects(&layout.dtype).or_fail()? {
             return objects_refused("arrays", &layout.dtype);
         }
@@ -58,6 +63,37 @@ impl<'py> Encoder<'py> {
             })
             .or_fail()?;
         }
+        Ok(())
+    }
+
+    /// A `StringDType` array: its dtype as `{"kind": "T", "coerce": ...,
+    /// "na_object": ...}` (no `na_object` key when the dtype has none), then
+    /// its elements as a LIST in its memory order (C, or Fortran for an
+    /// array that is only Fortran-contiguous), None for a missing value.
+    fn string_array(
+        &mut self,
+        o: *mut ffi::PyObject,
+        arr: &Bound<'py, PyAny>,
+        dtype: &Bound<'py, PyAny>,
+        shape: &[u64],
+        fortran: bool,
+    ) -> R {
+        let py = self.py;
+        let descr = PyDict::new(py);
+        descr.set_item(intern!(py, "kind"), "T").or_fail()?;
+        let coerce = dtype.getattr(intern!(py, "coerce")).or_fail()?;
+        descr.set_item(intern!(py, "coerce"), coerce).or_fail()?;
+        if let Ok(na) = dtype.getattr(intern!(py, "na_object")) {
+            descr.set_item(intern!(py, "na_object"), na).or_fail()?;
+        }
+        let items = np::string_items(arr, fortran).or_fail()?;
+        w::write_ndarray_header(&mut self.out);
+        // SAFETY: `descr` and `items` are live objects this frame holds
+        // until the end of the call.
+        unsafe { self.item(descr.as_ptr()) }.within(|| PathSeg::Key(".dtype".into()), o)?;
+        w::write_ndarray_items_shape(&mut self.out, shape, fortran);
+        // SAFETY: as above.
+        unsafe { self.item(items.as_ptr()) }.within(|| PathSeg::Key(".items".into()), o)?;
         Ok(())
     }
 
@@ -97,22 +133,16 @@ impl<'py> Encoder<'py> {
 }
 
 /// The error for arrays or scalars whose dtype holds Python objects: the
-/// object dtype, NumPy 2's variable-width `StringDType`, or a structured
-/// dtype with such a field.
+/// object dtype, or a structured dtype with such a field.
 #[cold]
 fn objects_refused(what: &str, dtype: &Bound<'_, PyAny>) -> R {
     let shown = dtype
         .repr()
         .map(|r| r.to_string())
         .unwrap_or_else(|_| "?".into());
-    let hint = if shown.contains("StringDType") {
-        "; convert them with .astype(str) (fixed-width Unicode) first"
-    } else {
-        ""
-    };
     fail(
         EncodeKind::Unsupported,
-        format!("NumPy {what} of dtype {shown} hold Python objects and cannot be encoded{hint}"),
+        format!("NumPy {what} of dtype {shown} hold Python objects and cannot be encoded"),
     )
 }
 
@@ -161,6 +191,63 @@ impl<'py> PyBuilder<'py, '_> {
             }
         };
         let arr = np::array_from_bytes(flat, &dtype, &a.shape, a.fortran, nbytes)?;
+        Ok(self.obj(arr))
+    }
+
+    /// A `StringDType` array: the dtype from its `{"kind": "T", ...}`
+    /// description, the elements from `items` (a list, None for missing,
+    /// in Fortran order when `fortran`).
+    #[inline(never)]
+    pub(crate) fn ndarray_items_(
+        &mut self,
+        dtype: Obj,
+        shape: Vec<u64>,
+        fortran: bool,
+        items: Obj,
+    ) -> PyResult<Obj> {
+        let py = self.py;
+        let descr = self.bound(&dtype);
+        let Ok(descr) = descr.cast_exact::<PyDict>() else {
+            return Err(PyValueError::new_err(
+                "an ndarray of items needs a string dtype description (a dict)",
+            ));
+        };
+        let kind = descr.get_item(intern!(py, "kind"))?;
+        if !kind.is_some_and(|k| k.extract::<&str>().is_ok_and(|k| k == "T")) {
+            return Err(PyValueError::new_err(
+                "an ndarray of items needs the dtype description {\"kind\": \"T\", ...}",
+            ));
+        }
+        let mut coerce = true;
+        let mut na_object = None;
+        for (key, value) in descr.iter() {
+            match key.extract::<&str>() {
+                Ok("kind") => {}
+                Ok("coerce") if value.is_exact_instance_of::<PyBool>() => {
+                    coerce = value.is_truthy()?
+                }
+                Ok("na_object") => na_object = Some(value),
+                _ => {
+                    return Err(PyValueError::new_err(format!(
+                        "string dtype description has an unknown or ill-typed entry {}",
+                        key.repr()?
+                    )))
+                }
+            }
+        }
+        let kwargs = PyDict::new(py);
+        kwargs.set_item(intern!(py, "coerce"), coerce)?;
+        if let Some(na) = &na_object {
+            kwargs.set_item(intern!(py, "na_object"), na)?;
+        }
+        let dtype = np::string_dtype(py, &kwargs)?;
+        let items = self.bound(&items);
+        let Ok(items) = items.cast_exact::<PyList>() else {
+            return Err(PyValueError::new_err(
+                "a string array's elements must be a list",
+            ));
+        };
+        let arr = np::strings_array(items, &dtype, na_object.as_ref(), &shape, fortran)?;
         Ok(self.obj(arr))
     }
 
