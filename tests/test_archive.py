@@ -27,7 +27,7 @@ from pandas.testing import assert_frame_equal
 
 import amber
 from amber import Archive, ArchiveMixin
-from helpers import assert_exact
+from tests.support.exact import assert_exact
 
 VALUES: dict[str, Any] = {
     "config": {"lr": 0.1, "layers": [64, 32], "name": "run-1", "seed": None},
@@ -850,7 +850,7 @@ def test_large_zstd_entries_compress_to_the_same_bytes_every_time(tmp_path: Path
 
 def test_every_codec_value_round_trips_inside_an_archive(tmp_path: Path) -> None:
     """The codec's round-trip values, each a key of one archive, stored and with zstd."""
-    from test_roundtrip import VALUES as CODEC_VALUES
+    from tests.support.values import VALUES as CODEC_VALUES
 
     values = {f"v{i}": v for i, v in enumerate(CODEC_VALUES)}
     for compression in ("stored", "zstd"):

@@ -29,8 +29,8 @@ import pytest
 
 import amber
 from amber import _native
-from golden import make_files as golden
-from helpers import assert_exact
+from tests.golden import make_files as golden
+from tests.support.exact import assert_exact
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 
 import amber
-from helpers import assert_exact
-from test_roundtrip import VALUES, values
+from tests.support.exact import assert_exact
+from tests.support.values import VALUES, values
 
 
 def det(value: Any, **options: Any) -> bytes:

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import amber
-from helpers import assert_exact
+from tests.support.exact import assert_exact
 
 SETTINGS = settings(
     max_examples=int(os.environ.get("AMBER_FRAME_EXAMPLES", "60")),

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import amber
-from golden.cases import CASES, read_vectors, register, unregister
-from helpers import assert_exact
+from tests.golden.cases import CASES, read_vectors, register, unregister
+from tests.support.exact import assert_exact
 
 VECTORS = read_vectors()
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import amber
-from helpers import assert_exact
+from tests.support.exact import assert_exact
 
 np = pytest.importorskip("numpy")
 

@@ -17,7 +17,7 @@ from psycopg import pq, sql
 import amber
 from amber.pg import Amber, AmberDumper, Store, register
 from amber.pg._adapt import BYTEA_OID
-from helpers import assert_exact
+from tests.support.exact import assert_exact
 
 VALUE = {
     "id": 7,

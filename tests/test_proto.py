@@ -20,7 +20,7 @@ import pytest
 
 import amber
 import amber.proto as P
-from helpers import pb_len, varint
+from tests.proto.wire import pb_len, varint
 
 DATA = Path(__file__).resolve().parent.parent / "crates" / "amber-core" / "tests" / "data" / "proto"
 CONF = DATA / "conformance"

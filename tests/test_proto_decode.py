@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import amber.proto as P
-from helpers import varint
+from tests.proto.wire import varint
 
 KINDS = [
     "int32",

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import amber.proto as P
-from helpers import pb_len, pb_tag, varint
+from tests.proto.wire import pb_len, pb_tag, varint
 
 PROTO3 = """
 syntax = "proto3";

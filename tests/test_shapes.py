@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import amber
-from helpers import assert_exact
+from tests.support.exact import assert_exact
 
 SHAPE_DEF, SHAPED = 0xD5, 0xD6
 

@@ -21,7 +21,7 @@ np = pytest.importorskip("numpy")
 
 import amber  # noqa: E402
 import amber.zarr as az  # noqa: E402
-from helpers import assert_exact  # noqa: E402
+from tests.support.exact import assert_exact  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = [2, 3]

@@ -1,0 +1,2 @@
+"""Helpers the tests of more than one part use: exact comparison (`exact`) and the codec's
+values (`values`)."""
