@@ -1,0 +1,1 @@
+"""The codec: amber.dumps and amber.loads, frames and streams, every type they keep."""
