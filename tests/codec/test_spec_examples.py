@@ -17,7 +17,7 @@ import pytest
 
 import amber
 
-SPEC = Path(__file__).resolve().parent.parent / "docs" / "spec" / "format.md"
+SPEC = Path(__file__).resolve().parents[2] / "docs" / "spec" / "format.md"
 HEX_LINE = re.compile(r"^[0-9a-f]{2}( +[0-9a-f]{2})*$")
 
 
