@@ -100,7 +100,7 @@ def _manifest_picture(data: bytes) -> str:
     for info in doc["keys"].values():
         if info.get("kind") in (2, 3):
             # 0.1 counted a pandas index stored as a column among the columns; later amber
-            # counts the frame's columns (tests/test_frames_matrix.py checks them), and marks
+            # counts the frame's columns (tests/codec/test_frames_matrix.py checks them), and marks
             # the frames its extras describe, which makes the archive version 3.
             info.pop("columns", None)
             info.pop("described", None)

@@ -4,11 +4,11 @@ removing the file), kills it at a random moment (or lets it finish, or lets it r
 size under RLIMIT_FSIZE), then checks that the archive holds exactly the state before the
 session or the state after it, and the state after it whenever the child reported success.
 
-    python tests/archive_faults.py DIR ROUNDS SEED
+    python tests/archive/archive_faults.py DIR ROUNDS SEED
 
 prints a JSON summary and exits 0, or prints what went wrong and exits 1. The parent forks
 from a process that has run no archive code, so the children start in a few milliseconds;
-tests/test_archive_writers.py runs it.
+tests/archive/test_writers.py runs it.
 """
 
 from __future__ import annotations
