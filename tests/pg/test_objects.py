@@ -421,7 +421,7 @@ def test_the_readme_postgresql_block_runs_as_written(
     import pathlib
     import re
 
-    readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+    readme = (pathlib.Path(__file__).parents[2] / "README.md").read_text()
     block = re.search(r"## PostgreSQL\n\n```python\n(.*?)```", readme, re.S)
     assert block is not None
     db = f"readme_{threading.get_ident()}"

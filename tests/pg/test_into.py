@@ -294,7 +294,7 @@ def test_arrays_become_typed_arrow_lists_and_go_back(conn: Any) -> None:
         fetch(conn, "SELECT a FROM (VALUES ('{1}'::int4[]), ('{{1}}')) v(a)", into="arrow")
     assert info.value.kind == "unsupported"
     # Element types Arrow has no type for are refused, and are objects in pandas and polars
-    # (inet, cidr and timetz elements are text: tests/test_pg_roundtrip.py).
+    # (inet, cidr and timetz elements are text: tests/pg/test_roundtrip.py).
     for elem in ("jsonb", "int4range"):
         with pytest.raises(amber.DecodeError, match="Arrow has no type"):
             fetch(conn, f"SELECT ARRAY[NULL]::{elem}[] AS x", into="arrow")

@@ -1,6 +1,6 @@
 """amber.pg on psycopg's AsyncConnection against a real PostgreSQL server: `copy_in`, `copy_out`
 and `fetch` awaited give exactly what the sync functions give on a sync connection (which
-test_pg_copy checks against psycopg), with the same errors and transaction rules; `AsyncStore`
+test_copy.py checks against psycopg), with the same errors and transaction rules; `AsyncStore`
 is `Store` as coroutines; the adapters work on async connections; a cancelled read leaves the
 connection as psycopg's own COPY does; and the event loop keeps running while amber works."""
 

@@ -1,7 +1,7 @@
 """amber.pg and other threads: closing, cancelling and reusing the connection while amber reads
 or writes, and the native reader's refusal of anything but psycopg's own PGconn and PGresult.
 
-The close cases run in child processes (tests/pg_thread_child.py) under MALLOC_PERTURB_, where a
+The close cases run in child processes (tests/pg/pg_thread_child.py) under MALLOC_PERTURB_, where a
 use of freed libpq memory crashes: a crash fails the test."""
 
 from __future__ import annotations

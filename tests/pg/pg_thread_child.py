@@ -1,4 +1,4 @@
-"""Child process for tests/test_pg_threads.py: closes the connection from another thread while
+"""Child process for tests/pg/test_threads.py: closes the connection from another thread while
 an amber.pg operation runs, many times, and reports how each ended. Run under
 MALLOC_PERTURB_, so that a use of freed libpq memory crashes (the parent counts a crash as a
 failure).
