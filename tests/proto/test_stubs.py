@@ -488,7 +488,7 @@ SCHEMAS["clash_pb"] = (
 
 # Google's conformance messages (every field type, the well-known types, names such as
 # `field_name1`, `FieldName3`, `_field_name4`, `Field_Name16`): their stubs must pass too.
-CONFORMANCE = Path(__file__).parent.parent / "crates/amber-core/tests/data/proto/conformance"
+CONFORMANCE = Path(__file__).parents[2] / "crates/amber-core/tests/data/proto/conformance"
 
 
 def _companion(stub: str) -> str:

@@ -26,7 +26,7 @@ from google.protobuf import (  # noqa: E402
     text_format,
 )
 
-DATA = Path(__file__).resolve().parent.parent / "crates" / "amber-core" / "tests" / "data" / "proto"
+DATA = Path(__file__).resolve().parents[2] / "crates" / "amber-core" / "tests" / "data" / "proto"
 CONF = DATA / "conformance"
 
 PROTO2 = r"""

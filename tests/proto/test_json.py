@@ -2,7 +2,7 @@
 Google's `json_format` on the conformance messages.
 
 Google's classes are built at run time from the descriptor set amber compiled (as in
-test_proto.py). Each message is made with Google's API and handed to amber as wire bytes, so both
+tests/proto/oracle.py). Each message is made with Google's API and handed to amber as wire bytes, so both
 hold the same contents; then amber's text must equal `MessageToJson`'s byte for byte, its dict
 `MessageToDict`'s, and parsing Google's text (or the variants Google accepts) must give Google's
 message. Map entries are the one thing whose order differs: amber writes a map in its own (insertion,
@@ -25,7 +25,7 @@ import pytest
 import amber
 import amber.proto as P
 
-CONF = Path(__file__).resolve().parent.parent / "crates" / "amber-core" / "tests" / "data" / "proto"
+CONF = Path(__file__).resolve().parents[2] / "crates" / "amber-core" / "tests" / "data" / "proto"
 CONF = CONF / "conformance"
 N3 = "protobuf_test_messages.proto3.TestAllTypesProto3"
 N2 = "protobuf_test_messages.proto2.TestAllTypesProto2"
