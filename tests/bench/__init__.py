@@ -1,0 +1,1 @@
+"""amber bench, its studies and reports, and the amber command line."""
