@@ -23,7 +23,7 @@ import amber  # noqa: E402
 import amber.zarr as az  # noqa: E402
 from tests.support.exact import assert_exact  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FORMATS = [2, 3]
 
 

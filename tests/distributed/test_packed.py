@@ -117,8 +117,10 @@ def test_joblib_loky() -> None:
 
 def test_ray_local_cluster() -> None:
     ray = pytest.importorskip("ray")
-    # Ray's workers import this module and amber from where this process does.
-    path = [os.path.dirname(os.path.dirname(amber.__file__)), os.path.dirname(__file__)]
+    # Ray's workers import this module (tests.distributed.test_packed, from the repository's
+    # root) and amber from where this process does.
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = [os.path.dirname(os.path.dirname(amber.__file__)), root]
     ray.init(
         num_cpus=2,
         include_dashboard=False,

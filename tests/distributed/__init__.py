@@ -1,0 +1,1 @@
+"""amber with Dask, Zarr and the engines that only unpickle (amber.Packed)."""
