@@ -17,9 +17,10 @@ The folder is named after the installed amber's release (0.1.0 writes `v0.1`). I
   the table `PG_TABLE` (written offline by amber's COPY encoder, no server needed);
 - `written-by.txt`: the versions of amber, Python and the table libraries that wrote them.
 
-`tests/test_compat.py` reads every release's folder and checks that each value comes back
-exactly as the function of the same name here makes it, and that today's amber still writes
-the newest folder's files byte for byte where they are deterministic.
+The `test_compat.py` modules of tests/codec, tests/archive and tests/pg read every release's
+folder and check that each value comes back exactly as the function of the same name here
+makes it, and that today's amber still writes the newest folder's files byte for byte where
+they are deterministic.
 
 The cases are frozen once a release's folder holds them: never change or remove one, because
 the files of every older release are compared with what this module makes today. A later
