@@ -1,6 +1,7 @@
 """Fixtures the tests of more than one part use: `archive`, an archive holding a value of every
 kind (arrays, tables of each library, JSON, Parquet, out-of-band buffers), for `Archive.info`'s
-tests and the command line's."""
+tests and the command line's. The helper modules that assert get pytest's assertion messages,
+as the test modules do."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ from pathlib import Path
 import pytest
 
 from amber import Archive
+
+pytest.register_assert_rewrite(
+    "tests.support", "tests.golden.releases", "tests.bench.support", "tests.proto.oracle"
+)
 
 
 @pytest.fixture(scope="module")
