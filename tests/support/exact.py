@@ -19,7 +19,12 @@ def assert_exact(got: Any, want: Any, path: str = "$") -> None:
     if np is not None and isinstance(want, np.ndarray):
         assert_same_dtype(got.dtype, want.dtype, path + ".dtype")
         assert got.shape == want.shape, f"{path}: shape"
-        assert got.tobytes() == want.tobytes(), f"{path}: data"
+        if want.dtype.kind == "T":  # variable-width strings: the elements, not the memory
+            assert_exact(got.tolist(), want.tolist(), path + ".items")
+            assert_exact(_na(got.dtype), _na(want.dtype), path + ".dtype.na_object")
+            assert got.dtype.coerce == want.dtype.coerce, f"{path}: coerce"
+        else:
+            assert got.tobytes() == want.tobytes(), f"{path}: data"
         if want.flags.f_contiguous and not want.flags.c_contiguous:
             assert got.flags.f_contiguous, f"{path}: Fortran order lost"
         return
@@ -59,6 +64,11 @@ def assert_exact(got: Any, want: Any, path: str = "$") -> None:
         assert_exact(list(got), list(want), path)
         return
     assert got == want, f"{path}: {got!r} != {want!r}"
+
+
+def _na(dtype: Any) -> Any:
+    """A StringDType's na_object, or a marker for one without."""
+    return getattr(dtype, "na_object", "<no na_object>")
 
 
 def assert_same_dtype(got: Any, want: Any, path: str) -> None:
