@@ -71,6 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--list", action="store_true", help="list studies and each part's contenders, then exit"
     )
     bench.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    bench.add_argument(
+        "--from",
+        dest="from_results",
+        type=Path,
+        metavar="RESULTS",
+        help="time nothing: rebuild report.md and the plots in --out from the results.json of an "
+        "earlier run",
+    )
     ls = commands.add_parser(
         "ls",
         help="list an archive's keys and sizes",
@@ -449,6 +457,13 @@ def _bench(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
     if args.list:
         _list(bench)
+        return 0
+    if args.from_results is not None:
+        try:
+            bench.rerender(args.from_results, args.out)
+        except (bench.ResultsError, bench.UnknownNameError) as exc:
+            print(f"amber bench: error: {exc.args[0]}", file=sys.stderr)
+            return 2
         return 0
     config = bench.BenchConfig(
         out_dir=args.out,

@@ -8,7 +8,7 @@ contenders and studies. `amber bench` (see `amber.cli`) and the scripts in bench
 
 from __future__ import annotations
 
-from amber.bench.app import BenchConfig, BenchRun, run
+from amber.bench.app import BenchConfig, BenchRun, ResultsError, rerender, run
 from amber.bench.engine.contender import (
     Contender,
     Mismatch,
@@ -36,6 +36,7 @@ __all__ = [
     "Mismatch",
     "Part",
     "Report",
+    "ResultsError",
     "Skipped",
     "Study",
     "StudyResult",
@@ -47,6 +48,7 @@ __all__ = [
     "part_names",
     "register_part",
     "register_study",
+    "rerender",
     "run",
     "study_names",
 ]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
@@ -29,7 +30,7 @@ from amber.bench.engine.output import (
 )
 from amber.bench.engine.registry import Lineup, Part, get_part, get_study, part_names, study_names
 from amber.bench.engine.rows import busy_warning
-from amber.bench.engine.study import POLICIES, Context, Mode, Study
+from amber.bench.engine.study import POLICIES, Context, Mode, Study, StudyResult
 from amber.bench.engine.timing import TimingPolicy
 
 
@@ -202,3 +203,71 @@ def run(
         base.progress.close()
     out.print(f"\nwrote {report_md} and {results}")
     return BenchRun(report_md, results, done)
+
+
+def rerender(results: Path, out_dir: Path, *, stdout: TextIO | None = None) -> BenchRun:
+    """Rebuild report.md and every study's plots from the results.json of an earlier run, timing
+    nothing: its samples drawn by today's tables and plots, under that run's machine, Python, amber
+    version and date. Every contender the run recorded must be known here (its part's registry
+    gives the order its tables list them in)."""
+    out = Console(sys.stdout if stdout is None else stdout)
+    try:
+        data = json.loads(results.read_text(encoding="utf-8"))
+        machine, config, entries = data["machine"], data["config"], data["studies"]
+        policy = TimingPolicy(config["target_ns"], config["repeats"], config["budget_ns"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ResultsError(
+            f"{results}: not the results.json of an amber bench run ({exc})"
+        ) from exc
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lineups: dict[str, Lineup] = {}
+    for part, names in config["contenders"].items():
+        lineup = Lineup(get_part(part), *get_part(part).resolve(names))
+        missing = [s.name for s in lineup.skipped]
+        if missing:
+            raise ResultsError(
+                f"{results} names {', '.join(missing)} of part {part}, not available here: "
+                "rerender it where they are installed"
+            )
+        lineups[part] = lineup
+    base = Context(
+        mode=config["mode"],
+        policy=policy,
+        part="",
+        baseline="",
+        contenders=[],
+        skipped=[],
+        out_dir=out_dir,
+        progress=Progress(sys.stderr, enabled=False),
+        plots=plots.available(),
+        footer=footer_line(machine),
+    )
+    done: list[Done] = []
+    for name, entry in entries.items():
+        study = get_study(name)
+        lineup = lineups[study.part]
+        ctx = dataclasses.replace(
+            base,
+            part=study.part,
+            baseline=config["baselines"][study.part],
+            contenders=lineup.contenders,
+        )
+        result = StudyResult.from_json(entry)
+        report = study.report(result, ctx)
+        warning = busy_warning(study.name, result.rows, study.judged)
+        if warning:
+            report.warnings.append(warning)
+        done.append(Done(study, result, report))
+        out.report(report)
+    setup = [
+        f"- Rendered from `{results}`, the results of `{config.get('command') or 'amber bench'}`"
+    ]
+    setup.append(policy_line(config["mode"], policy))
+    setup += [line for lineup in lineups.values() for line in contender_lines(lineup)]
+    report_md = write_report(out_dir / REPORT, done, machine, setup, [])
+    out.print(f"\nwrote {report_md}")
+    return BenchRun(report_md, results, done)
+
+
+class ResultsError(ValueError):
+    """A results.json that `rerender` cannot read."""

@@ -47,6 +47,18 @@ class Row:
             "ops": {op: t.to_json() for op, t in self.ops.items()},
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Row:
+        return cls(
+            workload=data["workload"],
+            contender=data["contender"],
+            status=data["status"],
+            size=data.get("size_bytes"),
+            ops={op: Timing.from_json(t) for op, t in data.get("ops", {}).items()},
+            input=data.get("input", ""),
+            note=data.get("note", ""),
+        )
+
 
 class Progress:
     """Where a run is, on one line of stderr: the study (i of N) and workload it is on, what it is

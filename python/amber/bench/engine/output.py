@@ -89,11 +89,14 @@ def header_lines(machine: dict[str, Any]) -> list[str]:
 
 
 def footer_line(machine: dict[str, Any]) -> str:
-    """One line for the foot of a plot: amber, Python, the machine and the date."""
-    try:
-        amber = version_of("amber")
-    except ImportError:
-        amber = "unknown"
+    """One line for the foot of a plot: amber, Python, the machine and the date (of the run that
+    `machine` describes, which may be an earlier one)."""
+    amber = machine.get("libraries", {}).get("amber")
+    if amber is None:
+        try:
+            amber = version_of("amber")
+        except ImportError:
+            amber = "unknown"
     return (
         f"amber {amber}, {machine['python_implementation']} {machine['python']}, "
         f"{machine['platform']}, {machine['cpu_model']} ({machine['cpu_count']} logical CPUs), "

@@ -74,6 +74,15 @@ class StudyResult:
             "rows": [r.to_json() for r in self.rows],
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> StudyResult:
+        return cls(
+            study=data["study"],
+            params=dict(data.get("params", {})),
+            rows=[Row.from_json(r) for r in data.get("rows", [])],
+            notes=list(data.get("notes", [])),
+        )
+
 
 @dataclass
 class Report:

@@ -46,6 +46,10 @@ class Timing:
             "loops": self.loops,
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Timing:
+        return cls(float(data["median_ns"]), tuple(map(float, data["samples_ns"])), data["loops"])
+
 
 @dataclass(frozen=True)
 class TimingPolicy:
