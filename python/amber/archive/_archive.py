@@ -18,7 +18,7 @@ import time
 import warnings
 import weakref
 from collections.abc import Iterator, MutableMapping
-from typing import IO, Any, Literal, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 from amber import _native
 from amber._native import ArchiveError
@@ -43,7 +43,11 @@ LOCK_TIMEOUT = 10.0
 # How many times a reader looks again when an append changes the file while it opens it.
 _OPEN_TRIES = 200
 
-T = TypeVar("T", bound="ArchiveMixin")
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+#: What an archive is opened from: a path, an fsspec URL, or the bytes of a file in memory.
+Target = str | os.PathLike[str] | bytes | bytearray | memoryview
 
 
 class Archive(MutableMapping[str, Any]):
@@ -71,7 +75,7 @@ class Archive(MutableMapping[str, Any]):
 
     def __init__(
         self,
-        target: str | os.PathLike[str] | bytes | bytearray | memoryview,
+        target: Target,
         mode: Mode = "r",
         *,
         compression: Compression = "stored",
@@ -603,7 +607,7 @@ class Archive(MutableMapping[str, Any]):
         lock, self._lock = self._lock, None
         return lock.forget()
 
-    def __enter__(self) -> Archive:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, exc_type: Any, *exc: Any) -> None:
@@ -719,7 +723,7 @@ class ArchiveMixin:
                 archive[name] = value
 
     @classmethod
-    def from_file(cls: type[T], target: Any, **options: Any) -> T:
+    def from_file(cls, target: Target, **options: Any) -> Self:
         obj = cls.__new__(cls)
         with Archive(target, "r", **options) as archive:
             for name in archive:
