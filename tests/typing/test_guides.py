@@ -1,7 +1,7 @@
 """The Python examples of README.md and of every docs/*.md page pass `mypy --strict`.
 
 Each page is read top to bottom as one module: its ```python blocks, joined in order (later
-blocks use names of earlier ones). In a REPL transcript (a block whose first line starts with
+blocks use names of earlier ones); ```py, ```python3 and ```pycon fences count too. In a REPL transcript (a block whose first line starts with
 `>>> `), the `>>> ` and `... ` lines are the code and the output lines are dropped. The module is
 checked against this checkout's `amber` (its `.py` files and `.pyi` stubs), and each error is
 reported as `page:line` of the markdown.
@@ -50,7 +50,8 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PROTOS = Path(__file__).resolve().parent / "protos"
 UNTYPED = ["pandas", "pyarrow", "fsspec", "joblib", "numcodecs"]
 
-_FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w+-]*)\s*$")
+_FENCE = re.compile(r"^(?P<indent>\s*)```\s*(?P<lang>[\w+-]*)(?P<info>.*)$")
+_PYTHON = {"python", "python3", "py", "pycon"}
 _ERROR = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): (?P<rest>.*)$")
 
 
@@ -125,7 +126,7 @@ def extract(page: Path) -> list[Module]:
         close = i + 1
         while close < len(lines) and lines[close].strip() != "```":
             close += 1
-        if m["lang"] != "python":
+        if m["lang"] not in _PYTHON:
             i = close + 1
             continue
         block = [line[indent:] for line in lines[i + 1 : close]]
@@ -278,13 +279,16 @@ def test_markers(tmp_path: Path) -> None:
               >>> x
               1
               ```
+            ```py title="more.py"
+            y = 2
+            ```
             """
         ),
         encoding="utf-8",
     )
     main, app = extract(page)
-    assert main.lines == ["conn: object", "print(conn)", "x = 1", "x"]
-    assert main.origin == [2, 5, 20, 21]
+    assert main.lines == ["conn: object", "print(conn)", "x = 1", "x", "y = 2"]
+    assert main.origin == [2, 5, 20, 21, 25]
     assert (app.name, app.lines, app.origin) == ("app", ["import page"], [16])
     page.write_text("<!-- not checked:  -->\n```python\nx\n```\n", encoding="utf-8")
     with pytest.raises(AssertionError, match="needs a reason"):
