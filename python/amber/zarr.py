@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from zarr.core.array_spec import ArraySpec
     from zarr.core.buffer import Buffer, NDBuffer
     from zarr.core.common import JSON, ZarrFormat
+    from zarr.storage import StoreLike
 
 __all__ = [
     "CODEC_ID",
@@ -422,7 +423,11 @@ OBJECT = AmberObject()
 
 
 def create_array(
-    store: Any, *, shape: Any, zarr_format: Literal[2, 3] = 3, **kwargs: Any
+    store: StoreLike,
+    *,
+    shape: int | np.integer[Any] | Iterable[int | np.integer[Any]],
+    zarr_format: Literal[2, 3] = 3,
+    **kwargs: Any,
 ) -> zarr.Array[Any]:
     """`zarr.create_array` for an array of Python objects kept by amber: the data type
     `OBJECT`, and the codec `AmberCodec()` as the serializer (format 3) or `Amber()` as the

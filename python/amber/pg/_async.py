@@ -135,7 +135,10 @@ async def _shape(result: Any, names: list[str], oids: list[int], into: str) -> A
 
 
 async def copy_in(
-    conn: AsyncConn, table: _copy.TableName, data: Any, columns: Sequence[str] | None = None
+    conn: AsyncConn,
+    table: _copy.TableName,
+    data: Iterable[Any],
+    columns: Sequence[str] | None = None,
 ) -> int:
     """`amber.pg.copy_in` on an AsyncConnection (see there)."""
     ident = _copy._table_identifier(table)

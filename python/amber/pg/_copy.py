@@ -460,20 +460,20 @@ def _atomic(conn: psycopg.Connection[Any]) -> Iterator[None]:
 def copy_in(
     conn: psycopg.AsyncConnection[Any],
     table: TableName,
-    data: Any,
+    data: Iterable[Any],
     columns: Sequence[str] | None = None,
 ) -> Coroutine[Any, Any, int]: ...
 @overload
 def copy_in(
     conn: psycopg.Connection[Any],
     table: TableName,
-    data: Any,
+    data: Iterable[Any],
     columns: Sequence[str] | None = None,
 ) -> int: ...
 def copy_in(
     conn: psycopg.Connection[Any] | psycopg.AsyncConnection[Any],
     table: TableName,
-    data: Any,
+    data: Iterable[Any],
     columns: Sequence[str] | None = None,
 ) -> int | Coroutine[Any, Any, int]:
     """Load `data` into `table` with one binary COPY, encoded in Rust; return the rows written.
