@@ -20,7 +20,7 @@ import os
 import threading
 import types
 from collections.abc import Iterable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from amber._native import (
     MapContainer,
@@ -33,6 +33,9 @@ from amber._native import (
     proto_to_json,
 )
 from amber._native import Message as _NativeMessage
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 from amber.proto import _wkt
 from amber.proto._descriptors import (
     Descriptor,
@@ -207,7 +210,7 @@ class Message(_NativeMessage):
         return cls.FromString(self.SerializePartialToString())
 
     @classmethod
-    def from_google(cls, message: Any) -> Message:
+    def from_google(cls, message: Any) -> Self:
         """A message of this class from a message of Google's protobuf of the same type."""
         if message.DESCRIPTOR.full_name != cls.DESCRIPTOR.full_name:
             raise TypeError(
@@ -237,12 +240,12 @@ class Message(_NativeMessage):
         self.Clear()
         self.ParseFromString(data)
 
-    def __copy__(self) -> Message:
+    def __copy__(self) -> Self:
         m = type(self)()
         m.CopyFrom(self)
         return m
 
-    def __deepcopy__(self, memo: Any = None) -> Message:
+    def __deepcopy__(self, memo: Any = None) -> Self:
         return self.__copy__()
 
 
