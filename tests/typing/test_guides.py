@@ -1,13 +1,14 @@
 """The Python examples of README.md and of every docs/*.md page pass `mypy --strict`.
 
-Each page is read top to bottom as one module: its ```python blocks, joined in order (later
-blocks use names of earlier ones); ```py, ```python3 and ```pycon fences count too. In a REPL transcript (a block whose first line starts with
-`>>> `), the `>>> ` and `... ` lines are the code and the output lines are dropped. The module is
-checked against this checkout's `amber` (its `.py` files and `.pyi` stubs), and each error is
+Each page is read top to bottom as one module: its ```python blocks (```py, ```python3 and
+```pycon too), joined in order, since later blocks use names of earlier ones. In a REPL
+transcript (a block whose first line starts with `>>> `), the `>>> ` and `... ` lines are the
+code and the output lines are dropped. The module is checked for CPython 3.10, the oldest amber
+supports, against this checkout's `amber` (its `.py` files and `.pyi` stubs), and each error is
 reported as `page:line` of the markdown.
 
 Markers, written in the markdown as an HTML comment on the line right above the fence (visible
-in the page's source, hidden when it is rendered):
+in the page's source, hidden when it is rendered), each for that one block:
 
 - `<!-- not checked: REASON -->`: the block is not checked, for the reason given (it must say
   one). For code that cannot be checked as part of the page: a file of another module, shell,
@@ -31,8 +32,8 @@ CPython 3.11 and on 3.15) is taken as untyped too, so that the rest of its page 
 checked there.
 
 `docs/proto.md`'s typing-stub examples import `order_pb`, the module a user writes next to the
-stub `amber proto stubs` gives: the test writes that stub from `shop/order.proto` beside this file
-(the schema the page's examples load) with this checkout's `amber proto stubs`.
+stub `amber proto stubs` gives: the test writes that stub with this checkout's `amber proto
+stubs` from `protos/shop/order.proto` beside this file, the schema the page's examples load.
 """
 
 from __future__ import annotations
