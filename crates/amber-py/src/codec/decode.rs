@@ -219,12 +219,12 @@ impl<'py> Build for PyBuilder<'py, '_> {
             match kind {
                 SeqKind::List => {
                     // Pre-sized and seen by no one else until complete.
-                    ffi::PyList_SET_ITEM(seq.ptr(), i as ffi::Py_ssize_t, item.into_ptr());
+                    crate::ffi::seq::list_fill(seq.ptr(), i, item.into_ptr());
                     Ok(())
                 }
                 SeqKind::SharedList => self.check(ffi::PyList_Append(seq.ptr(), item.ptr())),
                 SeqKind::Tuple => {
-                    ffi::PyTuple_SET_ITEM(seq.ptr(), i as ffi::Py_ssize_t, item.into_ptr());
+                    crate::ffi::seq::tuple_fill(seq.ptr(), i, item.into_ptr());
                     Ok(())
                 }
                 SeqKind::Set | SeqKind::FrozenSet => {

@@ -4,6 +4,8 @@
 //! decides which layouts a build reads; `AMBER_PORTABLE=1` builds read none):
 //! - `alloc`: the Rust side's global allocator, mimalloc (raw blocks, no
 //!   CPython layout).
+//! - `seq`: a list's or tuple's length and items (`PyList_GET_ITEM`, a
+//!   list's `ob_item` array), and filling a new one.
 //! - `obj`: `Obj` owns one reference (incref on clone, decref on drop);
 //!   `prefetch` only hints the cache and never dereferences.
 //! - `dict`: a dict's `ma_used` (all versions), and on 3.11 to 3.15 (not
@@ -17,6 +19,8 @@
 //!   from bytes (`PyLong_FromNativeBytes` from 3.13).
 //! - `buffer`: the buffer protocol (`PyObject_GetBuffer`, released on drop)
 //!   and the bytes of `bytes` and `bytearray` objects in place.
+//! - `datetime`: the fields of dates, times, datetimes and timedeltas
+//!   (the C API's `PyDateTime_GET_*` macros).
 //! - `gc`: `PyGC_Disable`/`PyGC_Enable`, and untracking tuples whose
 //!   items cannot be in a cycle (`PyObject_GC_UnTrack`).
 //! - `text`: the characters of a compact ASCII `str` read in place (its
@@ -40,10 +44,12 @@
 
 pub mod alloc;
 pub mod buffer;
+pub mod datetime;
 pub mod dict;
 pub mod gc;
 pub mod libpq;
 pub mod long;
 pub mod numpy;
 pub mod obj;
+pub mod seq;
 pub mod text;

@@ -439,7 +439,7 @@ pub fn new_tuple(py: Python<'_>, n: usize) -> PyResult<Bound<'_, PyTuple>> {
 pub fn set_item(t: &Bound<'_, PyTuple>, i: usize, v: Bound<'_, PyAny>) {
     // SAFETY: `t` is a fresh tuple no Python code has seen, `i` is within
     // its size, and the slot is empty; SET_ITEM steals `v`'s reference.
-    unsafe { ffi::PyTuple_SET_ITEM(t.as_ptr(), i as ffi::Py_ssize_t, v.into_ptr()) }
+    unsafe { crate::ffi::seq::tuple_fill(t.as_ptr(), i, v.into_ptr()) }
 }
 
 /// The `None` singleton, as a new reference for a tuple slot.

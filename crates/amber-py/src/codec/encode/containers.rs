@@ -22,6 +22,7 @@ use super::{fail, key_seg, Encoder, Memo, OrFail, Within, R};
 use crate::errors::EncodeKind;
 use crate::ffi::dict;
 use crate::ffi::obj::{prefetch, Obj};
+use crate::ffi::seq;
 
 /// Containers ask for the items this far ahead of the one they write...
 const AHEAD: usize = 8;
@@ -304,7 +305,7 @@ impl<'py> Encoder<'py> {
             return Ok(());
         }
         // SAFETY: as above.
-        let n = unsafe { ffi::PyList_GET_SIZE(o) } as usize;
+        let n = unsafe { seq::list_len(o) };
         w::write_list_header(&mut self.out, n);
         self.nested(|e| {
             // SAFETY: `o` is live; the reference keeps it so while items
@@ -313,22 +314,22 @@ impl<'py> Encoder<'py> {
             if n > FEW {
                 for i in 0..n.min(AHEAD) {
                     // SAFETY: `i < n`, the list's size, and nothing ran yet.
-                    prefetch(unsafe { ffi::PyList_GET_ITEM(o, i as ffi::Py_ssize_t) });
+                    prefetch(unsafe { seq::list_item(o, i) });
                 }
             }
             let mut i = 0;
             while i < n {
                 // SAFETY: `o` is held by `_keep`.
-                if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
+                if unsafe { seq::list_len(o) } != n {
                     return fail(EncodeKind::Mutated, "list changed size during encoding");
                 }
                 if i + AHEAD < n {
                     // SAFETY: the size is `n` (checked just above), so the
                     // index is in bounds; the pointer is only prefetched.
-                    prefetch(unsafe { ffi::PyList_GET_ITEM(o, (i + AHEAD) as ffi::Py_ssize_t) });
+                    prefetch(unsafe { seq::list_item(o, i + AHEAD) });
                 }
                 // SAFETY: `i < n`, the list's size checked just above.
-                let item = unsafe { ffi::PyList_GET_ITEM(o, i as ffi::Py_ssize_t) };
+                let item = unsafe { seq::list_item(o, i) };
                 // SAFETY: `item` is held by the list; no code ran since.
                 if unsafe { ffi::Py_TYPE(item) } == &raw mut ffi::PyLong_Type {
                     // SAFETY: `o` is a live list of size `n` and `i < n`.
@@ -344,7 +345,7 @@ impl<'py> Encoder<'py> {
                 i += 1;
             }
             // SAFETY: `o` is held by `_keep`.
-            if unsafe { ffi::PyList_GET_SIZE(o) } as usize != n {
+            if unsafe { seq::list_len(o) } != n {
                 return fail(EncodeKind::Mutated, "list changed size during encoding");
             }
             Ok(())
@@ -364,7 +365,7 @@ impl<'py> Encoder<'py> {
         // SAFETY: `o` is a live list of size `n` (the caller's contract);
         // no Python code runs in this loop, so `ob_item` and its `n` items
         // stay as they are.
-        let items = unsafe { (*(o as *mut ffi::PyListObject)).ob_item };
+        let items = unsafe { seq::list_items(o) };
         while i < n {
             // SAFETY: `i < n`, within the item array.
             let item = unsafe { *items.add(i) };
@@ -393,7 +394,7 @@ impl<'py> Encoder<'py> {
             return Ok(());
         }
         // SAFETY: as above.
-        let n = unsafe { ffi::PyTuple_GET_SIZE(o) } as usize;
+        let n = unsafe { seq::tuple_len(o) };
         w::write_tuple_header(&mut self.out, n);
         // SAFETY: as above; a tuple's size never changes.
         unsafe { self.tuple_items(o, n) }?;
@@ -412,7 +413,7 @@ impl<'py> Encoder<'py> {
             let _keep = unsafe { Obj::from_borrowed(o) };
             for i in 0..n {
                 // SAFETY: `i < n`, the tuple's fixed size.
-                let item = unsafe { ffi::PyTuple_GET_ITEM(o, i as ffi::Py_ssize_t) };
+                let item = unsafe { seq::tuple_item(o, i) };
                 // SAFETY: the tuple, held by `_keep`, holds `item`.
                 unsafe { e.item(item) }.within(|| PathSeg::Index(i), o)?;
             }

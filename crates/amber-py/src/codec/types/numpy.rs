@@ -70,6 +70,7 @@ impl<'py> Encoder<'py> {
     /// "na_object": ...}` (no `na_object` key when the dtype has none), then
     /// its elements as a LIST in its memory order (C, or Fortran for an
     /// array that is only Fortran-contiguous), None for a missing value.
+    #[inline(never)]
     fn string_array(
         &mut self,
         o: *mut ffi::PyObject,

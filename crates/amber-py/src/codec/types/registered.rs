@@ -126,7 +126,7 @@ impl<'py> Encoder<'py> {
         // read; `state` holds what it refers to while it is written.
         self.nested(|enc| unsafe {
             enc.str(e.name.as_ptr(), usize::MAX, true)?;
-            let n = ffi::PyTuple_GET_SIZE(o) as usize;
+            let n = crate::ffi::seq::tuple_len(o);
             w::write_tuple_header(&mut enc.out, n);
             enc.tuple_items(o, n)?;
             if let Memo::Shared(at) = memo {
