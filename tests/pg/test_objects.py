@@ -433,7 +433,7 @@ def test_the_readme_postgresql_block_runs_as_written(
         monkeypatch.setenv("AMBER_TEST_DSN", dsn)
         scope: dict[str, Any] = {"__name__": "readme"}
         exec(compile(block.group(1), "README.md", "exec"), scope)
-        assert scope["back"] == {"auc": 0.91, "seen": {1, 2}}
+        assert scope["fetched"] == ({"auc": 0.91, "seen": {1, 2}},)
         assert scope["rows"] == [(1, 9.9)] and scope["table"].num_rows == 2
         with psycopg.connect(dsn) as c:
             assert c.execute("select count(*) from objects").fetchone() == (10_000,)
