@@ -12,6 +12,22 @@ pub enum MapValue<'a, M> {
     Message(M),
 }
 
+/// How a builder takes the values of length-delimited message fields (see
+/// [`MessageBuilder::raw_mode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawMode {
+    /// Each sub-message is built as it is read, through
+    /// [`begin`](MessageBuilder::begin) and [`end`](MessageBuilder::end).
+    Build,
+    /// Each sub-message is checked first by the decoder itself (every error
+    /// a build would raise, with its kind, offset and path, is raised
+    /// then), and then handed over as its bytes ([`MessageBuilder::raw`]).
+    Check,
+    /// As `Check` without the check: the bytes were checked before (a
+    /// builder building a message kept as its bytes).
+    Trust,
+}
+
 /// Makes messages for the decoder. `Msg` is the builder's handle to a
 /// message being filled.
 ///
@@ -100,6 +116,44 @@ pub trait MessageBuilder {
     /// End a message field's value begun with `begin`: store (singular) or
     /// append (repeated) `sub`.
     fn end(&mut self, m: &mut Self::Msg, f: &FieldInfo, sub: Self::Msg) -> Result<(), Self::Err>;
+    /// How this builder takes message fields' values; the default builds
+    /// them.
+    #[inline(always)]
+    fn raw_mode(&self) -> RawMode {
+        RawMode::Build
+    }
+    /// Keep the value of message field `f` (of type `ty`), length-delimited,
+    /// as its bytes `bytes` (a slice of the input, its contents without the
+    /// length; checked unless [`RawMode::Trust`]). `false`: the builder
+    /// builds this one instead, and the decoder goes through
+    /// [`begin`](MessageBuilder::begin) and [`end`](MessageBuilder::end)
+    /// as in [`RawMode::Build`]. Called only when
+    /// [`raw_mode`](MessageBuilder::raw_mode) is not `Build`.
+    fn raw(
+        &mut self,
+        _m: &mut Self::Msg,
+        _f: &FieldInfo,
+        _ty: u32,
+        _bytes: &[u8],
+    ) -> Result<bool, Self::Err> {
+        Ok(false)
+    }
+    /// A map entry whose value, a message of type `ty`, is kept as its
+    /// bytes `bytes` (as [`raw`](MessageBuilder::raw) keeps a message
+    /// field's; a missing key is the kind's default). `false`: the builder
+    /// builds this value instead, and the decoder hands it over through
+    /// [`map_entry`](MessageBuilder::map_entry). Called only when
+    /// [`raw_mode`](MessageBuilder::raw_mode) is not `Build`.
+    fn raw_entry(
+        &mut self,
+        _m: &mut Self::Msg,
+        _f: &FieldInfo,
+        _key: Scalar<'_>,
+        _ty: u32,
+        _bytes: &[u8],
+    ) -> Result<bool, Self::Err> {
+        Ok(false)
+    }
     /// A map entry (missing key or value: the kind's default). A repeated
     /// key replaces the earlier entry's value.
     fn map_entry(

@@ -18,7 +18,7 @@
 use crate::bytes::varint;
 use crate::proto::error::WireError;
 use crate::proto::runtime::bits::{fixed32_bits, read_run, run_len, value_bits, varint_bits};
-use crate::proto::runtime::builder::{MapValue, MessageBuilder};
+use crate::proto::runtime::builder::{MapValue, MessageBuilder, RawMode};
 use crate::proto::runtime::error::{DecodeError, DecodeKind};
 use crate::proto::runtime::scalar::{is_zero, zero, Scalar};
 use crate::proto::runtime::schema::{Cardinality, FastOp, FieldInfo, Kind, MessageInfo, Tables};
@@ -500,9 +500,64 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         if depth + 1 > self.opts.max_depth {
             return self.too_deep(start, "messages");
         }
+        let mode = self.b.raw_mode();
+        if mode != RawMode::Build && !f.delimited {
+            let (s, e) = self.wire(r.len_prefixed())?;
+            if mode == RawMode::Check {
+                self.check(r.sub(s, e), sub_ty, depth + 1, s)?;
+            }
+            if self
+                .b
+                .raw(m, f, sub_ty, r.slice(s, e))
+                .map_err(Failure::Build)?
+            {
+                return Ok(());
+            }
+            // The builder builds this one: from the same bytes.
+            let mut sub = self.b.begin(m, f, sub_ty).map_err(Failure::Build)?;
+            let mut sr = r.sub(s, e);
+            crate::bytes::stack::descend(
+                depth + 1,
+                || self.fields(&mut sr, sub_ty, &mut sub, None, depth + 1),
+                || out_of_stack(s),
+            )?;
+            return self.b.end(m, f, sub).map_err(Failure::Build);
+        }
         let mut sub = self.b.begin(m, f, sub_ty).map_err(Failure::Build)?;
         self.sub_message(r, f, sub_ty, &mut sub, depth + 1)?;
         self.b.end(m, f, sub).map_err(Failure::Build)
+    }
+
+    /// Check the bytes of a message of type `ty` at nesting `depth` (`sr`,
+    /// starting at byte `at`) as a build would read them, building nothing:
+    /// the same walk over a builder that keeps nothing, so an error has the
+    /// kind, offset and path (from this message down) a build gives.
+    #[inline(never)]
+    fn check(
+        &mut self,
+        mut sr: WireReader<'_>,
+        ty: u32,
+        depth: usize,
+        at: usize,
+    ) -> Res<(), B::Err> {
+        let mut c = Decoder {
+            t: self.t,
+            b: &mut Check,
+            opts: self.opts,
+            err_index: None,
+            run: std::mem::take(&mut self.run),
+        };
+        let done = crate::bytes::stack::descend(
+            depth,
+            || c.fields(&mut sr, ty, &mut (), None, depth),
+            || out_of_stack(at),
+        );
+        self.run = c.run;
+        match done {
+            Ok(()) => Ok(()),
+            Err(Failure::Wire(e)) => Err(Failure::Wire(e)),
+            Err(Failure::Build(never)) => match never {},
+        }
     }
 
     /// A packed run of a field whose values are all kept (no closed enum):
@@ -717,6 +772,9 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         let mut er = r.sub(s, e);
         let mut key: Option<Scalar<'_>> = None;
         let mut val: Option<MapValue<'_, B::Msg>> = None;
+        // A message value kept as its bytes (see `MessageBuilder::raw_entry`).
+        let mode = self.b.raw_mode();
+        let mut raw_val: Option<(usize, usize)> = None;
         // The entry's own unknown fields (other numbers, wrong wire types,
         // a closed enum's undeclared value), and where its message values
         // were: an entry with unknown fields goes, re-encoded, to the
@@ -737,18 +795,34 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             match target {
                 Some(tf) if wt == tf.kind.wire_type() => {
                     if let Kind::Message(vty) = tf.kind {
+                        let first = val.is_none() && raw_val.is_none();
+                        if mode != RawMode::Build && !tf.delimited && first {
+                            let (vs, ve) = self.wire(er.len_prefixed())?;
+                            if mode == RawMode::Check {
+                                let checked = self.check(er.sub(vs, ve), vty, depth + 1, vs);
+                                checked.map_err(in_value)?;
+                            }
+                            raw_val = Some((vs, ve));
+                            val_raw.push((fstart, er.pos()));
+                            continue;
+                        }
                         let mut sub = match val.take() {
                             Some(MapValue::Message(sm)) => sm,
                             _ => self.b.start(vty).map_err(Failure::Build)?,
                         };
+                        if let Some((vs, ve)) = raw_val.take() {
+                            // The value seen before, kept as bytes: built,
+                            // and this one merged into it.
+                            let mut sr = er.sub(vs, ve);
+                            crate::bytes::stack::descend(
+                                depth + 1,
+                                || self.fields(&mut sr, vty, &mut sub, None, depth + 1),
+                                || out_of_stack(vs),
+                            )
+                            .map_err(in_value)?;
+                        }
                         if let Err(e) = self.sub_message(&mut er, tf, vty, &mut sub, depth + 1) {
-                            return Err(match e {
-                                Failure::Wire(mut w) => {
-                                    w.path.insert_str(0, ".value");
-                                    Failure::Wire(w)
-                                }
-                                other => other,
-                            });
+                            return Err(in_value(e));
                         }
                         val_raw.push((fstart, er.pos()));
                         val = Some(MapValue::Message(sub));
@@ -793,6 +867,11 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                         body.extend_from_slice(er.slice(a, b));
                     }
                 }
+                None if raw_val.is_some() => {
+                    for &(a, b) in &val_raw {
+                        body.extend_from_slice(er.slice(a, b));
+                    }
+                }
                 _ => {}
             }
             body.extend_from_slice(&extra);
@@ -801,6 +880,25 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             return self.b.unknown(m, &out).map_err(Failure::Build);
         }
         let key = key.unwrap_or_else(|| zero(kf));
+        if let (Some((vs, ve)), Kind::Message(vty)) = (raw_val, vf.kind) {
+            if self
+                .b
+                .raw_entry(m, f, key, vty, er.slice(vs, ve))
+                .map_err(Failure::Build)?
+            {
+                return Ok(());
+            }
+            // The builder builds it: from the same bytes.
+            let mut sub = self.b.start(vty).map_err(Failure::Build)?;
+            let mut sr = er.sub(vs, ve);
+            crate::bytes::stack::descend(
+                depth + 1,
+                || self.fields(&mut sr, vty, &mut sub, None, depth + 1),
+                || out_of_stack(vs),
+            )
+            .map_err(in_value)?;
+            val = Some(MapValue::Message(sub));
+        }
         let val = match val {
             Some(v) => v,
             None => match vf.kind {
@@ -837,6 +935,69 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         }
         let v = self.scalar(&mut er, vf).ok()?;
         er.at_end().then_some((k, v))
+    }
+}
+
+/// An error inside a map entry's value: `.value` put in front of its path.
+#[cold]
+fn in_value<E>(e: Failure<E>) -> Failure<E> {
+    match e {
+        Failure::Wire(mut w) => {
+            w.path.insert_str(0, ".value");
+            Failure::Wire(w)
+        }
+        other => other,
+    }
+}
+
+/// The builder of [`Decoder::check`]: keeps nothing, fails never, and
+/// builds its sub-messages (so the check walks the whole tree).
+struct Check;
+
+impl MessageBuilder for Check {
+    type Msg = ();
+    type Err = std::convert::Infallible;
+    #[inline(always)]
+    fn start(&mut self, _: u32) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    #[inline(always)]
+    fn set(&mut self, _: &mut (), _: &FieldInfo, _: Scalar<'_>) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    #[inline(always)]
+    fn push(&mut self, _: &mut (), _: &FieldInfo, _: Scalar<'_>) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    #[inline(always)]
+    fn push_bits(&mut self, _: &mut (), _: &FieldInfo, _: &[u64]) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    #[inline(always)]
+    fn set_bits(&mut self, _: &mut (), _: &FieldInfo, _: u64) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    #[inline(always)]
+    fn begin(&mut self, _: &mut (), _: &FieldInfo, _: u32) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    #[inline(always)]
+    fn end(&mut self, _: &mut (), _: &FieldInfo, _: ()) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    #[inline(always)]
+    fn map_entry(
+        &mut self,
+        _: &mut (),
+        _: &FieldInfo,
+        _: Scalar<'_>,
+        _: MapValue<'_, ()>,
+    ) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    #[inline(always)]
+    fn unknown(&mut self, _: &mut (), _: &[u8]) -> Result<(), Self::Err> {
+        Ok(())
     }
 }
 

@@ -61,7 +61,7 @@ pub mod schema;
 pub mod source;
 pub mod tables;
 
-pub use builder::{MapValue, MessageBuilder};
+pub use builder::{MapValue, MessageBuilder, RawMode};
 pub use decode::{decode, DecodeOptions, Failure};
 pub use dynamic::{
     decode_dyn, decode_dyn_with, encode_dyn, DynBuilder, DynMessage, DynSource, Value,

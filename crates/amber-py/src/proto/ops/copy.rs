@@ -43,6 +43,9 @@ fn copy_level(py: Python<'_>, m: &Message) -> PyResult<Message> {
             Slot::Entries(d) => Slot::Entries(Box::new(copy_map(py, m, f, d)?)),
             Slot::Span(off, len) => Slot::Span(*off, *len),
             Slot::Spans(v) => Slot::Spans(v.clone()),
+            // Places in the same input, which the copy keeps.
+            Slot::Raw(off, len) => Slot::Raw(*off, *len),
+            Slot::Raws(v) => Slot::Raws(v.clone()),
             Slot::Pairs(p) => Slot::Pairs(Box::new(p.try_copy(|m| deep_copy(py, m))?)),
         });
     }

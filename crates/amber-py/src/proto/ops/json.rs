@@ -1,6 +1,6 @@
 //! ProtoJSON at the edge: the core's printer reads messages through the
 //! wire encoder's source (`serialize::Source`) and its parser makes them
-//! with the wire decoder's builder (`parse::Builder`), so no Python code
+//! with the wire decoder's builder (`state::build::Builder`), so no Python code
 //! runs and nothing is built twice. `amber.proto.Message` wraps these in
 //! `to_json`/`from_json`/`to_dict`/`from_dict`.
 
@@ -17,10 +17,11 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors;
-use crate::proto::ops::parse::{builder_for, install, Stashed as BuildStashed};
+use crate::proto::ops::parse::{builder_for, install};
 use crate::proto::ops::serialize::{
     changing, write_error, Given, Source, Stashed as SourceStashed,
 };
+use crate::proto::state::build::Stashed as BuildStashed;
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::message::PyMessage;
 use crate::proto::state::schema::FieldKeys;

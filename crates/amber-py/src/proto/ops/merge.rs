@@ -8,7 +8,7 @@ use crate::proto::ops::deeper;
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::map::{MapData, Pairs};
 use crate::proto::state::message::{release, Message, PyMessage, Slot};
-use crate::proto::state::objects::{objects, pairs_data, pairs_to_entries};
+use crate::proto::state::objects::{objects, pairs_data, pairs_to_entries, sub_type};
 use crate::proto::state::repeated::Items;
 use crate::proto::state::values;
 
@@ -48,6 +48,22 @@ fn merge_level(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyResult<
             Slot::Spans(v) => append_items(py, dst, pos, src.span_objects(py, f.kind, &v)?)?,
             // A `MessageSet` member replaces, as upb's merges (which parse
             // the source's bytes into a new member) do.
+            Slot::Raw(off, len) if shared && matches!(dst.slot(pos), Slot::Unset) => {
+                release(py, dst.put(pos, Slot::Raw(off, len)))
+            }
+            Slot::Raw(off, len) => {
+                let sub = Slot::Sub(Box::new(src.build_at(py, sub_type(f.kind), (off, len))?));
+                if f.set_item {
+                    release(py, dst.put(pos, sub))
+                } else {
+                    merge_sub(py, dst, pos, sub)?
+                }
+            }
+            Slot::Raws(v) if shared => append_raws(py, dst, pos, *v)?,
+            Slot::Raws(v) => {
+                let msgs = src.build_all(py, sub_type(f.kind), &v)?;
+                append_messages(py, dst, pos, msgs)?
+            }
             slot @ (Slot::Sub(_) | Slot::Val(_)) if f.set_item => release(py, dst.put(pos, slot)),
             Slot::Sub(sub) => merge_sub(py, dst, pos, Slot::Sub(sub))?,
             Slot::Val(v) if matches!(f.kind, Kind::Message(_)) => {
@@ -84,6 +100,7 @@ pub(crate) fn merge_sub(py: Python<'_>, dst: &mut Message, pos: usize, sub: Slot
         Slot::Val(v) => merge_owned(py, d, take(v.bind(py).cast::<PyMessage>()?)?),
         _ => Ok(()),
     };
+    built_here(py, dst, pos)?;
     if let Slot::Sub(d) = dst.slot_mut(pos) {
         return into(d, sub);
     }
@@ -112,6 +129,7 @@ fn append_items(py: Python<'_>, dst: &mut Message, pos: usize, items: Items) -> 
     if items.is_empty() {
         return Ok(());
     }
+    built_here(py, dst, pos)?;
     if let Slot::Spans(_) = dst.slot(pos) {
         let Slot::Spans(have) = std::mem::replace(dst.slot_mut(pos), Slot::Unset) else {
             unreachable!("a span list just above")
@@ -157,6 +175,55 @@ fn append_spans(
     append_items(py, dst, pos, items)
 }
 
+/// Build the sub-messages field `pos` of `dst` keeps as places in its
+/// input ([`Slot::Raw`], [`Slot::Raws`]), for a merge into them.
+fn built_here(py: Python<'_>, dst: &mut Message, pos: usize) -> PyResult<()> {
+    let ty = sub_type_of(dst, pos);
+    let slot = match dst.slot(pos) {
+        &Slot::Raw(off, len) => Slot::Sub(Box::new(dst.build_at(py, ty, (off, len))?)),
+        Slot::Raws(v) => Slot::Subs(Box::new(dst.build_all(py, ty, v)?)),
+        _ => return Ok(()),
+    };
+    *dst.slot_mut(pos) = slot;
+    Ok(())
+}
+
+/// The message type of field `pos` of `m` (0 for a field of another kind,
+/// which holds no place of a message).
+fn sub_type_of(m: &Message, pos: usize) -> u32 {
+    match m.info().fields.get(pos).map(|f| f.kind) {
+        Some(Kind::Message(t)) => t,
+        _ => 0,
+    }
+}
+
+/// Append places of `dst`'s own input, messages of repeated field `pos`,
+/// to that field.
+fn append_raws(
+    py: Python<'_>,
+    dst: &mut Message,
+    pos: usize,
+    raws: Vec<(u32, u32)>,
+) -> PyResult<()> {
+    if raws.is_empty() {
+        return Ok(());
+    }
+    match dst.slot_mut(pos) {
+        Slot::Raws(d) => {
+            d.extend(raws);
+            Ok(())
+        }
+        slot @ Slot::Unset => {
+            *slot = Slot::Raws(Box::new(raws));
+            Ok(())
+        }
+        _ => {
+            let msgs = dst.build_all(py, sub_type_of(dst, pos), &raws)?;
+            append_messages(py, dst, pos, msgs)
+        }
+    }
+}
+
 /// Append messages to repeated message field `pos` of `dst`.
 fn append_messages(
     py: Python<'_>,
@@ -167,6 +234,7 @@ fn append_messages(
     if msgs.is_empty() {
         return Ok(());
     }
+    built_here(py, dst, pos)?;
     match dst.slot_mut(pos) {
         Slot::Subs(d) => d.extend(msgs),
         Slot::List(d) => {

@@ -6,8 +6,8 @@ use pyo3::prelude::*;
 use crate::errors::{self, EncodeKind};
 use crate::proto::ops::serialize::changing;
 use crate::proto::state::cell::Borrow;
-use crate::proto::state::map::MapData;
-use crate::proto::state::message::{Message, PyMessage, Slot};
+use crate::proto::state::map::{MapData, Part};
+use crate::proto::state::message::{sub_type, Message, PyMessage, Slot};
 use crate::proto::state::repeated::Items;
 
 /// The paths of required fields not set in `m` and below (`a.b[2].c`).
@@ -62,9 +62,30 @@ fn walk_required(
             }
             Slot::Map(l) => entries(py, &l.try_borrow(py)?.data, prefix, name, out, depth)?,
             Slot::Entries(d) => entries(py, d, prefix, name, out, depth)?,
+            &Slot::Raw(off, len) => {
+                let sub = m.build_at(py, sub, (off, len))?;
+                walk_required(py, &sub, &format!("{prefix}{name}."), out, depth + 1)?
+            }
+            Slot::Raws(v) => {
+                for (i, &sp) in v.iter().enumerate() {
+                    let sub = m.build_at(py, sub, sp)?;
+                    walk_required(py, &sub, &format!("{prefix}{name}[{i}]."), out, depth + 1)?;
+                }
+            }
             Slot::Pairs(p) => {
-                let kk = m.entry_kinds(f).0;
-                for (&(k, _), sub) in p.entries.iter().zip(&p.msgs) {
+                let (kk, vk) = m.entry_kinds(f);
+                for (i, &(k, v)) in p.entries.iter().enumerate() {
+                    let built;
+                    let sub = match v {
+                        Part::Raw(off, len) => {
+                            built = m.build_at(py, sub_type(vk), (off, len))?;
+                            &built
+                        }
+                        _ => match p.msgs.get(i) {
+                            Some(sub) => sub,
+                            None => continue,
+                        },
+                    };
                     let key = m.part_object(py, kk, k)?;
                     let at = format!("{prefix}{name}[{}].", key.bind(py).repr()?);
                     walk_required(py, sub, &at, out, depth + 1)?;

@@ -21,6 +21,7 @@ use crate::errors;
 use crate::proto::state::cell::{Borrow, Ref};
 use crate::proto::state::map::{MapField, Part};
 use crate::proto::state::message::{text_scalar, Message, PyMessage, Slot};
+use crate::proto::state::objects::sub_type;
 use crate::proto::state::repeated::{Items, Repeated};
 use crate::proto::state::schema::Schema;
 use crate::proto::state::values;
@@ -31,6 +32,10 @@ pub(crate) struct Source<'py> {
     lists: RefCell<Vec<PyRef<'py, Repeated>>>,
     maps: RefCell<Vec<PyRef<'py, MapField>>>,
     escaped: RefCell<Vec<Bound<'py, PyBytes>>>,
+    /// Sub-messages a parse kept as places in its input ([`Slot::Raw`]),
+    /// built for this encode and kept until it ends.
+    #[allow(clippy::vec_box)]
+    built: RefCell<Vec<Box<Message>>>,
     /// The container `count` borrowed last, which the encoder's `get` and
     /// `entry` calls that follow read (by its object's address).
     last_list: Cell<(usize, *const Repeated)>,
@@ -110,6 +115,7 @@ impl<'py> Source<'py> {
             lists: RefCell::new(Vec::new()),
             maps: RefCell::new(Vec::new()),
             escaped: RefCell::new(Vec::new()),
+            built: RefCell::new(Vec::new()),
             last_list: Cell::new((0, std::ptr::null())),
             last_map: Cell::new((0, std::ptr::null())),
             err: RefCell::new(None),
@@ -158,6 +164,19 @@ impl<'py> Source<'py> {
         // with it every `'m` reference; the pyclass contents live in the
         // Python object's memory, which never moves, so moving the guard
         // into the vector does not move `*r`.
+        Ok(unsafe { &*r })
+    }
+
+    /// Build the sub-message of kind `kind` kept at place `sp` of `m`'s
+    /// input, for the rest of the encode.
+    fn built<'m>(&self, m: &Message, kind: Kind, sp: (u32, u32)) -> PyResult<&'m Message> {
+        let b = Box::new(m.build_at(self.py, sub_type(kind), sp)?);
+        let r: *const Message = &*b;
+        self.built.borrow_mut().push(b);
+        // SAFETY: the box just pushed is kept until this source is dropped,
+        // after `encode` returns and with it every `'m` reference; moving
+        // the box into the vector does not move the message it points to,
+        // and nothing removes it or hands out a mutable reference to it.
         Ok(unsafe { &*r })
     }
 
@@ -281,7 +300,7 @@ impl<'m, 'py: 'm> EntryParts<'m> for View<'m, 'py> {
                 match *(if part == 1 { k } else { v }) {
                     Part::Bits(b) => Some(Plain::Bits(b)),
                     Part::Span(off, len) => Some(Plain::Text(m.span(py, (off, len)))),
-                    Part::Msg => None,
+                    Part::Msg | Part::Raw(..) => None,
                 }
             }
             View::Objs(v, py) => {
@@ -367,6 +386,8 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
             Slot::Span(..) => 1,
             Slot::Spans(v) => v.len(),
             Slot::Pairs(p) => p.entries.len(),
+            Slot::Raw(..) => 1,
+            Slot::Raws(v) => v.len(),
         })
     }
 
@@ -542,6 +563,12 @@ impl<'py> Source<'py> {
                 self.no_object();
                 return Ok(SrcValue::Scalar(text_scalar(f.kind, m.span(self.py, sp))));
             }
+            Slot::Raws(v) => {
+                let &sp = v
+                    .get(i)
+                    .ok_or_else(|| fail(EncodeKind::Mutated, "a repeated field changed".into()))?;
+                return Ok(SrcValue::Message(self.built(m, f.kind, sp)?));
+            }
             slot => return self.slot_value(m, slot, f),
         };
         match items {
@@ -595,6 +622,7 @@ impl<'py> Source<'py> {
                 Ok(SrcValue::Scalar(s))
             }
             Slot::Sub(sub) => Ok(SrcValue::Message(sub)),
+            &Slot::Raw(off, len) => Ok(SrcValue::Message(self.built(m, f.kind, (off, len))?)),
             Slot::Span(off, len) => {
                 self.no_object();
                 Ok(SrcValue::Scalar(text_scalar(
@@ -627,6 +655,13 @@ impl<'py> Source<'py> {
                     .get(i)
                     .ok_or_else(|| fail(EncodeKind::Mutated, "a map field changed".into()))?;
                 let (kk, vk) = m.entry_kinds(f);
+                if let Part::Raw(off, len) = v {
+                    let Some(k) = m.part_scalar(self.py, kk, k) else {
+                        return Err(fail(EncodeKind::Mutated, "a map field changed".into()));
+                    };
+                    self.no_object();
+                    return Ok((k, SrcValue::Message(self.built(m, vk, (off, len))?)));
+                }
                 if v == Part::Msg {
                     let (Some(k), Some(v)) = (m.part_scalar(self.py, kk, k), p.msgs.get(i)) else {
                         return Err(fail(EncodeKind::Mutated, "a map field changed".into()));

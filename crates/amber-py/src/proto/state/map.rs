@@ -173,12 +173,15 @@ impl MapData {
 /// One key or value of a map entry a wire parse read: its bits
 /// ([`Scalar::bits`]), its place (offset, length) in the message's input,
 /// or (values only) a message kept natively in [`Pairs::msgs`] at the
-/// entry's own position.
+/// entry's own position, or a message kept as its place in the input
+/// (checked by the parse, built when needed, as a message field's
+/// `Slot::Raw`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {
     Bits(u64),
     Span(u32, u32),
     Msg,
+    Raw(u32, u32),
 }
 
 impl Part {
@@ -193,7 +196,7 @@ impl Part {
                 KeyView::Str(Cow::Borrowed(input.get(at).unwrap_or_default()))
             }
             // Keys are never messages (a map's keys are scalars).
-            Part::Msg => KeyView::Int(0),
+            Part::Msg | Part::Raw(..) => KeyView::Int(0),
             Part::Bits(b) => match Scalar::from_bits(kind, b) {
                 Some(Scalar::Bool(v)) => KeyView::Bool(v),
                 Some(Scalar::I32(v) | Scalar::Enum(v)) => KeyView::Int(v.into()),

@@ -58,6 +58,14 @@ pub enum Slot {
     /// A map's entries a wire parse read, no objects made: keys and
     /// scalar values as bits and spans, message values native.
     Pairs(Box<Pairs<Message>>),
+    /// A present sub-message a wire parse checked and kept as its place in
+    /// the message's [`Message::input`] (offset, length of its contents),
+    /// built when first needed (see `build::build_raw`).
+    Raw(u32, u32),
+    /// A repeated message field's messages a wire parse checked and kept
+    /// as places in the message's input.
+    #[allow(clippy::box_collection)]
+    Raws(Box<Vec<(u32, u32)>>),
 }
 
 impl Slot {
@@ -74,6 +82,8 @@ impl Slot {
                 | Slot::Span(..)
                 | Slot::Spans(_)
                 | Slot::Pairs(_)
+                | Slot::Raw(..)
+                | Slot::Raws(_)
         )
     }
 }
@@ -205,7 +215,10 @@ fn drop_slots(vals: Box<[Slot]>) {
     let mut vals: Box<[ManuallyDrop<Slot>]> =
         unsafe { Box::from_raw(Box::into_raw(vals) as *mut [ManuallyDrop<Slot>]) };
     for slot in vals.iter_mut() {
-        if !matches!(**slot, Slot::Unset | Slot::Num(_) | Slot::Span(..)) {
+        if !matches!(
+            **slot,
+            Slot::Unset | Slot::Num(_) | Slot::Span(..) | Slot::Raw(..)
+        ) {
             // SAFETY: each slot is dropped at most once, here, and not used
             // after: the box is then freed without touching its elements.
             unsafe { ManuallyDrop::drop(slot) };
@@ -295,7 +308,7 @@ impl Message {
         match p {
             Part::Bits(b) => values::number(py, kind, b),
             Part::Span(off, len) => self.span_object(py, kind, (off, len)),
-            Part::Msg => Err(PyValueError::new_err(
+            Part::Msg | Part::Raw(..) => Err(PyValueError::new_err(
                 "a map's message value read as a scalar",
             )),
         }
@@ -307,7 +320,7 @@ impl Message {
         match p {
             Part::Bits(b) => Scalar::from_bits(kind, b),
             Part::Span(off, len) => Some(text_scalar(kind, self.span(py, (off, len)))),
-            Part::Msg => None,
+            Part::Msg | Part::Raw(..) => None,
         }
     }
 
@@ -409,6 +422,8 @@ impl Message {
             },
             Slot::Spans(v) => !v.is_empty(),
             Slot::Pairs(p) => !p.entries.is_empty(),
+            Slot::Raw(..) => true,
+            Slot::Raws(v) => !v.is_empty(),
         }
     }
 
@@ -461,5 +476,32 @@ pub fn text_scalar(kind: Kind, b: &[u8]) -> Scalar<'_> {
     match kind {
         Kind::Bytes => Scalar::Bytes(b),
         _ => Scalar::Str(b),
+    }
+}
+
+/// A new instance of message type `m.ty`'s class holding `m`, made
+/// without calling the class: no `__new__` or `__init__` runs (the class
+/// is the one `load` made, which defines neither), so a sub-message costs
+/// one allocation instead of a call through the class's slots.
+pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, PyMessage>> {
+    let cls = m.s.class(py, m.ty)?.clone();
+    let init = pyo3::PyClassInitializer::from(PyMessage::from(m));
+    // SAFETY: `cls` is the class bound to this type by `Schema::bind`,
+    // which checks that it is a subclass of `Message`: allocating an
+    // object of that type and writing a `Message` into it is what pyo3
+    // does for a subclass whose `__new__` is `Message`'s.
+    let obj = unsafe { pyo3::impl_::pymethods::tp_new_impl(py, init, cls.as_type_ptr())? };
+    // SAFETY: `obj` is a new, owned reference to an object of type `cls`,
+    // a subclass of `Message`.
+    Ok(unsafe { Bound::from_owned_ptr(py, obj).cast_into_unchecked::<PyMessage>() })
+}
+
+/// The message type of a message field of kind `kind` (one that holds a
+/// message kept as its place: [`Slot::Raw`], [`Part::Raw`]).
+#[inline]
+pub fn sub_type(kind: Kind) -> u32 {
+    match kind {
+        Kind::Message(t) => t,
+        _ => unreachable!("a message kept as its place in a field of another kind"),
     }
 }

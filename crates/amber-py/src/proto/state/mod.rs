@@ -7,9 +7,12 @@
 //! - `schema.rs`: a compiled load as Python sees it ([`schema::Schema`]);
 //! - `repeated.rs`, `map.rs`: repeated and map fields' storage;
 //! - `message.rs`: a message's slots and state, and freeing deep trees;
+//! - `build.rs`: the builder decoders fill messages through, and the
+//!   building of sub-messages a wire parse kept as places in its input;
 //! - `objects.rs`: Python objects made when read, and the links by which
 //!   a default sub-message makes its parent present.
 
+pub mod build;
 pub mod cell;
 pub mod map;
 pub mod message;

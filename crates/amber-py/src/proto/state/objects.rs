@@ -4,32 +4,17 @@
 //! as upb makes them when a field is read; and the links by which a
 //! default sub-message or container makes its parent present when changed.
 
-use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind};
+use amber_core::proto::runtime::{Cardinality, Kind};
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
 
+pub use crate::proto::state::build::{pairs_data, pairs_to_entries};
 use crate::proto::state::cell::Borrow;
-use crate::proto::state::map::{MapData, MapField, Pairs};
+use crate::proto::state::map::{MapData, MapField};
+pub use crate::proto::state::message::{instantiate, sub_type};
 use crate::proto::state::message::{release, Message, PyMessage, Slot};
 use crate::proto::state::repeated::{Items, Repeated};
 use crate::proto::state::values;
-
-/// A new instance of message type `m.ty`'s class holding `m`, made
-/// without calling the class: no `__new__` or `__init__` runs (the class
-/// is the one `load` made, which defines neither), so a sub-message costs
-/// one allocation instead of a call through the class's slots.
-pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, PyMessage>> {
-    let cls = m.s.class(py, m.ty)?.clone();
-    let init = pyo3::PyClassInitializer::from(PyMessage::from(m));
-    // SAFETY: `cls` is the class bound to this type by `Schema::bind`,
-    // which checks that it is a subclass of `Message`: allocating an
-    // object of that type and writing a `Message` into it is what pyo3
-    // does for a subclass whose `__new__` is `Message`'s.
-    let obj = unsafe { pyo3::impl_::pymethods::tp_new_impl(py, init, cls.as_type_ptr())? };
-    // SAFETY: `obj` is a new, owned reference to an object of type `cls`,
-    // a subclass of `Message`.
-    Ok(unsafe { Bound::from_owned_ptr(py, obj).cast_into_unchecked::<PyMessage>() })
-}
 
 /// Make the Python object of field `pos`'s native value (see
 /// [`Slot::native`]) and keep it in the slot, so that every read hands out
@@ -67,6 +52,14 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
         Slot::Span(off, len) => Slot::Val(b.span_object(py, kind, (off, len))?),
         Slot::Spans(v) => Slot::List(container(b.span_objects(py, kind, &v)?)?),
         Slot::Sub(sub) => Slot::Val(instantiate(py, *sub)?.into_any().unbind()),
+        Slot::Raw(off, len) => {
+            let sub = b.build_at(py, sub_type(kind), (off, len))?;
+            Slot::Val(instantiate(py, sub)?.into_any().unbind())
+        }
+        Slot::Raws(v) => {
+            let msgs = b.build_all(py, sub_type(kind), &v)?;
+            Slot::List(container(Items::Objs(objects(py, msgs)?))?)
+        }
         Slot::Subs(v) => Slot::List(container(Items::Objs(objects(py, *v)?))?),
         Slot::Items(items) => Slot::List(container(*items)?),
         Slot::Entries(d) => {
@@ -84,36 +77,6 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
     };
     *b.slot_mut(pos) = made;
     Ok(Some(obj))
-}
-
-/// The entries of `p` (map field `f` of `m`, spans of `m`'s input) as
-/// objects, message values made objects of their classes.
-pub fn pairs_data(
-    py: Python<'_>,
-    m: &Message,
-    f: &FieldInfo,
-    p: Pairs<Message>,
-) -> PyResult<MapData> {
-    let (kk, vk) = m.entry_kinds(f);
-    p.into_data(|k, v, msg| {
-        let ko = m.part_object(py, kk, k)?;
-        let vo = match msg {
-            Some(msg) => instantiate(py, msg)?.into_any().unbind(),
-            None => m.part_object(py, vk, v)?,
-        };
-        Ok((ko, vo))
-    })
-}
-
-/// Make map field `pos`'s entries objects when a wire parse kept them
-/// natively ([`Slot::Pairs`] becomes [`Slot::Entries`]).
-pub fn pairs_to_entries(py: Python<'_>, m: &mut Message, pos: usize) -> PyResult<()> {
-    if let Slot::Pairs(p) = m.slot_mut(pos) {
-        let p = std::mem::take(&mut **p);
-        let d = pairs_data(py, m, &m.info().fields[pos], p)?;
-        *m.slot_mut(pos) = Slot::Entries(Box::new(d));
-    }
-    Ok(())
 }
 
 /// Every native slot of `m` made its Python object (see [`materialize`]),
@@ -203,7 +166,9 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, PyMessage>, pos: usize) -> PyResu
             | Slot::Items(_)
             | Slot::Entries(_)
             | Slot::Spans(_)
-            | Slot::Pairs(_) => {
+            | Slot::Pairs(_)
+            | Slot::Raw(..)
+            | Slot::Raws(_) => {
                 drop(b);
                 if let Some(o) = materialize(m, pos)? {
                     return Ok(o);

@@ -1,0 +1,279 @@
+"""Sub-messages a wire parse keeps as their bytes until first needed.
+
+A parse checks every sub-message as it goes (every error raised then, with its kind, byte and
+path, as Google's protobuf raises at parse) and builds one only when it is read, written, merged,
+copied or compared. These tests read, write and change such unread sub-messages every way, and
+compare with Google's protobuf where it is installed.
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import pickle
+from typing import Any
+
+import pytest
+
+import amber
+import amber.proto as P
+from helpers import pb_len, pb_tag, varint
+
+PROTO3 = """
+syntax = "proto3";
+package lazy;
+message Leaf { int32 a = 1; string s = 2; repeated int64 nums = 3; bytes b = 4; }
+message Node {
+  int32 value = 1;
+  string label = 2;
+  Node child = 3;
+  repeated Leaf leaves = 4;
+  map<string, Leaf> by_name = 5;
+  oneof pick { Leaf one = 6; string other = 7; }
+}
+"""
+
+PROTO2 = """
+syntax = "proto2";
+package lazy2;
+enum Color { RED = 0; GREEN = 1; }
+message Need { required int32 x = 1; optional Color c = 2; }
+message Holder { optional Need need = 1; repeated Need needs = 2; optional Holder next = 3; }
+"""
+
+
+@pytest.fixture(scope="module")
+def spaces() -> list[P.Namespace]:
+    return [P.load_text(PROTO3, name="lazy.proto"), P.load_text(PROTO2, name="lazy2.proto")]
+
+
+@pytest.fixture(scope="module")
+def T(spaces: list[P.Namespace]) -> dict[str, Any]:
+    return {n: t for s in spaces for n, t in s.types.items()}
+
+
+@pytest.fixture(scope="module")
+def G(spaces: list[P.Namespace]) -> dict[str, Any]:
+    """Google's classes for the same types."""
+    pytest.importorskip("google.protobuf")
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    out = {}
+    for space in spaces:
+        pool = descriptor_pool.DescriptorPool()
+        for f in descriptor_pb2.FileDescriptorSet.FromString(space.descriptor_set()).file:
+            pool.Add(f)
+        for n in space.types:
+            out[n] = message_factory.GetMessageClass(pool.FindMessageTypeByName(n))
+    return out
+
+
+def leaf(a: int, s: str = "") -> bytes:
+    out = pb_tag(1, 0) + varint(a) if a else b""
+    return out + (pb_len(2, s.encode()) if s else b"")
+
+
+def chain(depth: int) -> bytes:
+    """A root Node and a chain of `depth` Nodes below it, each with its depth as value."""
+    data = b""
+    for level in range(depth, 0, -1):
+        data = pb_len(3, pb_tag(1, 0) + varint(level) + data)
+    return data
+
+
+def test_errors_deep_in_unread_sub_messages_raise_at_parse(
+    T: dict[str, Any], G: dict[str, Any]
+) -> None:
+    from google.protobuf import message
+
+    Node = T["lazy.Node"]
+    bad_utf8 = pb_len(2, b"\xff")
+    cases = [
+        # bad UTF-8 three levels down: the offset of the bad byte, the path through each level
+        (pb_len(3, pb_len(3, pb_len(3, bad_utf8))), "malformed", 8, "$.child.child.child.label"),
+        # the third leaf's varint cut by the leaf's end
+        (
+            pb_len(4, leaf(1)) + pb_len(4, leaf(2)) + pb_len(4, pb_tag(1, 0) + b"\x80"),
+            "truncated",
+            11,
+            "$.leaves[2].a",
+        ),
+        # a map value's leaf holding an end-group tag
+        (
+            pb_len(5, pb_len(1, b"k") + pb_len(2, pb_tag(9, 4))),
+            "malformed",
+            7,
+            "$.by_name[0].value",
+        ),
+        # a packed run cut inside a leaf inside the oneof
+        (pb_len(6, pb_len(3, b"\x01\x80")), "truncated", 5, "$.one.nums[1]"),
+    ]
+    for data, kind, offset, path in cases:
+        with pytest.raises(message.DecodeError):
+            G["lazy.Node"].FromString(data)
+        with pytest.raises(P.DecodeError) as e:
+            Node.FromString(data)
+        assert (e.value.kind, e.value.offset, e.value.path) == (kind, offset, path), str(e.value)
+        # The same error merging into a message that has a value already.
+        m = Node(value=5)
+        with pytest.raises(P.DecodeError) as e:
+            m.MergeFromString(data)
+        assert (e.value.kind, e.value.offset, e.value.path) == (kind, offset, path)
+
+
+def test_depth_limit_is_checked_at_parse(T: dict[str, Any], G: dict[str, Any]) -> None:
+    Node = T["lazy.Node"]
+    m = Node.FromString(chain(100))
+    for level in range(1, 101):
+        m = m.child
+        assert m.value == level
+    with pytest.raises(P.DecodeError) as e:
+        Node.FromString(chain(101))
+    assert (e.value.kind, e.value.path) == ("limit", "$" + ".child" * 101)
+    from google.protobuf import message
+
+    G["lazy.Node"].FromString(chain(100))
+    with pytest.raises(message.DecodeError):
+        G["lazy.Node"].FromString(chain(101))
+
+
+def test_unread_sub_messages_write_as_googles(T: dict[str, Any], G: dict[str, Any]) -> None:
+    # Not canonical: fields out of order, a singular sub-message twice (merged), a scalar twice
+    # (last wins), explicit zeros, an over-long varint, an unknown field inside a leaf.
+    one = pb_len(2, b"x") + pb_tag(1, 0) + b"\x85\x80\x00" + pb_len(4, b"")
+    unknown = pb_tag(15, 0) + varint(7)
+    data = (
+        pb_len(3, pb_len(2, b"first") + pb_tag(1, 0) + varint(4))
+        + pb_len(4, one + unknown)
+        + pb_len(3, pb_tag(1, 0) + varint(9) + pb_len(3, leaf(0)))
+        + pb_len(5, pb_len(1, b"k") + pb_len(2, one))
+        + pb_len(6, leaf(3, "o"))
+        + pb_tag(1, 0)
+        + varint(2)
+    )
+    g = G["lazy.Node"].FromString(data)
+    m = T["lazy.Node"].FromString(data)
+    for det in (False, True):
+        assert m.SerializeToString(deterministic=det) == g.SerializeToString(deterministic=det)
+    assert m.ByteSize() == g.ByteSize()
+    assert m.to_dict() == T["lazy.Node"].FromString(g.SerializeToString()).to_dict()
+    assert m.to_json() == T["lazy.Node"].from_dict(m.to_dict()).to_json()
+    assert str(m) == str(T["lazy.Node"].FromString(g.SerializeToString()))
+    # Read after writing: the same values as Google's.
+    assert (m.child.value, m.child.label, m.child.child.value) == (9, "first", 0)
+    assert m.child.HasField("child")
+    assert m.leaves[0].a == g.leaves[0].a == 5
+    assert m.by_name["k"].s == "x"
+    assert m.WhichOneof("pick") == "one" and m.one.s == "o"
+
+
+def test_unread_sub_messages_compare_copy_and_pickle(T: dict[str, Any]) -> None:
+    Node = T["lazy.Node"]
+    built = Node(
+        value=1, child={"value": 2, "child": {"label": "z"}}, leaves=[{"a": 1}, {"s": "t"}]
+    )
+    data = built.SerializeToString()
+    a, b = Node.FromString(data), Node.FromString(data)
+    assert a == b == built
+    assert a != Node.FromString(Node(value=1, child={"value": 3}).SerializeToString())
+    for c in (copy.copy(a), copy.deepcopy(a), pickle.loads(pickle.dumps(a))):
+        assert c == built
+        assert c.child.child.label == "z"
+    d = Node()
+    d.CopyFrom(b)
+    del b
+    gc.collect()
+    assert d.leaves[1].s == "t" and d.child.value == 2
+
+
+def test_merging_into_and_from_unread_sub_messages(T: dict[str, Any], G: dict[str, Any]) -> None:
+    Node = T["lazy.Node"]
+    first = Node(child={"value": 1, "leaves": [{"a": 1}]}, leaves=[{"a": 10}]).SerializeToString()
+    second = Node(
+        child={"label": "b", "leaves": [{"a": 2}]}, leaves=[{"a": 20}]
+    ).SerializeToString()
+    g = G["lazy.Node"].FromString(first)
+    g.MergeFromString(second)
+    # From bytes into unread sub-messages of another input.
+    m = Node.FromString(first)
+    m.MergeFromString(second)
+    assert m.SerializeToString() == g.SerializeToString()
+    assert [x.a for x in m.child.leaves] == [1, 2] and m.child.label == "b"
+    # Message into message, both unread; and into one whose sub-messages were read.
+    for read in (False, True):
+        m = Node.FromString(first)
+        if read:
+            assert m.child.value == 1 and len(m.leaves) == 1
+        m.MergeFrom(Node.FromString(second))
+        assert m.SerializeToString() == g.SerializeToString()
+    # The same input twice: places of one input merged into a message of the same input.
+    m = Node.FromString(first)
+    m.MergeFrom(copy.copy(m))
+    g2 = G["lazy.Node"].FromString(first + first)
+    assert m.SerializeToString() == g2.SerializeToString()
+
+
+def test_sub_message_seen_twice_merges(T: dict[str, Any], G: dict[str, Any]) -> None:
+    # The child twice on the wire, and inside it a grandchild twice.
+    grand = pb_len(3, pb_tag(1, 0) + varint(1)) + pb_len(3, pb_len(2, b"g"))
+    data = pb_len(3, grand) + pb_len(3, pb_len(2, b"c")) + pb_len(3, pb_tag(1, 0) + varint(7))
+    m = T["lazy.Node"].FromString(data)
+    g = G["lazy.Node"].FromString(data)
+    assert m.SerializeToString() == g.SerializeToString()
+    assert (m.child.value, m.child.label) == (7, "c")
+    assert (m.child.child.value, m.child.child.label) == (1, "g")
+
+
+def test_oneof_member_replaced_on_the_wire(T: dict[str, Any], G: dict[str, Any]) -> None:
+    data = pb_len(6, leaf(1)) + pb_len(7, b"later")
+    m = T["lazy.Node"].FromString(data)
+    assert m.WhichOneof("pick") == "other" and not m.HasField("one")
+    data = pb_len(7, b"first") + pb_len(6, leaf(2))
+    m = T["lazy.Node"].FromString(data)
+    assert m.WhichOneof("pick") == "one" and m.one.a == 2
+    assert m.SerializeToString() == G["lazy.Node"].FromString(data).SerializeToString()
+
+
+def test_proto2_rules_inside_unread_sub_messages(T: dict[str, Any], G: dict[str, Any]) -> None:
+    Holder = T["lazy2.Holder"]
+    # A closed enum's undeclared value goes to the leaf's unknown fields; a missing required
+    # field deep down is found by the required check.
+    need = pb_tag(2, 0) + varint(9)
+    data = pb_len(3, pb_len(2, pb_tag(1, 0) + varint(1)) + pb_len(1, need))
+    m = Holder.FromString(data)
+    g = G["lazy2.Holder"].FromString(data)
+    assert not m.IsInitialized()
+    assert m.FindInitializationErrors() == g.FindInitializationErrors() == ["next.need.x"]
+    with pytest.raises(amber.EncodeError):
+        m.SerializeToString()
+    assert m.SerializePartialToString() == g.SerializePartialToString()
+    assert m.next.need._unknown_bytes() == need
+    assert not m.next.need.HasField("c")
+
+
+def test_unread_children_outlive_their_parent_and_input(T: dict[str, Any]) -> None:
+    Node = T["lazy.Node"]
+    data = bytearray(
+        Node(child={"child": {"label": "deep"}}, leaves=[{"s": "x"}]).SerializeToString()
+    )
+    m = Node.FromString(data)
+    child = m.child  # built now; its own child kept as bytes
+    data[:] = b"\x00" * len(data)  # the parse copied the buffer
+    del m
+    gc.collect()
+    assert child.child.label == "deep"
+    assert child.child.SerializeToString() == pb_len(2, b"deep")
+
+
+def test_a_long_unread_chain_frees_and_reads(T: dict[str, Any]) -> None:
+    Node = T["lazy.Node"]
+    data = chain(100)
+    for _ in range(3):
+        m = Node.FromString(data)
+        del m
+    m = Node.FromString(data)
+    node = m
+    while node.HasField("child"):
+        node = node.child
+    assert node.value == 100
+    assert Node.FromString(m.SerializeToString()) == m
