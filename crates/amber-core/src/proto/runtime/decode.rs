@@ -769,18 +769,76 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 .map_entry(m, f, k, MapValue::Scalar(v))
                 .map_err(Failure::Build);
         }
-        let mut er = r.sub(s, e);
+        if let (Kind::Message(vty), RawMode::Check | RawMode::Trust) = (vf.kind, self.b.raw_mode())
+        {
+            if let Some((k, (vs, ve))) = self.key_and_message(r.sub(s, e), einfo, kf) {
+                if self.b.raw_mode() == RawMode::Check {
+                    self.check(r.sub(vs, ve), vty, depth + 1, vs)
+                        .map_err(in_value)?;
+                }
+                if self
+                    .b
+                    .raw_entry(m, f, k, vty, r.slice(vs, ve))
+                    .map_err(Failure::Build)?
+                {
+                    return Ok(());
+                }
+            }
+        }
+        self.entry_general(r.sub(s, e), f, (kf, vf), m, depth)
+    }
+
+    /// The usual form of an entry of a map of messages: the key, with the
+    /// wire type its entry reads, then the value's tag and length, and
+    /// nothing else; the key and where the value's bytes are. `None` for
+    /// any other form, or bytes in error (`entry_general` reads those).
+    #[inline(always)]
+    fn key_and_message<'a>(
+        &self,
+        mut er: WireReader<'a>,
+        einfo: &MessageInfo,
+        kf: &FieldInfo,
+    ) -> Option<(Scalar<'a>, (usize, usize))> {
+        let (ke, ve) = (einfo.fast.get(1)?, einfo.fast.get(2)?);
+        if matches!(ke.op, FastOp::Slow | FastOp::Message) || !matches!(ve.op, FastOp::Message) {
+            return None;
+        }
+        if er.varint().ok()? != (1 << 3 | ke.wt as u64) {
+            return None;
+        }
+        let k = self.scalar(&mut er, kf).ok()?;
+        if er.varint().ok()? != (2 << 3 | LEN as u64) {
+            return None;
+        }
+        let v = er.len_prefixed().ok()?;
+        er.at_end().then_some((k, v))
+    }
+
+    /// A map entry in any other form than `plain_entry` reads (a message
+    /// value, fields missing, repeated or unknown, bytes in error), its
+    /// bytes `er`: kept out of `map_entry`, so that the usual entry pays
+    /// for none of this one's state.
+    #[inline(never)]
+    fn entry_general(
+        &mut self,
+        mut er: WireReader<'_>,
+        f: &FieldInfo,
+        (kf, vf): (&FieldInfo, &FieldInfo),
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let t = self.t;
         let mut key: Option<Scalar<'_>> = None;
         let mut val: Option<MapValue<'_, B::Msg>> = None;
         // A message value kept as its bytes (see `MessageBuilder::raw_entry`).
         let mode = self.b.raw_mode();
         let mut raw_val: Option<(usize, usize)> = None;
         // The entry's own unknown fields (other numbers, wrong wire types,
-        // a closed enum's undeclared value), and where its message values
-        // were: an entry with unknown fields goes, re-encoded, to the
-        // parent's unknown fields instead of the map, as upb does.
+        // a closed enum's undeclared value): an entry with unknown fields
+        // goes, re-encoded, to the parent's unknown fields instead of the
+        // map, as upb does.
         let mut extra: Vec<u8> = Vec::new();
-        let mut val_raw: Vec<(usize, usize)> = Vec::new();
+        let entry_start = er.pos();
         while !er.at_end() {
             let fstart = er.pos();
             let (num, wt) = self.wire(er.tag())?;
@@ -803,7 +861,6 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                                 checked.map_err(in_value)?;
                             }
                             raw_val = Some((vs, ve));
-                            val_raw.push((fstart, er.pos()));
                             continue;
                         }
                         let mut sub = match val.take() {
@@ -824,7 +881,6 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                         if let Err(e) = self.sub_message(&mut er, tf, vty, &mut sub, depth + 1) {
                             return Err(in_value(e));
                         }
-                        val_raw.push((fstart, er.pos()));
                         val = Some(MapValue::Message(sub));
                     } else {
                         let (v, raw) = self.scalar_raw(&mut er, tf)?;
@@ -862,16 +918,8 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                     wire::put_tag(&mut body, 2, vf.kind.wire_type());
                     put_scalar(&mut body, vf.kind, *v);
                 }
-                Some(MapValue::Message(_)) => {
-                    for &(a, b) in &val_raw {
-                        body.extend_from_slice(er.slice(a, b));
-                    }
-                }
-                None if raw_val.is_some() => {
-                    for &(a, b) in &val_raw {
-                        body.extend_from_slice(er.slice(a, b));
-                    }
-                }
+                Some(MapValue::Message(_)) => self.value_fields(&er, entry_start, vf, &mut body),
+                None if raw_val.is_some() => self.value_fields(&er, entry_start, vf, &mut body),
                 _ => {}
             }
             body.extend_from_slice(&extra);
@@ -907,6 +955,30 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             },
         };
         self.b.map_entry(m, f, key, val).map_err(Failure::Build)
+    }
+
+    /// Append the occurrences of a map entry's message value `vf` (tag and
+    /// value, as on the wire) among the entry's fields, from `entry_start`
+    /// to the end of `er` (bytes read without error before).
+    #[cold]
+    fn value_fields(
+        &self,
+        er: &WireReader<'_>,
+        entry_start: usize,
+        vf: &FieldInfo,
+        out: &mut Vec<u8>,
+    ) {
+        let mut vr = er.sub(entry_start, er.pos());
+        while !vr.at_end() {
+            let at = vr.pos();
+            let Ok((num, wt)) = vr.tag() else { return };
+            if vr.skip(num, wt, 0).is_err() {
+                return;
+            }
+            if num == 2 && wt == vf.kind.wire_type() {
+                out.extend_from_slice(vr.slice(at, vr.pos()));
+            }
+        }
     }
 
     /// Read with the entry type's table (see [`MessageInfo`]'s `fast`), the

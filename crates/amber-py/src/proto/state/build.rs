@@ -125,7 +125,23 @@ impl Builder<'_> {
             self.room = room;
             return Ok(());
         }
-        // The map's entries are objects already: this one joins them.
+        self.pair_objects(m, f, (kk, vk), k, v)
+    }
+
+    /// [`pair`](Self::pair) into a map whose entries are objects already:
+    /// this one joins them (kept out of `pair`, which the usual entry
+    /// takes).
+    #[cold]
+    #[inline(never)]
+    fn pair_objects(
+        &mut self,
+        m: &mut Message,
+        f: &FieldInfo,
+        (kk, vk): (Kind, Kind),
+        k: Part,
+        v: Part,
+    ) -> Result<(), Stashed> {
+        let py = self.py;
         let r = m
             .part_object(py, kk, k)
             .and_then(|ko| Ok((ko, value_object(py, m, vk, v)?)))
@@ -467,26 +483,13 @@ impl MessageBuilder for Builder<'_> {
         key: Scalar<'_>,
         value: MapValue<'_, Message>,
     ) -> Result<(), Stashed> {
-        let py = self.py;
         let (kk, vk) = m.entry_kinds(f);
-        if let Some(k) = self.part(key, kk) {
-            match value {
-                MapValue::Scalar(v) => {
-                    if let Some(v) = self.part(v, vk) {
-                        return self.pair(m, f, (kk, vk), k, v);
-                    }
-                }
-                MapValue::Message(d) => return self.pair_msg(m, f, kk, k, d),
+        if let MapValue::Scalar(v) = value {
+            if let (Some(k), Some(v)) = (self.part(key, kk), self.part(v, vk)) {
+                return self.pair(m, f, (kk, vk), k, v);
             }
         }
-        let k = values::to_py(py, key).map_err(|e| self.stash(e))?;
-        let v = match value {
-            MapValue::Scalar(s) => values::to_py(py, s),
-            MapValue::Message(d) => instantiate(py, d).map(|o| o.into_any().unbind()),
-        }
-        .map_err(|e| self.stash(e))?;
-        let r = self.entries(m, f).and_then(|d| d.insert(py, k, v));
-        r.map_err(|e| self.stash(e))
+        self.map_entry_other(m, f, key, value)
     }
 
     #[inline(always)]
@@ -581,6 +584,36 @@ impl MessageBuilder for Builder<'_> {
         v: Scalar<'_>,
     ) -> Result<(), Stashed> {
         self.direct_text(m, f, v)
+    }
+}
+
+impl Builder<'_> {
+    /// A map entry other than spans and bits into a map kept as such: a
+    /// message value, or values made objects (kept out of `map_entry`,
+    /// which the usual entry takes).
+    #[cold]
+    #[inline(never)]
+    fn map_entry_other(
+        &mut self,
+        m: &mut Message,
+        f: &FieldInfo,
+        key: Scalar<'_>,
+        value: MapValue<'_, Message>,
+    ) -> Result<(), Stashed> {
+        let py = self.py;
+        let (kk, _) = m.entry_kinds(f);
+        let value = match (self.part(key, kk), value) {
+            (Some(k), MapValue::Message(d)) => return self.pair_msg(m, f, kk, k, d),
+            (_, value) => value,
+        };
+        let k = values::to_py(py, key).map_err(|e| self.stash(e))?;
+        let v = match value {
+            MapValue::Scalar(s) => values::to_py(py, s),
+            MapValue::Message(d) => instantiate(py, d).map(|o| o.into_any().unbind()),
+        }
+        .map_err(|e| self.stash(e))?;
+        let r = self.entries(m, f).and_then(|d| d.insert(py, k, v));
+        r.map_err(|e| self.stash(e))
     }
 }
 

@@ -185,8 +185,14 @@ impl Drop for Message {
     /// a list instead, each sub-message freed with none left inside.
     fn drop(&mut self) {
         let vals = std::mem::take(&mut self.vals);
-        if !vals.iter().any(holds_messages) || !amber_core::bytes::stack::low() {
-            drop_slots(vals);
+        // The slots before the first that owns something need no look
+        // (a parsed message's are mostly numbers and places).
+        let Some(first) = vals.iter().position(|s| !plain(s)) else {
+            drop_slots(vals, usize::MAX);
+            return;
+        };
+        if !vals[first..].iter().any(holds_messages) || !amber_core::bytes::stack::low() {
+            drop_slots(vals, first);
             return;
         }
         let mut pending = vec![vals];
@@ -195,17 +201,28 @@ impl Drop for Message {
                 for slot in vals.iter_mut().filter(|s| holds_messages(s)) {
                     take_children(py, slot, &mut pending);
                 }
-                drop_slots(vals);
+                drop_slots(vals, 0);
             }
         });
     }
 }
 
-/// Drop a message's slots, running drop code only for those that own
-/// something (a parsed message's slots are mostly numbers and spans, and
-/// a call per slot to its drop code cost more than the check).
+/// Whether a slot owns nothing: no drop code to run for it.
+#[inline(always)]
+fn plain(slot: &Slot) -> bool {
+    matches!(
+        slot,
+        Slot::Unset | Slot::Num(_) | Slot::Span(..) | Slot::Raw(..)
+    )
+}
+
+/// Drop a message's slots from position `from` on (those before own
+/// nothing; `usize::MAX`: none owns anything), running drop code only for
+/// those that own something (a parsed message's slots are mostly numbers
+/// and spans, and a call per slot to its drop code cost more than the
+/// check).
 #[inline]
-fn drop_slots(vals: Box<[Slot]>) {
+fn drop_slots(vals: Box<[Slot]>, from: usize) {
     if vals.is_empty() {
         return;
     }
@@ -214,11 +231,8 @@ fn drop_slots(vals: Box<[Slot]>) {
     // allocation, without dropping the elements.
     let mut vals: Box<[ManuallyDrop<Slot>]> =
         unsafe { Box::from_raw(Box::into_raw(vals) as *mut [ManuallyDrop<Slot>]) };
-    for slot in vals.iter_mut() {
-        if !matches!(
-            **slot,
-            Slot::Unset | Slot::Num(_) | Slot::Span(..) | Slot::Raw(..)
-        ) {
+    for slot in vals.iter_mut().skip(from) {
+        if !plain(slot) {
             // SAFETY: each slot is dropped at most once, here, and not used
             // after: the box is then freed without touching its elements.
             unsafe { ManuallyDrop::drop(slot) };
