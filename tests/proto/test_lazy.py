@@ -17,7 +17,7 @@ import pytest
 
 import amber
 import amber.proto as P
-from helpers import pb_len, pb_tag, varint
+from tests.proto.wire import pb_len, pb_tag, varint
 
 PROTO3 = """
 syntax = "proto3";
