@@ -266,7 +266,7 @@ pub fn guard<T>(body: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 /// The `amber.AmberError` a caught panic becomes, quoting its message.
 #[cold]
 #[inline(never)]
-fn panicked(payload: &(dyn std::any::Any + Send)) -> PyErr {
+pub(crate) fn panicked(payload: &(dyn std::any::Any + Send)) -> PyErr {
     let what = payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

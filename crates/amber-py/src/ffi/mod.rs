@@ -26,6 +26,12 @@
 //! - `text`: the characters of a compact ASCII `str` read in place (its
 //!   `state` bits, checked at import; not on free-threaded builds), and a new
 //!   one filled in place.
+//! - `slots`: a type's `tp_descr_get` replaced after the type is made
+//!   (pyo3's kept and called for what the new one leaves), and a class
+//!   attribute found through the type cache
+//!   (`_PyType_Lookup`, which returns a borrowed reference: 3.11 to 3.14
+//!   with the GIL; free-threaded and portable builds install no slot and
+//!   walk `__mro__`).
 //! - `numpy`: the slots of a new NumPy object array, found through its
 //!   `__array_interface__` (contiguous `PyObject*`s); and the items of a
 //!   one-dimensional object array read in place through the start of
@@ -52,4 +58,5 @@ pub mod long;
 pub mod numpy;
 pub mod obj;
 pub mod seq;
+pub mod slots;
 pub mod text;

@@ -33,6 +33,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<state::message::PyMessage>()?;
     m.add_class::<api::message::MessageType>()?;
     m.add_class::<api::field::Field>()?;
+    crate::ffi::slots::install_descr_get::<api::field::Field>(m.py())?;
     m.add_class::<state::repeated::Repeated>()?;
     m.add_class::<state::map::MapField>()?;
     m.add_function(wrap_pyfunction!(api::json::proto_to_json, m)?)?;

@@ -3,19 +3,27 @@
 //! normalised by `values::check` on the way in (numbers, bools and enums
 //! kept as Rust values, `Slot::Num` and `Items`), so encoding reads exact
 //! builtin types or plain numbers and runs no Python code.
+//!
+//! A read on an instance of the class bound to the field's type whose
+//! value is a number, a string, bytes or a scalar default takes
+//! [`FastGet::fast_get`] (the type's `tp_descr_get`, and message classes'
+//! `tp_getattro`, see `ffi::slots`); every other read takes `__get__`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind};
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
+use pyo3::ffi;
 use pyo3::prelude::*;
 
+use crate::ffi::slots::FastGet;
 use crate::proto::ops::assign::set_field;
 use crate::proto::state::cell::Borrow;
-use crate::proto::state::message::PyMessage;
+use crate::proto::state::message::{PyMessage, Slot};
 use crate::proto::state::objects::get_field;
 use crate::proto::state::schema::Schema;
+use crate::proto::state::values;
 
 /// A field's attribute: reads give the value (the default when unset),
 /// assignments check the value first.
@@ -65,6 +73,50 @@ impl Field {
             )));
         }
         Ok(m)
+    }
+}
+
+/// `ProtoField`'s own `tp_descr_get` (pyo3's), once replaced.
+static OWN_GET: OnceLock<ffi::descrgetfunc> = OnceLock::new();
+
+impl FastGet for Field {
+    /// Reads that make no object but the value: on an instance of the
+    /// class bound to the field's type (the address `target` keeps), a
+    /// number, a string or bytes (kept, or a span of the parsed input),
+    /// or an unset scalar's default. Sub-messages, containers and
+    /// anything else take `__get__`.
+    #[inline(always)]
+    fn fast_get(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<PyResult<Py<PyAny>>> {
+        if obj.get_type_ptr() as usize != self.class.load(Ordering::Relaxed) {
+            return None;
+        }
+        // SAFETY: the address was stored by `target` from the class bound
+        // to this field's type (see `class`), which derives from `Message`.
+        let m = unsafe { obj.cast_unchecked::<PyMessage>() };
+        let b = m.state().ok()?;
+        let pos = self.pos as usize;
+        // The instance's type is this field's: its schema and field table.
+        let f = self.info();
+        Some(match b.slot(pos) {
+            Slot::Val(v) => Ok(v.clone_ref(py)),
+            Slot::Num(n) => values::number(py, f.kind, *n),
+            &Slot::Span(off, len) => b.span_object(py, f.kind, (off, len)),
+            Slot::Unset
+                if matches!(f.card, Cardinality::Singular { .. })
+                    && !matches!(f.kind, Kind::Message(_)) =>
+            {
+                Ok(self.s.defaults[self.ty as usize][pos].clone_ref(py))
+            }
+            _ => return None,
+        })
+    }
+
+    fn panicked(_py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> PyErr {
+        crate::errors::panicked(payload)
+    }
+
+    fn saved_slot() -> &'static OnceLock<ffi::descrgetfunc> {
+        &OWN_GET
     }
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use amber_core::proto::runtime::{Cardinality, Kind};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 
 use crate::proto::ops::assign::kwargs_into;
 use crate::proto::ops::copy::deep_copy;
@@ -52,7 +52,7 @@ impl PyMessage {
     ) -> PyResult<PyMessage> {
         crate::errors::guard(|| {
             let py = cls.py();
-            let t = cls.getattr(pyo3::intern!(py, "__amber__")).map_err(|_| {
+            let t = handle(cls).ok_or_else(|| {
                 PyTypeError::new_err("amber.proto.Message is abstract; use a loaded message class")
             })?;
             let t = t.cast::<MessageType>()?.get();
@@ -146,7 +146,7 @@ impl PyMessage {
             let py = cls.py();
             // A loaded class is made without calling it; a subclass of one
             // is called, so that its own `__init__` runs, as with Google's.
-            if let Ok(t) = cls.getattr(pyo3::intern!(py, "__amber__")) {
+            if let Some(t) = handle(cls) {
                 let t = t.cast::<MessageType>()?.get();
                 if t.s.class(py, t.ty)?.is(cls) {
                     let m = parse::from_bytes(py, &t.s, t.ty, data)?;
@@ -259,18 +259,35 @@ impl PyMessage {
     }
 
     /// Whether a field with presence (or a oneof) is set.
-    fn HasField(slf: &Bound<'_, Self>, field_name: &str) -> PyResult<bool> {
+    fn HasField(slf: &Bound<'_, Self>, field_name: &Bound<'_, PyString>) -> PyResult<bool> {
         crate::errors::guard(|| {
             let (py, this) = (slf.py(), slf.state()?);
-            this.has_field(py, field_name)
+            // A name written in Python source is the interned name itself.
+            let objs = &this.s.name_objs[this.ty as usize];
+            if let Some(p) = objs.iter().position(|o| o.as_ptr() == field_name.as_ptr()) {
+                if let Cardinality::Singular { presence: true } = this.info().fields[p].card {
+                    return Ok(this.present(py, p));
+                }
+            }
+            this.has_field(py, &field_name.to_cow()?)
         })
     }
 
     /// The name of the oneof's set member, or `None`.
-    fn WhichOneof(slf: &Bound<'_, Self>, oneof_group: &str) -> PyResult<Option<String>> {
+    fn WhichOneof(
+        slf: &Bound<'_, Self>,
+        oneof_group: &Bound<'_, PyString>,
+    ) -> PyResult<Option<Py<PyString>>> {
         crate::errors::guard(|| {
             let (py, this) = (slf.py(), slf.state()?);
-            this.which_oneof(py, oneof_group)
+            let objs = &this.s.oneof_objs[this.ty as usize];
+            let o = match objs.iter().position(|o| o.as_ptr() == oneof_group.as_ptr()) {
+                // A field of the same name takes the name (see `Schema::names`).
+                Some(o) if this.s.field_pos(this.ty, &this.info().oneofs[o]).is_none() => o,
+                _ => return this.which_oneof(py, &oneof_group.to_cow()?),
+            };
+            let names = &this.s.name_objs[this.ty as usize];
+            Ok(this.which(py, o as u32).map(|p| names[p].clone_ref(py)))
         })
     }
 
@@ -458,12 +475,12 @@ impl Message {
         }
     }
 
-    /// `WhichOneof`.
-    fn which_oneof(&self, py: Python<'_>, oneof_group: &str) -> PyResult<Option<String>> {
+    /// `WhichOneof`, by the name's text.
+    fn which_oneof(&self, py: Python<'_>, oneof_group: &str) -> PyResult<Option<Py<PyString>>> {
         match self.s.names[self.ty as usize].get(oneof_group) {
             Some(&o) if o < 0 => Ok(self
                 .which(py, !o as u32)
-                .map(|p| self.info().fields[p].name.clone())),
+                .map(|p| self.s.name_objs[self.ty as usize][p].clone_ref(py))),
             _ => Err(PyValueError::new_err(format!(
                 "Protocol message has no oneof \"{oneof_group}\" field."
             ))),
@@ -475,6 +492,13 @@ impl Message {
         let fields = &self.info().fields;
         (0..self.vals.len()).find(|&p| fields[p].oneof == Some(o) && self.present(py, p))
     }
+}
+
+/// The handle (`__amber__`) of message class `cls` or its nearest loaded
+/// base, found as an instance's attribute lookup finds class attributes
+/// (the type cache) rather than by `getattr` on the class.
+fn handle<'py>(cls: &Bound<'py, PyType>) -> Option<Bound<'py, PyAny>> {
+    crate::ffi::slots::type_lookup(cls, pyo3::intern!(cls.py(), "__amber__"))
 }
 
 /// An optional argument's truth (`None`, or left out: false).

@@ -47,6 +47,8 @@ pub struct Schema {
     /// interned `str`. A keyword argument or dict key written in Python
     /// source is that very object, so it is found by its address.
     pub name_objs: Vec<Vec<Py<PyString>>>,
+    /// Per message type, by oneof index: the oneof's name, interned.
+    pub oneof_objs: Vec<Vec<Py<PyString>>>,
 }
 
 /// The well-known types a plain value can be assigned to (see `Schema::assigns`).
@@ -103,6 +105,16 @@ impl Schema {
                     .collect()
             })
             .collect();
+        let oneof_objs = tables
+            .messages
+            .iter()
+            .map(|m| {
+                m.oneofs
+                    .iter()
+                    .map(|o| PyString::intern(py, o).unbind())
+                    .collect()
+            })
+            .collect();
         // Tables number message types file by file, nested types in pre-order.
         let mut files = Vec::with_capacity(tables.messages.len());
         fn count(m: &amber_core::proto::descriptor::DescriptorProto) -> usize {
@@ -125,6 +137,7 @@ impl Schema {
             needs_check,
             field_keys,
             name_objs,
+            oneof_objs,
             assigns,
         })
     }
