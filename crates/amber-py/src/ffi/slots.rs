@@ -33,12 +33,12 @@ unsafe extern "C" {
 }
 
 /// A descriptor type whose reads on instances have a path in Rust.
+#[cfg_attr(any(Py_GIL_DISABLED, amber_portable), allow(dead_code))]
 pub trait FastGet: PyClass<Frozen = True> + Sync {
     /// The value of descriptor `self` read on instance `obj`, or `None` to
     /// take the type's own (pyo3) `__get__`. Runs without pyo3's attach
-    /// count: it runs no Python code, and what it drops of `Py` values is
-    /// decref'd at pyo3's next call rather than at once, so the fast path
-    /// should drop none.
+    /// count: a `Bound` it drops is decref'd at once, a `Py` at pyo3's next
+    /// call (pyo3's pool of deferred decrefs), so it should drop few.
     fn fast_get(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<PyResult<Py<PyAny>>>;
 
     /// The error a panic in [`fast_get`](Self::fast_get) becomes.
@@ -49,6 +49,7 @@ pub trait FastGet: PyClass<Frozen = True> + Sync {
 }
 
 /// `T`'s `tp_descr_get`: [`FastGet::fast_get`], then the kept pyo3 slot.
+#[cfg_attr(any(Py_GIL_DISABLED, amber_portable), allow(dead_code))]
 unsafe extern "C" fn descr_get<T: FastGet>(
     d: *mut ffi::PyObject,
     obj: *mut ffi::PyObject,

@@ -4,10 +4,9 @@
 //! kept as Rust values, `Slot::Num` and `Items`), so encoding reads exact
 //! builtin types or plain numbers and runs no Python code.
 //!
-//! A read on an instance of the class bound to the field's type whose
-//! value is a number, a string, bytes or a scalar default takes
-//! [`FastGet::fast_get`] (the type's `tp_descr_get`, and message classes'
-//! `tp_getattro`, see `ffi::slots`); every other read takes `__get__`.
+//! A read on an instance of the class bound to the field's type takes
+//! [`FastGet::fast_get`] (the type's `tp_descr_get`, see `ffi::slots`),
+//! without pyo3's trampoline; every other read takes `__get__`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -77,14 +76,18 @@ impl Field {
 }
 
 /// `ProtoField`'s own `tp_descr_get` (pyo3's), once replaced.
+#[cfg_attr(any(Py_GIL_DISABLED, amber_portable), allow(dead_code))]
 static OWN_GET: OnceLock<ffi::descrgetfunc> = OnceLock::new();
 
 impl FastGet for Field {
-    /// Reads that make no object but the value: on an instance of the
-    /// class bound to the field's type (the address `target` keeps), a
-    /// number, a string or bytes (kept, or a span of the parsed input),
-    /// or an unset scalar's default. Sub-messages, containers and
-    /// anything else take `__get__`.
+    /// Every read on an instance of the class bound to the field's type
+    /// (the address `target` keeps): a number, a string or bytes (kept, or
+    /// a span of the parsed input) or an unset scalar's default here, the
+    /// rest by `get_field`. Reads on other objects take `__get__`, which
+    /// checks the type. Making a sub-message's or container's object
+    /// allocates and may run a collection, and so Python code; what
+    /// `get_field` drops of `Py` values then (only when that code changed
+    /// the slot meanwhile) is decref'd at pyo3's next call.
     #[inline(always)]
     fn fast_get(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<PyResult<Py<PyAny>>> {
         if obj.get_type_ptr() as usize != self.class.load(Ordering::Relaxed) {
@@ -93,22 +96,25 @@ impl FastGet for Field {
         // SAFETY: the address was stored by `target` from the class bound
         // to this field's type (see `class`), which derives from `Message`.
         let m = unsafe { obj.cast_unchecked::<PyMessage>() };
-        let b = m.state().ok()?;
         let pos = self.pos as usize;
-        // The instance's type is this field's: its schema and field table.
-        let f = self.info();
-        Some(match b.slot(pos) {
-            Slot::Val(v) => Ok(v.clone_ref(py)),
-            Slot::Num(n) => values::number(py, f.kind, *n),
-            &Slot::Span(off, len) => b.span_object(py, f.kind, (off, len)),
-            Slot::Unset
-                if matches!(f.card, Cardinality::Singular { .. })
-                    && !matches!(f.kind, Kind::Message(_)) =>
-            {
-                Ok(self.s.defaults[self.ty as usize][pos].clone_ref(py))
+        {
+            let b = m.state().ok()?;
+            // The instance's type is this field's: its schema and table.
+            let f = self.info();
+            match b.slot(pos) {
+                Slot::Val(v) => return Some(Ok(v.clone_ref(py))),
+                Slot::Num(n) => return Some(values::number(py, f.kind, *n)),
+                &Slot::Span(off, len) => return Some(b.span_object(py, f.kind, (off, len))),
+                Slot::Unset
+                    if matches!(f.card, Cardinality::Singular { .. })
+                        && !matches!(f.kind, Kind::Message(_)) =>
+                {
+                    return Some(Ok(self.s.defaults[self.ty as usize][pos].clone_ref(py)));
+                }
+                _ => {}
             }
-            _ => return None,
-        })
+        }
+        Some(get_field(py, m, pos))
     }
 
     fn panicked(_py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> PyErr {
