@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import pytest
 
 import amber.proto as P
+from tests.proto.oracle import google_pool
 
 SOURCE = """
 syntax = "proto3";
@@ -163,12 +164,9 @@ def test_unknown_names_raise_attribute_error_as_google(ns: Any) -> None:
     with pytest.raises(TypeError, match="attribute name must be string"):
         getattr(m, 1)  # type: ignore[call-overload]
     pytest.importorskip("google.protobuf")
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    from google.protobuf import message_factory
 
-    pool = descriptor_pool.DescriptorPool()
-    root = P.load_text(SOURCE, name="acc.proto")
-    for f in descriptor_pb2.FileDescriptorSet.FromString(root.descriptor_set()).file:
-        pool.Add(f)
+    pool = google_pool(P.load_text(SOURCE, name="acc.proto"))
     g = message_factory.GetMessageClass(pool.FindMessageTypeByName("acc.M"))()
     with pytest.raises(AttributeError) as google_error:
         g.nope  # noqa: B018
