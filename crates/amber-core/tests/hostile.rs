@@ -392,7 +392,8 @@ fn reserved_values_are_refused_as_a_later_amber() {
     cases.extend([
         (frame(&[f::TIME, 0x04]), h + 1),
         (frame(&[f::DATETIME, 0x80]), h + 1),
-        (frame(&[f::NDARRAY, f::NONE, 0, 0x04]), h + 3),
+        (frame(&[f::NDARRAY, f::NONE, 0, 0x08]), h + 3),
+        (frame(&[f::NDARRAY, f::NONE, 0, 0x80]), h + 3),
         (frame(&[f::DEFAULTDICT, 16]), h + 1),
         (frame(&[f::DEFAULTDICT, 255]), h + 1),
         (frame(&[&[f::UUID][..], &[0; 16], &[3]].concat()), h + 17),
