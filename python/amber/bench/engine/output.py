@@ -156,7 +156,10 @@ def write_report(
             parts += [f"![{plot.stem}]({plot.name})", ""]
         parts += [f"- {n}" for n in rep.notes + item.result.notes]
         if item.study.rerun:
-            parts += [f"Rerun: `python {item.study.rerun}` (add `--quick` for a short run).", ""]
+            command = item.study.rerun
+            if command.endswith(".py"):  # a script in benches/, else an amber command already
+                command = f"python {command}"
+            parts += [f"Rerun: `{command}` (add `--quick` for a short run).", ""]
     path.write_text("\n".join(parts).rstrip() + "\n", encoding="utf-8")
     return path
 
