@@ -39,6 +39,19 @@ def google_pool(ns: P.Namespace) -> Any:
     return pool
 
 
+def google_classes(spaces: list[P.Namespace]) -> dict[str, Any]:
+    """Google's classes for every type of `spaces`, by full name, made from amber's descriptor
+    sets."""
+    from google.protobuf import message_factory
+
+    out = {}
+    for space in spaces:
+        pool = google_pool(space)
+        for n in space.types:
+            out[n] = message_factory.GetMessageClass(pool.FindMessageTypeByName(n))
+    return out
+
+
 SHOP = """
 syntax = "proto3";
 package shop;

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import amber.proto as P
+from tests.proto.oracle import google_classes
 from tests.proto.wire import pb_len, pb_tag, varint
 
 PROTO3 = """
@@ -57,16 +58,7 @@ def ns(spaces: list[P.Namespace]) -> Types:
 def google(spaces: list[P.Namespace]) -> dict[str, Any]:
     """Google's classes for the same types, made from amber's descriptor sets."""
     pytest.importorskip("google.protobuf")
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
-    out = {}
-    for space in spaces:
-        pool = descriptor_pool.DescriptorPool()
-        for f in descriptor_pb2.FileDescriptorSet.FromString(space.descriptor_set()).file:
-            pool.Add(f)
-        for n in space.types:
-            out[n] = message_factory.GetMessageClass(pool.FindMessageTypeByName(n))
-    return out
+    return google_classes(spaces)
 
 
 class Types:

@@ -17,6 +17,7 @@ import pytest
 
 import amber
 import amber.proto as P
+from tests.proto.oracle import google_classes
 from tests.proto.wire import pb_len, pb_tag, varint
 
 PROTO3 = """
@@ -56,16 +57,7 @@ def T(spaces: list[P.Namespace]) -> dict[str, Any]:
 def G(spaces: list[P.Namespace]) -> dict[str, Any]:
     """Google's classes for the same types."""
     pytest.importorskip("google.protobuf")
-    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-
-    out = {}
-    for space in spaces:
-        pool = descriptor_pool.DescriptorPool()
-        for f in descriptor_pb2.FileDescriptorSet.FromString(space.descriptor_set()).file:
-            pool.Add(f)
-        for n in space.types:
-            out[n] = message_factory.GetMessageClass(pool.FindMessageTypeByName(n))
-    return out
+    return google_classes(spaces)
 
 
 def leaf(a: int, s: str = "") -> bytes:

@@ -334,12 +334,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         }
         // Each item replaces the member (upb makes a new message for it).
         let mut sub = self.b.start(sub_ty).map_err(Failure::Build)?;
-        let mut sr = r.sub(s, e);
-        let done = crate::bytes::stack::descend(
-            depth + 1,
-            || self.fields(&mut sr, sub_ty, &mut sub, None, depth + 1),
-            || out_of_stack(s),
-        );
+        let done = self.body(r, (s, e), sub_ty, &mut sub, depth + 1);
         if let Err(e) = done {
             return Err(self.locate(e, f, &[]));
         }
@@ -515,12 +510,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             }
             // The builder builds this one: from the same bytes.
             let mut sub = self.b.begin(m, f, sub_ty).map_err(Failure::Build)?;
-            let mut sr = r.sub(s, e);
-            crate::bytes::stack::descend(
-                depth + 1,
-                || self.fields(&mut sr, sub_ty, &mut sub, None, depth + 1),
-                || out_of_stack(s),
-            )?;
+            self.body(r, (s, e), sub_ty, &mut sub, depth + 1)?;
             return self.b.end(m, f, sub).map_err(Failure::Build);
         }
         let mut sub = self.b.begin(m, f, sub_ty).map_err(Failure::Build)?;
@@ -581,6 +571,25 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         done
     }
 
+    /// Read the fields of a message of type `ty` from the bytes `s..e` of
+    /// `r`'s input into `sub`, at nesting `depth`.
+    #[inline(always)]
+    fn body(
+        &mut self,
+        r: &WireReader<'_>,
+        (s, e): (usize, usize),
+        ty: u32,
+        sub: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
+        let mut sr = r.sub(s, e);
+        crate::bytes::stack::descend(
+            depth,
+            || self.fields(&mut sr, ty, sub, None, depth),
+            || out_of_stack(s),
+        )
+    }
+
     fn sub_message(
         &mut self,
         r: &mut WireReader<'_>,
@@ -597,13 +606,8 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 || out_of_stack(at),
             )
         } else {
-            let (s, e) = self.wire(r.len_prefixed())?;
-            let mut sr = r.sub(s, e);
-            crate::bytes::stack::descend(
-                depth,
-                || self.fields(&mut sr, ty, sub, None, depth),
-                || out_of_stack(s),
-            )
+            let span = self.wire(r.len_prefixed())?;
+            self.body(r, span, ty, sub, depth)
         }
     }
 
@@ -870,13 +874,8 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                         if let Some((vs, ve)) = raw_val.take() {
                             // The value seen before, kept as bytes: built,
                             // and this one merged into it.
-                            let mut sr = er.sub(vs, ve);
-                            crate::bytes::stack::descend(
-                                depth + 1,
-                                || self.fields(&mut sr, vty, &mut sub, None, depth + 1),
-                                || out_of_stack(vs),
-                            )
-                            .map_err(in_value)?;
+                            self.body(&er, (vs, ve), vty, &mut sub, depth + 1)
+                                .map_err(in_value)?;
                         }
                         if let Err(e) = self.sub_message(&mut er, tf, vty, &mut sub, depth + 1) {
                             return Err(in_value(e));
@@ -938,13 +937,8 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             }
             // The builder builds it: from the same bytes.
             let mut sub = self.b.start(vty).map_err(Failure::Build)?;
-            let mut sr = er.sub(vs, ve);
-            crate::bytes::stack::descend(
-                depth + 1,
-                || self.fields(&mut sr, vty, &mut sub, None, depth + 1),
-                || out_of_stack(vs),
-            )
-            .map_err(in_value)?;
+            self.body(&er, (vs, ve), vty, &mut sub, depth + 1)
+                .map_err(in_value)?;
             val = Some(MapValue::Message(sub));
         }
         let val = match val {
