@@ -253,8 +253,8 @@ fn merge_pairs(py: Python<'_>, dst: &mut Message, pos: usize, p: Pairs<Message>)
     if p.entries.is_empty() {
         return Ok(());
     }
-    let input = dst.input.as_ref().map(|i| i.clone_ref(py));
-    let bytes = input.as_ref().map_or(&[][..], |i| i.as_bytes(py));
+    let input = dst.input.as_ref().map(|i| i.bind(py).clone());
+    let bytes = input.as_ref().map_or(&[][..], |i| i.as_bytes());
     let (kk, _) = dst.entry_kinds(&dst.info().fields[pos]);
     match dst.slot_mut(pos) {
         Slot::Pairs(d) => {

@@ -107,7 +107,7 @@ fn decode_bytes(
     };
     let bytes = input.as_bytes();
     let builder = if u32::try_from(bytes.len()).is_ok() {
-        Builder::for_input(py, s.clone(), input.clone().unbind(), bytes, RawMode::Check)
+        Builder::for_input(py, s.clone(), input.clone(), bytes, RawMode::Check)
     } else {
         Builder::new(py, s.clone())
     };

@@ -38,7 +38,9 @@ pub(crate) struct Builder<'py> {
     err: Option<PyErr>,
     /// The input of a wire parse, and where its bytes are: strings and
     /// bytes are kept as spans of it.
-    input: Option<(Py<PyBytes>, usize, usize)>,
+    /// A `Bound`, not a `Py`: a builder also runs under a raw slot, where a
+    /// dropped `Py` would go through pyo3's deferred-release pool.
+    input: Option<(Bound<'py, PyBytes>, usize, usize)>,
     /// How many map entries may still be reserved ahead on a guess (see
     /// [`Pairs::guess`]): a share of the input's length, so that guesses
     /// over the same bytes, by many small maps, stay within it.
@@ -71,7 +73,7 @@ impl<'py> Builder<'py> {
     pub(crate) fn for_input(
         py: Python<'py>,
         s: Arc<Schema>,
-        input: Py<PyBytes>,
+        input: Bound<'py, PyBytes>,
         bytes: &[u8],
         mode: RawMode,
     ) -> Self {
@@ -116,8 +118,7 @@ impl Builder<'_> {
         k: Part,
         v: Part,
     ) -> Result<(), Stashed> {
-        let py = self.py;
-        let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes(py));
+        let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes());
         let mut room = self.room;
         let at = || anchor(k).or(anchor(v));
         if let Some(p) = native_pairs(self.slot(m, f), bytes.len(), &mut room, at, false) {
@@ -160,7 +161,7 @@ impl Builder<'_> {
         v: Message,
     ) -> Result<(), Stashed> {
         let py = self.py;
-        let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes(py));
+        let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes());
         let mut room = self.room;
         // A key of numbers: where the value's first string lies instead.
         let at = || anchor(k).or_else(|| first_span(&v));
@@ -290,7 +291,7 @@ fn first_span(m: &Message) -> Option<u32> {
 #[inline]
 fn guess_room(
     room: &mut usize,
-    input: Option<&(Py<PyBytes>, usize, usize)>,
+    input: Option<&(Bound<'_, PyBytes>, usize, usize)>,
     a: u32,
     b: u32,
 ) -> usize {
@@ -359,7 +360,7 @@ impl MessageBuilder for Builder<'_> {
 
     fn start(&mut self, ty: u32) -> Result<Message, Stashed> {
         let mut m = Message::empty(self.s.clone(), ty);
-        m.input = self.input.as_ref().map(|i| i.0.clone_ref(self.py));
+        m.input = self.input.as_ref().map(|i| i.0.clone().unbind());
         Ok(m)
     }
 
@@ -516,8 +517,8 @@ impl MessageBuilder for Builder<'_> {
                     let Slot::Raw(a, n) = std::mem::replace(self.slot(m, f), Slot::Unset) else {
                         unreachable!("matched just above")
                     };
-                    let input = m.input.as_ref().map(|i| i.clone_ref(self.py));
-                    let built = build_raw(self.py, &self.s, ty, input.as_ref(), (a, n));
+                    let input = m.input.as_ref().map(|i| i.bind(self.py));
+                    let built = build_raw(self.py, &self.s, ty, input, (a, n));
                     let built = built.map_err(|e| self.stash(e))?;
                     *self.slot(m, f) = Slot::Sub(Box::new(built));
                     return Ok(false);
@@ -659,18 +660,18 @@ pub fn build_raw(
     py: Python<'_>,
     s: &Arc<Schema>,
     ty: u32,
-    input: Option<&Py<PyBytes>>,
+    input: Option<&Bound<'_, PyBytes>>,
     (off, len): (u32, u32),
 ) -> PyResult<Message> {
     let Some(input) = input else {
         // Only an empty place has no input (see `Builder::span_of`).
         return Ok(Message::empty(s.clone(), ty));
     };
-    let all = input.as_bytes(py);
+    let all = input.as_bytes();
     let bytes = all
         .get(off as usize..off as usize + len as usize)
         .unwrap_or_default();
-    let mut b = Builder::for_input(py, s.clone(), input.clone_ref(py), all, RawMode::Trust);
+    let mut b = Builder::for_input(py, s.clone(), input.clone(), all, RawMode::Trust);
     b.room = bytes.len() / 8;
     match decode(&s.tables, ty, bytes, &mut b, DecodeOptions::default()) {
         Ok(m) => Ok(m),
@@ -690,7 +691,7 @@ impl Message {
     /// Build the sub-message of type `ty` kept at place `sp` of this
     /// message's input ([`Slot::Raw`], [`Slot::Raws`]).
     pub fn build_at(&self, py: Python<'_>, ty: u32, sp: (u32, u32)) -> PyResult<Message> {
-        build_raw(py, &self.s, ty, self.input.as_ref(), sp)
+        build_raw(py, &self.s, ty, self.input.as_ref().map(|i| i.bind(py)), sp)
     }
 
     /// Build the sub-messages of type `ty` kept at places `v`.
