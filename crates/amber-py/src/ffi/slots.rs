@@ -38,7 +38,9 @@ pub trait FastGet: PyClass<Frozen = True> + Sync {
     /// The value of descriptor `self` read on instance `obj`, or `None` to
     /// take the type's own (pyo3) `__get__`. Runs without pyo3's attach
     /// count: a `Bound` it drops is decref'd at once, a `Py` at pyo3's next
-    /// call (pyo3's pool of deferred decrefs), so it should drop few.
+    /// call (pyo3's pool of deferred decrefs: a lock, and a drain later),
+    /// so its usual path should drop none (sub-messages built here hold
+    /// their input as a `Bound` while they are built, for this).
     fn fast_get(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<PyResult<Py<PyAny>>>;
 
     /// The error a panic in [`fast_get`](Self::fast_get) becomes.
