@@ -77,6 +77,7 @@ pub fn split_tag(at: usize, t: u64) -> Result<(u32, u8), WireError> {
 
 /// A bounds-checked cursor over one message of the input: `pos` and `end`
 /// are absolute offsets in the whole buffer, so errors name the byte.
+#[derive(Clone)]
 pub struct WireReader<'a> {
     data: &'a [u8],
     pos: usize,

@@ -650,39 +650,39 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         r: &mut WireReader<'a>,
         f: &FieldInfo,
     ) -> Res<Scalar<'a>, B::Err> {
-        Ok(match f.kind {
-            Kind::Int32 => Scalar::I32(self.wire(r.varint())? as i32),
-            Kind::Int64 => Scalar::I64(self.wire(r.varint())? as i64),
-            Kind::Uint32 => Scalar::U32(self.wire(r.varint())? as u32),
-            Kind::Uint64 => Scalar::U64(self.wire(r.varint())?),
-            Kind::Sint32 => {
-                Scalar::I32(varint::unzigzag(self.wire(r.varint())? & 0xFFFF_FFFF) as i32)
-            }
-            Kind::Sint64 => Scalar::I64(varint::unzigzag(self.wire(r.varint())?)),
-            Kind::Bool => Scalar::Bool(self.wire(r.varint())? != 0),
-            Kind::Enum(_) => Scalar::Enum(self.wire(r.varint())? as i32),
-            Kind::Fixed32 => Scalar::U32(self.wire(r.fixed32())?),
-            Kind::Sfixed32 => Scalar::I32(self.wire(r.fixed32())? as i32),
-            Kind::Float => Scalar::F32(f32::from_bits(self.wire(r.fixed32())?)),
-            Kind::Fixed64 => Scalar::U64(self.wire(r.fixed64())?),
-            Kind::Sfixed64 => Scalar::I64(self.wire(r.fixed64())? as i64),
-            Kind::Double => Scalar::F64(f64::from_bits(self.wire(r.fixed64())?)),
-            Kind::Bytes => {
-                let (s, e) = self.wire(r.len_prefixed())?;
-                Scalar::Bytes(r.slice(s, e))
-            }
-            Kind::String => {
-                let (s, e) = self.wire(r.len_prefixed())?;
-                let b = r.slice(s, e);
-                if f.utf8_verify {
-                    if let Err(bad) = crate::bytes::utf8::str(b) {
-                        return self.err(s + bad.valid_up_to(), "invalid UTF-8 in a string field");
+        let before = r.clone();
+        match read_scalar(r, f) {
+            Some(v) => Ok(v),
+            None => self.scalar_failure(before, f),
+        }
+    }
+
+    /// Why [`read_scalar`] read no value of field `f` at `r`: the same
+    /// read again, with its error.
+    #[cold]
+    #[inline(never)]
+    fn scalar_failure<T>(&self, mut r: WireReader<'_>, f: &FieldInfo) -> Res<T, B::Err> {
+        let at = r.pos();
+        let failed = match f.kind {
+            Kind::Message(_) => None,
+            k => match k.wire_type() {
+                VARINT => r.varint().err(),
+                FIXED32 => r.fixed32().err(),
+                FIXED64 => r.fixed64().err(),
+                _ => match r.len_prefixed() {
+                    Err(e) => Some(e),
+                    Ok((s, e)) => {
+                        let bad = crate::bytes::utf8::str(r.slice(s, e)).err();
+                        let at = s + bad.map_or(0, |b| b.valid_up_to());
+                        return self.err(at, "invalid UTF-8 in a string field");
                     }
-                }
-                Scalar::Str(b)
-            }
-            Kind::Message(_) => return self.err(r.pos(), "message where a scalar was expected"),
-        })
+                },
+            },
+        };
+        match failed {
+            Some(e) => self.wire_err(e),
+            None => self.err(at, "message where a scalar was expected"),
+        }
     }
 
     fn unknown_field(
@@ -744,6 +744,44 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             _ => self.err(r.pos(), "unexpected end-group tag"),
         }
     }
+}
+
+/// One value of a scalar or enum field `f`, or `None` for bytes in error
+/// (see [`Decoder::scalar`] for the error). No error is made here, so the
+/// value stays in registers: a `Result` holding the decoder's error goes
+/// through the stack, and moving the value back out of it stalls the CPU
+/// (a load over narrower stores just made, which it cannot forward).
+#[inline(always)]
+pub(super) fn read_scalar<'a>(r: &mut WireReader<'a>, f: &FieldInfo) -> Option<Scalar<'a>> {
+    Some(match f.kind {
+        Kind::Int32 => Scalar::I32(r.varint().ok()? as i32),
+        Kind::Int64 => Scalar::I64(r.varint().ok()? as i64),
+        Kind::Uint32 => Scalar::U32(r.varint().ok()? as u32),
+        Kind::Uint64 => Scalar::U64(r.varint().ok()?),
+        Kind::Sint32 => Scalar::I32(varint::unzigzag(r.varint().ok()? & 0xFFFF_FFFF) as i32),
+        Kind::Sint64 => Scalar::I64(varint::unzigzag(r.varint().ok()?)),
+        Kind::Bool => Scalar::Bool(r.varint().ok()? != 0),
+        Kind::Enum(_) => Scalar::Enum(r.varint().ok()? as i32),
+        Kind::Fixed32 => Scalar::U32(r.fixed32().ok()?),
+        Kind::Sfixed32 => Scalar::I32(r.fixed32().ok()? as i32),
+        Kind::Float => Scalar::F32(f32::from_bits(r.fixed32().ok()?)),
+        Kind::Fixed64 => Scalar::U64(r.fixed64().ok()?),
+        Kind::Sfixed64 => Scalar::I64(r.fixed64().ok()? as i64),
+        Kind::Double => Scalar::F64(f64::from_bits(r.fixed64().ok()?)),
+        Kind::Bytes => {
+            let (s, e) = r.len_prefixed().ok()?;
+            Scalar::Bytes(r.slice(s, e))
+        }
+        Kind::String => {
+            let (s, e) = r.len_prefixed().ok()?;
+            let b = r.slice(s, e);
+            if f.utf8_verify && crate::bytes::utf8::str(b).is_err() {
+                return None;
+            }
+            Scalar::Str(b)
+        }
+        Kind::Message(_) => return None,
+    })
 }
 
 /// The thread's stack ran short before the depth limit did: a limit, at

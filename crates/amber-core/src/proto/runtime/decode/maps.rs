@@ -1,7 +1,7 @@
 //! Map entries: the usual forms read by the entry type's table, any other form field by
 //! field (key or value missing or repeated, unknown fields, bytes in error).
 
-use super::decoder::{Decoder, Failure, Res};
+use super::decoder::{read_scalar, Decoder, Failure, Res};
 use crate::bytes::varint;
 use crate::proto::runtime::builder::{MapValue, MessageBuilder, RawMode};
 use crate::proto::runtime::scalar::{is_zero, zero, Scalar};
@@ -72,7 +72,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         if er.varint().ok()? != (1 << 3 | ke.wt as u64) {
             return None;
         }
-        let k = self.scalar(&mut er, kf).ok()?;
+        let k = read_scalar(&mut er, kf)?;
         if er.varint().ok()? != (2 << 3 | LEN as u64) {
             return None;
         }
@@ -257,11 +257,11 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         if er.varint().ok()? != (1 << 3 | ke.wt as u64) {
             return None;
         }
-        let k = self.scalar(&mut er, kf).ok()?;
+        let k = read_scalar(&mut er, kf)?;
         if er.varint().ok()? != (2 << 3 | ve.wt as u64) {
             return None;
         }
-        let v = self.scalar(&mut er, vf).ok()?;
+        let v = read_scalar(&mut er, vf)?;
         er.at_end().then_some((k, v))
     }
 }
