@@ -41,13 +41,34 @@ pub trait FastGet: PyClass<Frozen = True> + Sync {
     /// call (pyo3's pool of deferred decrefs: a lock, and a drain later),
     /// so its usual path should drop none (sub-messages built here hold
     /// their input as a `Bound` while they are built, for this).
-    fn fast_get(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<PyResult<Py<PyAny>>>;
+    fn fast_get(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<Got>;
 
     /// The error a panic in [`fast_get`](Self::fast_get) becomes.
     fn panicked(py: Python<'_>, payload: &(dyn Any + Send)) -> PyErr;
 
     /// Where the type's own `tp_descr_get` is kept once replaced.
     fn saved_slot() -> &'static OnceLock<ffi::descrgetfunc>;
+}
+
+/// What [`FastGet::fast_get`] read: a new reference, or null with the
+/// thread's exception set (what a `tp_descr_get` returns). One word, so it
+/// comes back in a register: a `PyResult` comes back through memory, and
+/// moving it on from there stalled every read (a wide load over the
+/// narrower stores just made, which the CPU cannot forward).
+pub struct Got(*mut ffi::PyObject);
+
+impl Got {
+    /// `r` as a [`Got`]: its error, if any, set as the thread's exception.
+    #[inline(always)]
+    pub fn from(py: Python<'_>, r: PyResult<Py<PyAny>>) -> Got {
+        match r {
+            Ok(v) => Got(v.into_ptr()),
+            Err(e) => {
+                e.restore(py);
+                Got(std::ptr::null_mut())
+            }
+        }
+    }
 }
 
 /// `T`'s `tp_descr_get`: [`FastGet::fast_get`], then the kept pyo3 slot.
@@ -68,11 +89,7 @@ unsafe extern "C" fn descr_get<T: FastGet>(
             (py, this, Bound::ref_from_ptr(py, &obj))
         };
         match catch_unwind(AssertUnwindSafe(|| this.get().fast_get(py, o))) {
-            Ok(Some(Ok(v))) => return v.into_ptr(),
-            Ok(Some(Err(e))) => {
-                e.restore(py);
-                return std::ptr::null_mut();
-            }
+            Ok(Some(Got(v))) => return v,
             Ok(None) => {}
             Err(payload) => {
                 T::panicked(py, payload.as_ref()).restore(py);

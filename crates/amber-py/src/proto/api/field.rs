@@ -16,7 +16,7 @@ use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 
-use crate::ffi::slots::FastGet;
+use crate::ffi::slots::{FastGet, Got};
 use crate::proto::ops::assign::set_field;
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::message::{PyMessage, Slot};
@@ -89,7 +89,7 @@ impl FastGet for Field {
     /// `get_field` drops of `Py` values then (only when that code changed
     /// the slot meanwhile) is decref'd at pyo3's next call.
     #[inline(always)]
-    fn fast_get(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<PyResult<Py<PyAny>>> {
+    fn fast_get(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<Got> {
         if obj.get_type_ptr() as usize != self.class.load(Ordering::Relaxed) {
             return None;
         }
@@ -102,19 +102,22 @@ impl FastGet for Field {
             // The instance's type is this field's: its schema and table.
             let f = self.info();
             match b.slot(pos) {
-                Slot::Val(v) => return Some(Ok(v.clone_ref(py))),
-                Slot::Num(n) => return Some(values::number(py, f.kind, *n)),
-                &Slot::Span(off, len) => return Some(b.span_object(py, f.kind, (off, len))),
+                Slot::Val(v) => return Some(Got::from(py, Ok(v.clone_ref(py)))),
+                Slot::Num(n) => return Some(Got::from(py, values::number(py, f.kind, *n))),
+                &Slot::Span(off, len) => {
+                    return Some(Got::from(py, b.span_object(py, f.kind, (off, len))))
+                }
                 Slot::Unset
                     if matches!(f.card, Cardinality::Singular { .. })
                         && !matches!(f.kind, Kind::Message(_)) =>
                 {
-                    return Some(Ok(self.s.defaults[self.ty as usize][pos].clone_ref(py)));
+                    let v = self.s.defaults[self.ty as usize][pos].clone_ref(py);
+                    return Some(Got::from(py, Ok(v)));
                 }
                 _ => {}
             }
         }
-        Some(get_field(py, m, pos))
+        Some(Got::from(py, get_field(py, m, pos)))
     }
 
     fn panicked(_py: Python<'_>, payload: &(dyn std::any::Any + Send)) -> PyErr {
