@@ -4,6 +4,13 @@
 //! decides which layouts a build reads; `AMBER_PORTABLE=1` builds read none):
 //! - `alloc`: the Rust side's global allocator, mimalloc (raw blocks, no
 //!   CPython layout).
+//! - `borrowed`: `Borrowed`, a typed reference to an object an owner keeps
+//!   alive, and its exact-type views (`Str`, `Int`, `List`, `Tuple`,
+//!   `Dict`) with safe reads: type checks, a str's UTF-8, an int's value, a
+//!   float's value, bytes, lengths, tuple items; a list's items and a
+//!   bytearray's bytes only under a `NoCode` token (no Python code runs).
+//!   The layouts read are those of `seq`, `text`, `long`, `dict` and
+//!   `buffer`.
 //! - `seq`: a list's or tuple's length and items (`PyList_GET_ITEM`, a
 //!   list's `ob_item` array), and filling a new one.
 //! - `obj`: `Obj` owns one reference (incref on clone, decref on drop);
@@ -43,12 +50,15 @@
 //!   pointers psycopg's objects hold.
 //!
 //! What keeps each pointer alive: the caller holds the object (an `Obj`, a
-//! `Bound`, or the container it was read from while no Python code runs).
-//! Functions that read through a pointer are `unsafe fn`s whose `# Safety`
-//! section says what the caller must hold; callers say at each `unsafe`
-//! block why that holds.
+//! `Bound`, a `Borrowed`, or the container it was read from while no Python
+//! code runs, which a `NoCode` token stands for). Functions that read
+//! through a raw pointer are `unsafe fn`s whose `# Safety` section says what
+//! the caller must hold; callers say at each `unsafe` block why that holds.
+//! `Borrowed` and its views carry that proof in their type, so their
+//! methods are safe.
 
 pub mod alloc;
+pub mod borrowed;
 pub mod buffer;
 pub mod datetime;
 pub mod dict;

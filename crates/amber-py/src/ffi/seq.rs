@@ -17,18 +17,6 @@ pub unsafe fn list_len(o: *mut ffi::PyObject) -> usize {
     unsafe { ffi::PyList_GET_SIZE(o) as usize }
 }
 
-/// Item `i` of a list, borrowed.
-///
-/// # Safety
-/// `o` is a live `list` and `i` < its length; the item is borrowed from
-/// the list, so it stays alive only while the list holds it (no Python code
-/// may run before the caller takes a reference of its own).
-#[inline(always)]
-pub unsafe fn list_item(o: *mut ffi::PyObject, i: usize) -> *mut ffi::PyObject {
-    // SAFETY: the caller guarantees a live list and an index in range.
-    unsafe { ffi::PyList_GET_ITEM(o, i as ffi::Py_ssize_t) }
-}
-
 /// A list's item array (`ob_item`), for reading a run of items without
 /// reloading it.
 ///

@@ -2,51 +2,47 @@
 //! int (small ints inline, big ones as two's complement), and bytes and
 //! bytearray (in band, or out of band through `buffer_callback`).
 //!
-//! Safety, for every function here: the GIL is held and each `o` is a live
-//! object of the type the function names, which the caller keeps alive for
-//! the call (`Encoder::item`'s contract).
+//! str and int run no Python code, so their callers may lend them an item
+//! under a `NoCode` token; big ints and the buffer callback do run some, on
+//! objects held for the call.
 
 use amber_core::codec::writer as w;
-use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 
-use super::strings::{self, Found};
-use super::{py_fail, Encoder, OrFail, R};
-use crate::ffi::buffer::{bytes_like_slice, bytes_slice};
-use crate::ffi::obj::Obj;
+use super::strings::Found;
+use super::{fail, py_fail, Encoder, OrFail, R};
+use crate::errors::EncodeKind;
+use crate::ffi::borrowed::{Borrowed, Int, NoCode, Str, I64};
 
 impl<'py> Encoder<'py> {
     /// A str, deduplicated through the table when at most `dedup_max` bytes.
+    /// Runs no Python code.
     #[inline(always)]
-    pub(crate) unsafe fn str(&mut self, o: *mut ffi::PyObject, dedup_max: usize, key: bool) -> R {
-        // SAFETY: `o` is a live str (this function's contract).
-        unsafe { self.str_in(o, dedup_max, key, None) }
+    pub(crate) fn str(&mut self, s: Str<'_>, dedup_max: usize, key: bool) -> R {
+        self.str_in(s, dedup_max, key, None)
     }
 
     /// A str value in shape column `column`, if any: content lookups are
     /// made while they pay for themselves in that column.
     #[inline(always)]
-    pub(super) unsafe fn str_in(
+    pub(super) fn str_in(
         &mut self,
-        o: *mut ffi::PyObject,
+        s: Str<'_>,
         dedup_max: usize,
         key: bool,
         column: Option<usize>,
     ) -> R {
         // The same object again needs no look at its text.
-        if let Some(i) = self.strings.by_address(o) {
+        if let Some(i) = self.strings.by_address(s.any().ptr()) {
             w::write_str_ref(&mut self.out, i);
             return Ok(());
         }
-        // SAFETY: `o` is a live str; its UTF-8 lives as long as it does, and
-        // no Python code runs before the bytes are written.
-        let Some(utf8) = (unsafe { strings::utf8(o) }) else {
-            // SAFETY: as above.
-            return unsafe { self.str_surrogates(o) };
+        let Some(utf8) = s.utf8() else {
+            return self.str_surrogates(s);
         };
         if utf8.len() <= dedup_max && column.is_none_or(|c| self.shapes.column_on(c)) {
-            let found = self.strings.by_content(o, utf8, key);
+            let found = self.strings.by_content(s, utf8, key);
             if let Some(c) = column {
                 self.shapes.column_saw(c, !matches!(found, Found::Plain));
             }
@@ -61,53 +57,43 @@ impl<'py> Encoder<'py> {
         Ok(())
     }
 
+    /// Not valid UTF-8: lone surrogates, encoded as 3-byte sequences (the
+    /// bytes object made for them is not tracked by the garbage collector,
+    /// so this too runs no Python code).
     #[cold]
-    pub(super) unsafe fn str_surrogates(&mut self, o: *mut ffi::PyObject) -> R {
-        // Not valid UTF-8: lone surrogates. Encode them as 3-byte sequences.
-        // SAFETY: `o` is a live str; the call returns a new reference (or
-        // NULL with an exception set), which `Obj` owns.
-        let b = unsafe {
-            Obj::from_owned(ffi::PyUnicode_AsEncodedString(
-                o,
-                c"utf-8".as_ptr(),
-                c"surrogatepass".as_ptr(),
-            ))
+    pub(super) fn str_surrogates(&mut self, s: Str<'_>) -> R {
+        let Some(b) = s.surrogatepass() else {
+            return py_fail(self.py);
         };
-        let Some(b) = b else { return py_fail(self.py) };
-        // SAFETY: `b` is a live bytes object, held while `raw` is used.
-        let raw = unsafe { bytes_slice(b.ptr()) };
+        let raw = b.borrowed().exact_bytes().unwrap_or_default();
         w::write_str_surrogates(&mut self.out, raw);
         Ok(())
     }
 
+    /// An int of at most 64 bits; `None` for a bigger one (see `bigint`).
+    /// Runs no Python code.
     #[inline(always)]
-    pub(super) unsafe fn int(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: `o` is a live exact int (this function's contract).
-        if let Some(v) = unsafe { crate::ffi::long::small_int(o) } {
+    pub(super) fn int(&mut self, i: Int<'_>) -> Option<R> {
+        if let Some(v) = i.small() {
             w::write_int(&mut self.out, v);
-            return Ok(());
+            return Some(Ok(()));
         }
-        let mut overflow = 0;
-        // SAFETY: as above; `overflow` is a valid out-pointer.
-        let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(o, &mut overflow) };
-        if overflow == 0 {
-            // SAFETY: the GIL is held.
-            if v == -1 && unsafe { !ffi::PyErr_Occurred().is_null() } {
-                return py_fail(self.py);
+        match i.to_i64() {
+            I64::Fits(v) => {
+                w::write_int(&mut self.out, v);
+                Some(Ok(()))
             }
-            w::write_int(&mut self.out, v);
-            Ok(())
-        } else {
-            // SAFETY: as above.
-            unsafe { self.bigint(o) }
+            I64::Error => Some(py_fail(self.py)),
+            I64::Overflow => None,
         }
     }
 
+    /// An int beyond 64 bits, as two's complement; it calls int methods,
+    /// so `o` is held for the call whatever they run.
     #[cold]
-    pub(super) unsafe fn bigint(&mut self, o: *mut ffi::PyObject) -> R {
+    pub(super) fn bigint(&mut self, o: Borrowed<'_>) -> R {
         let py = self.py;
-        // SAFETY: `o` is a live int; the Bound takes a reference of its own.
-        let n = unsafe { Bound::from_borrowed_ptr(py, o) };
+        let n = o.to_bound(py);
         // bit_length // 8 + 1 bytes always leave room for the sign bit.
         let bits: u64 = n
             .call_method0(intern!(py, "bit_length"))
@@ -129,52 +115,49 @@ impl<'py> Encoder<'py> {
         Ok(())
     }
 
-    /// Bytes and bytearrays, in band or out of band.
-    pub(crate) unsafe fn bytes_like(&mut self, o: *mut ffi::PyObject, bytearray: bool) -> R {
-        // SAFETY: `o` is a live bytes (or bytearray, as `bytearray` says).
-        let n = unsafe { bytes_like_slice(o, bytearray) }.len();
-        // Only the buffer callback runs Python code here, which may drop the
-        // container's reference: `o` is held across it (and the read after).
-        let _keep = (n >= self.opts.oob_threshold
-            && self.opts.buffer_callback.is_some()
-            && self.scratch == 0)
-            // SAFETY: `o` is live; the new reference keeps it so.
-            .then(|| unsafe { Obj::from_borrowed(o) });
-        if _keep.is_some() {
-            // SAFETY: `o` is held by `_keep`.
-            if let Some(i) = unsafe { self.out_of_band(o) }? {
+    /// Bytes and bytearrays (exact types), in band or out of band.
+    pub(crate) fn bytes_like(&mut self, o: Borrowed<'_>) -> R {
+        let (n, bytearray) = {
+            // SAFETY: nothing in this block runs Python code.
+            let quiet = unsafe { NoCode::new() };
+            match (o.exact_bytes(), o.exact_bytearray(&quiet)) {
+                (Some(b), _) => (b.len(), false),
+                (None, Some(b)) => (b.len(), true),
+                (None, None) => return fail(EncodeKind::Unsupported, "not bytes or bytearray"),
+            }
+        };
+        // Only the buffer callback runs Python code here; `o` is held
+        // across it (the type's contract).
+        if n >= self.opts.oob_threshold && self.opts.buffer_callback.is_some() && self.scratch == 0
+        {
+            if let Some(i) = self.out_of_band(o)? {
                 w::write_bytes_oob(&mut self.out, i, bytearray);
                 return Ok(());
             }
         }
         // Read now: the callback (Python code) may have resized a bytearray.
-        w::write_bytes(
-            &mut self.out,
-            // SAFETY: `o` is live (held by the caller, or by `_keep` when the
-            // callback ran); no Python code runs while the slice is written.
-            unsafe { bytes_like_slice(o, bytearray) },
-            bytearray,
-        );
+        // SAFETY: writing the bytes runs no Python code.
+        let quiet = unsafe { NoCode::new() };
+        let data = o
+            .exact_bytes()
+            .or(o.exact_bytearray(&quiet))
+            .unwrap_or_default();
+        w::write_bytes(&mut self.out, data, bytearray);
         Ok(())
     }
 
     /// Offer `o` (anything with the buffer protocol) to the buffer callback;
     /// `Some(index)` if it went out of band.
-    pub(crate) unsafe fn out_of_band(&mut self, o: *mut ffi::PyObject) -> R<Option<usize>> {
+    pub(crate) fn out_of_band(&mut self, o: Borrowed<'_>) -> R<Option<usize>> {
         let Some(cb) = &self.opts.buffer_callback else {
             return Ok(None);
         };
         let py = self.py;
-        // SAFETY: the caller's `o` is live; the Bound takes a reference.
-        let obj = unsafe { Bound::from_borrowed_ptr(py, o) };
         let pb = crate::typeref::pickle_buffer(py)
             .or_fail()?
-            .call1((obj,))
+            .call1((o.to_bound(py),))
             .or_fail()?;
-        // SAFETY: the options own the callback for the whole call.
-        let keep_in_band = unsafe { Bound::from_borrowed_ptr(py, cb.ptr()) }
-            .call1((pb,))
-            .or_fail()?;
+        let keep_in_band = cb.borrowed().to_bound(py).call1((pb,)).or_fail()?;
         if keep_in_band.is_truthy().or_fail()? {
             return Ok(None);
         }

@@ -3,12 +3,11 @@
 //! ints in one loop), tuple, and any sized iterable (sets, deques). Each
 //! checks afterwards that its size did not change while Python code ran.
 //!
-//! Safety, for every function here: the GIL is held, and each `o` is a
-//! live object of the type the function names, borrowed from a caller that
-//! keeps it alive for the call (`Encoder::item`'s contract); where Python
-//! code can run before `o` is used again, a `_keep` reference holds it. An
-//! item borrowed from a container is used only until Python code may run,
-//! or read again afterwards (`reread`), or held.
+//! Each container is a typed `Borrowed` view, held by its owner for the
+//! call whatever Python code runs. An item read from a list or dict is
+//! lent only under a `NoCode` token, while atoms are written; one that is
+//! walked further (which may run Python code) is held first, and an entry
+//! read before Python code ran is read again after it (`reread`).
 
 use amber_core::bytes::path::PathSeg;
 use amber_core::codec::writer as w;
@@ -20,9 +19,9 @@ use super::shapes::{self, KeyView};
 use super::strings;
 use super::{fail, key_seg, Encoder, Memo, OrFail, Within, R};
 use crate::errors::EncodeKind;
+use crate::ffi::borrowed::{Borrowed, Dict, List, NoCode, Tuple};
 use crate::ffi::dict;
-use crate::ffi::obj::{prefetch, Obj};
-use crate::ffi::seq;
+use crate::ffi::obj::prefetch;
 
 /// Containers ask for the items this far ahead of the one they write...
 const AHEAD: usize = 8;
@@ -31,13 +30,12 @@ const AHEAD: usize = 8;
 const FEW: usize = 4;
 
 impl<'py> Encoder<'py> {
-    pub(super) unsafe fn dict(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: `o` is a live dict (this function's contract).
-        if let Memo::Done = unsafe { self.memo_before(o, true) } {
+    pub(super) fn dict(&mut self, d: Dict<'_>) -> R {
+        if let Memo::Done = self.memo_before(d.any(), true) {
             return Ok(());
         }
-        // SAFETY: as above.
-        let n = unsafe { dict::len(o) };
+        let o = d.any().ptr();
+        let n = d.len();
         if self.shapes.wanted(n) {
             let mut buf = [std::mem::MaybeUninit::uninit(); shapes::MAX_KEYS];
             // SAFETY: `o` is a live dict of `n` entries; `buf` has room for
@@ -51,37 +49,44 @@ impl<'py> Encoder<'py> {
                 if let Some((s, col)) = self.shapes.find(&keys) {
                     w::write_shaped_header(&mut self.out, s);
                     return self.nested(|e| {
-                        // SAFETY: `o` is the live dict `keys` was read from.
-                        // SAFETY: `o` is the live dict `keys` was read from.
-                        unsafe { e.dict_entries::<false>(o, n, Some((&keys, col))) }
+                        // SAFETY: `keys` was read from `d`, of `n` entries.
+                        unsafe { e.dict_entries::<false>(d, n, Some((&keys, col))) }
                     });
                 }
                 if let Some(col) = self.shapes.sighting(&keys) {
                     w::write_shape_def_header(&mut self.out, n);
                     return self.nested(|e| {
                         for i in 0..n {
-                            let k = keys.get(i);
-                            // SAFETY: keys of a shape are str objects held by
-                            // the dict; writing them runs no Python code, so
-                            // the dict cannot drop them meanwhile.
-                            unsafe { e.str(k, strings::MAX_KEY_LEN, true) }
-                                .within(|| key_seg(e.py, k, i), o)?;
+                            // SAFETY: writing a str runs no Python code.
+                            let quiet = unsafe { NoCode::new() };
+                            // SAFETY: keys of a shape are str objects held
+                            // by the dict, which nothing changes meanwhile.
+                            let k = unsafe { quiet.lend(keys.get(i)) };
+                            let r = match k.exact_str() {
+                                Some(s) => e.str(s, strings::MAX_KEY_LEN, true),
+                                None => fail(EncodeKind::Mutated, "dict changed during encoding"),
+                            };
+                            if let Err(err) = r {
+                                let k = k.to_owned();
+                                drop(quiet);
+                                return Err(err).within(|| key_seg(e.py, k.borrowed(), i), o);
+                            }
                         }
-                        // SAFETY: `o` is the live dict `keys` was read from.
-                        unsafe { e.dict_entries::<false>(o, n, Some((&keys, col))) }
+                        // SAFETY: `keys` was read from `d`, of `n` entries.
+                        unsafe { e.dict_entries::<false>(d, n, Some((&keys, col))) }
                     });
                 }
             }
         }
         w::write_dict_header(&mut self.out, n);
-        // SAFETY: `o` is a live dict of `n` entries.
-        unsafe { self.dict_pairs(o, n) }
+        self.dict_pairs(d, n)
     }
 
-    /// The `n` pairs of a dict (or dict subclass iterated in dict order).
-    pub(crate) unsafe fn dict_pairs(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
-        // SAFETY: the caller's `o` is a live dict (or subclass).
-        self.nested(|e| unsafe { e.dict_entries::<true>(o, n, None) })
+    /// The pairs of a dict (or dict subclass iterated in dict order) that
+    /// had `n` when its header was written.
+    pub(crate) fn dict_pairs(&mut self, d: Dict<'_>, n: usize) -> R {
+        // SAFETY: no shape is given.
+        self.nested(|e| unsafe { e.dict_entries::<true>(d, n, None) })
     }
 
     /// The `n` entries of a dict: keys and values, or (`KEYS` false) only
@@ -94,18 +99,19 @@ impl<'py> Encoder<'py> {
     /// `PyDict_Next`, which is bounds-checked, each key is checked against
     /// the shape, and an entry read before Python code ran is read again
     /// after it.
+    ///
+    /// # Safety
+    /// `shape`'s keys, if given, were read from `d` when it had `n` entries.
     pub(super) unsafe fn dict_entries<const KEYS: bool>(
         &mut self,
-        o: *mut ffi::PyObject,
+        d: Dict<'_>,
         n: usize,
         shape: Option<(&KeyView, usize)>,
     ) -> R {
-        // SAFETY: `o` is live; the new reference keeps it so while the walk
-        // runs Python code.
-        let _keep = unsafe { Obj::from_borrowed(o) };
+        let o = d.any().ptr();
         let mut count = 0usize;
         #[cfg(amber_dict_table)]
-        // SAFETY: `o` is a live exact dict, held by `_keep`.
+        // SAFETY: `o` is a live dict, held for the call.
         if let Some(table) = unsafe { dict::Table::of(o) } {
             if table.n > FEW {
                 for i in 0..table.n.min(AHEAD) {
@@ -121,7 +127,7 @@ impl<'py> Encoder<'py> {
             let others = self.others;
             for i in 0..table.n {
                 let ran = self.others != others;
-                // SAFETY: `o` is held by `_keep`.
+                // SAFETY: `o` is the live dict the table was read from.
                 if (ran || cfg!(amber_dict_version_tag)) && !unsafe { table.current(o) } {
                     return fail(EncodeKind::Mutated, "dict changed during encoding");
                 }
@@ -134,7 +140,7 @@ impl<'py> Encoder<'py> {
                 let (k, v) = unsafe { table.entry(i) };
                 if !v.is_null() {
                     let reread = || {
-                        // SAFETY: `o` is held by `_keep`.
+                        // SAFETY: `o` is the live dict the table was read from.
                         let current = unsafe { table.current(o) };
                         // SAFETY: read only when `current` vouches for the
                         // table; `i < n`.
@@ -146,20 +152,19 @@ impl<'py> Encoder<'py> {
                     // checked as they are read.
                     let check_key = ran && cfg!(not(amber_dict_version_tag));
                     // SAFETY: `k` and `v` are entry `i` of the current table,
-                    // alive while the dict holds them; `entry` rereads them
-                    // after any Python code.
-                    unsafe { self.entry::<KEYS>(o, k, v, count, n, shape, check_key, reread) }?;
+                    // held by the dict until Python code runs; `entry` rereads
+                    // them after any; the shape is the caller's.
+                    unsafe { self.entry::<KEYS>(d, k, v, count, n, shape, check_key, reread) }?;
                     count += 1;
                 }
             }
-            // SAFETY: `o` is held by `_keep`.
-            return unsafe { self.same_size(o, count, n) };
+            return self.same_size(d, count, n);
         }
         let mut pos: ffi::Py_ssize_t = 0;
         let mut k: *mut ffi::PyObject = std::ptr::null_mut();
         let mut v: *mut ffi::PyObject = std::ptr::null_mut();
         let mut at = pos;
-        // SAFETY: `o` is a live dict held by `_keep`; PyDict_Next checks
+        // SAFETY: `o` is a live dict, held for the call; PyDict_Next checks
         // `pos` against the dict as it is at each call.
         while unsafe { ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) } != 0 {
             let reread = || {
@@ -168,23 +173,29 @@ impl<'py> Encoder<'py> {
                 (unsafe { ffi::PyDict_Next(o, &mut p, &mut k2, &mut v2) } != 0).then_some((k2, v2))
             };
             // SAFETY: `k` and `v` are borrowed from the dict, alive until
-            // Python code runs; `entry` rereads them after it does.
-            unsafe { self.entry::<KEYS>(o, k, v, count, n, shape, true, reread) }?;
+            // Python code runs; `entry` rereads them after it does; the shape
+            // is the caller's.
+            unsafe { self.entry::<KEYS>(d, k, v, count, n, shape, true, reread) }?;
             count += 1;
             at = pos;
         }
-        // SAFETY: `o` is held by `_keep`.
-        unsafe { self.same_size(o, count, n) }
+        self.same_size(d, count, n)
     }
 
     /// Entry number `count` of a dict of `n` pairs (see `dict_entries`);
     /// `check_key` when its key must be checked against the shape; `reread`
     /// gives the entry's key and value as the dict holds them now.
+    ///
+    /// # Safety
+    /// `k` and `v` are the key and value of an entry of `d`, which holds
+    /// them until Python code runs; `reread` gives the entry again as `d`
+    /// holds it now; `shape`'s keys, if given, were read from `d` when it
+    /// had `n` entries.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) unsafe fn entry<const KEYS: bool>(
         &mut self,
-        o: *mut ffi::PyObject,
+        d: Dict<'_>,
         k: *mut ffi::PyObject,
         mut v: *mut ffi::PyObject,
         count: usize,
@@ -196,21 +207,30 @@ impl<'py> Encoder<'py> {
         if count == n {
             return fail(EncodeKind::Mutated, "dict changed size during encoding");
         }
+        let (py, o) = (self.py, d.any().ptr());
         // Held while Python code below may drop it from the dict: the error
         // path still names it, and `reread` compares it by address.
-        let mut _key = None;
+        let mut held_key = None;
         if KEYS {
-            // SAFETY: `k` is a live key of the dict (the caller's contract).
-            if unsafe { ffi::Py_TYPE(k) } == &raw mut ffi::PyUnicode_Type {
-                // SAFETY: `k` is a live str; writing it runs no Python code,
-                // so `v` stays valid.
-                unsafe { self.str(k, strings::MAX_KEY_LEN, true) }
-                    .within(|| key_seg(self.py, k, count), o)?;
+            // SAFETY: writing a str runs no Python code; the token is
+            // dropped before anything else runs.
+            let quiet = unsafe { NoCode::new() };
+            // SAFETY: `k` is a key `d` holds (this function's contract).
+            let key = unsafe { quiet.lend(k) };
+            if let Some(s) = key.exact_str() {
+                if let Err(err) = self.str(s, strings::MAX_KEY_LEN, true) {
+                    let key = key.to_owned();
+                    drop(quiet);
+                    return Err(err).within(|| key_seg(py, key.borrowed(), count), o);
+                }
             } else {
-                // SAFETY: `k` is live; the reference keeps it so.
-                _key = Some(unsafe { Obj::from_borrowed(k) });
-                // SAFETY: `k` is held by `_key`.
-                unsafe { self.item(k) }.within(|| key_seg(self.py, k, count), o)?;
+                let held = key.to_owned();
+                drop(quiet);
+                let r = self
+                    .item(held.borrowed())
+                    .within(|| key_seg(py, held.borrowed(), count), o);
+                held_key = Some(held);
+                r?;
                 // Encoding the key may have run Python code that changed the
                 // dict and freed `v`: take the value the dict holds now.
                 match reread() {
@@ -219,30 +239,48 @@ impl<'py> Encoder<'py> {
                 }
             }
         } else if let Some((keys, col)) = shape {
-            // SAFETY: `k` is a live key of the dict (the caller's contract).
+            // SAFETY: `k` is live (this function's contract).
             if check_key && !unsafe { self.key_of_shape(keys, col, count, k) } {
                 return fail(EncodeKind::Mutated, "dict changed during encoding");
             }
-            // SAFETY: no Python code ran since `v` was read from the dict.
-            if unsafe { ffi::Py_TYPE(v) } == &raw mut ffi::PyUnicode_Type {
-                // SAFETY: `v` is a live str, and writing it runs no code.
-                return unsafe { self.str_in(v, strings::MAX_VALUE_LEN, false, Some(col + count)) }
-                    .within(|| key_seg(self.py, k, count), o);
+            // SAFETY: writing a str runs no Python code.
+            let quiet = unsafe { NoCode::new() };
+            // SAFETY: no Python code ran since `v` was read from the dict,
+            // which holds it and `k` (this function's contract).
+            let (key, value) = unsafe { (quiet.lend(k), quiet.lend(v)) };
+            if let Some(s) = value.exact_str() {
+                let Err(err) = self.str_in(s, strings::MAX_VALUE_LEN, false, Some(col + count))
+                else {
+                    return Ok(());
+                };
+                let key = key.to_owned();
+                drop(quiet);
+                return Err(err).within(|| key_seg(py, key.borrowed(), count), o);
             }
         }
-        // SAFETY: `v` is the dict's current value for `k` (read again above
-        // if Python code ran); atoms run no Python code.
-        if let Some(r) = unsafe { self.atom(v) } {
-            r.within(|| key_seg(self.py, k, count), o)
-        } else {
-            if _key.is_none() {
-                // SAFETY: `k` is still the dict's key: nothing ran since.
-                _key = Some(unsafe { Obj::from_borrowed(k) });
+        let value = {
+            // SAFETY: atoms run no Python code; the token is dropped before
+            // the value is walked further.
+            let quiet = unsafe { NoCode::new() };
+            // SAFETY: `v` is the dict's current value for `k` (read again
+            // above if Python code ran), and `k` is held by the dict or by
+            // `held_key`.
+            let (key, value) = unsafe { (quiet.lend(k), quiet.lend(v)) };
+            if let Some(r) = self.atom(value) {
+                let Err(err) = r else {
+                    return Ok(());
+                };
+                let key = held_key.unwrap_or_else(|| key.to_owned());
+                drop(quiet);
+                return Err(err).within(|| key_seg(py, key.borrowed(), count), o);
             }
-            // SAFETY: `v` is live; `compound` holds what it walks before it
-            // runs Python code.
-            unsafe { self.compound(v) }.within(|| key_seg(self.py, k, count), o)
-        }
+            if held_key.is_none() {
+                held_key = Some(key.to_owned());
+            }
+            value.to_owned()
+        };
+        let key = held_key.as_ref().map_or(value.borrowed(), |k| k.borrowed());
+        self.compound(&value).within(|| key_seg(py, key, count), o)
     }
 
     /// Whether `k`, the key of entry `count` of a dict being written as
@@ -265,121 +303,102 @@ impl<'py> Encoder<'py> {
             return keys.get(count) == k;
         }
         let known = self.shapes.key(col + count);
-        known == k
-            || (self.opts.deterministic
-                // SAFETY: `k` is live (the caller's contract) and `known` is
-                // held by the shape table; both are read as str only when
-                // `k` is exactly one (shape keys are all exact str).
-                && unsafe {
-                    ffi::Py_TYPE(k) == &raw mut ffi::PyUnicode_Type
-                        && matches!(
-                            (strings::utf8(k), strings::utf8(known)),
-                            (Some(a), Some(b)) if a == b
-                        )
-                })
+        if known == k || !self.opts.deterministic {
+            return known == k;
+        }
+        // SAFETY: comparing text runs no Python code.
+        let quiet = unsafe { NoCode::new() };
+        // SAFETY: `k` is live (this function's contract) and `known` is held
+        // by the shape table.
+        let (k, known) = unsafe { (quiet.lend(k), quiet.lend(known)) };
+        matches!(
+            (k.exact_str().and_then(|s| s.utf8()), known.exact_str().and_then(|s| s.utf8())),
+            (Some(a), Some(b)) if a == b
+        )
     }
 
-    pub(super) unsafe fn same_size(&self, o: *mut ffi::PyObject, count: usize, n: usize) -> R {
-        // SAFETY: the caller's `o` is a live dict.
-        if count != n || unsafe { dict::len(o) } != n {
+    pub(super) fn same_size(&self, d: Dict<'_>, count: usize, n: usize) -> R {
+        if count != n || d.len() != n {
             return fail(EncodeKind::Mutated, "dict changed size during encoding");
         }
         Ok(())
     }
 
     #[inline(always)]
-    pub(crate) unsafe fn key(&mut self, k: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller holds `k`, a live object, for the call.
-        if unsafe { ffi::Py_TYPE(k) } == &raw mut ffi::PyUnicode_Type {
-            // SAFETY: as above; `k` is a str.
-            unsafe { self.str(k, strings::MAX_KEY_LEN, true) }
-        } else {
-            // SAFETY: as above.
-            unsafe { self.item(k) }
+    pub(crate) fn key(&mut self, k: Borrowed<'_>) -> R {
+        match k.exact_str() {
+            Some(s) => self.str(s, strings::MAX_KEY_LEN, true),
+            None => self.item(k),
         }
     }
 
-    pub(super) unsafe fn list(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: `o` is a live list (this function's contract).
-        if let Memo::Done = unsafe { self.memo_before(o, true) } {
+    pub(super) fn list(&mut self, l: List<'_>) -> R {
+        if let Memo::Done = self.memo_before(l.any(), true) {
             return Ok(());
         }
-        // SAFETY: as above.
-        let n = unsafe { seq::list_len(o) };
+        let (o, n) = (l.any().ptr(), l.len());
         w::write_list_header(&mut self.out, n);
-        self.nested(|e| {
-            // SAFETY: `o` is live; the reference keeps it so while items
-            // run Python code.
-            let _keep = unsafe { Obj::from_borrowed(o) };
+        self.nested(move |e| {
+            // Copies the walk keeps in registers.
+            let (l, n, o) = (l, n, o);
             if n > FEW {
-                for i in 0..n.min(AHEAD) {
-                    // SAFETY: `i < n`, the list's size, and nothing ran yet.
-                    prefetch(unsafe { seq::list_item(o, i) });
+                // SAFETY: prefetching runs no Python code.
+                let quiet = unsafe { NoCode::new() };
+                for item in l.items(&quiet).iter().take(AHEAD) {
+                    prefetch(item.ptr());
                 }
             }
             let mut i = 0;
             while i < n {
-                // SAFETY: `o` is held by `_keep`.
-                if unsafe { seq::list_len(o) } != n {
-                    return fail(EncodeKind::Mutated, "list changed size during encoding");
-                }
-                if i + AHEAD < n {
-                    // SAFETY: the size is `n` (checked just above), so the
-                    // index is in bounds; the pointer is only prefetched.
-                    prefetch(unsafe { seq::list_item(o, i + AHEAD) });
-                }
-                // SAFETY: `i < n`, the list's size checked just above.
-                let item = unsafe { seq::list_item(o, i) };
-                // SAFETY: `item` is held by the list; no code ran since.
-                if unsafe { ffi::Py_TYPE(item) } == &raw mut ffi::PyLong_Type {
-                    // SAFETY: `o` is a live list of size `n` and `i < n`.
-                    let end = unsafe { e.int_run(o, i, n) };
-                    if end > i {
-                        i = end;
-                        continue;
+                let held = {
+                    // SAFETY: until the token goes out of this block, only
+                    // atoms are written, which run no Python code.
+                    let quiet = unsafe { NoCode::new() };
+                    let Some(items) = l.items_of_len(n, &quiet) else {
+                        return fail(EncodeKind::Mutated, "list changed size during encoding");
+                    };
+                    if let Some(ahead) = items.get(i + AHEAD) {
+                        prefetch(ahead.ptr());
                     }
-                }
-                // SAFETY: `item` is live (held by the list, nothing ran since
-                // it was read); `item` holds what it walks before running code.
-                unsafe { e.item(item) }.within(|| PathSeg::Index(i), o)?;
+                    let item = items[i];
+                    if item.exact_int().is_some() {
+                        let end = e.int_run(items, i);
+                        if end > i {
+                            i = end;
+                            continue;
+                        }
+                    }
+                    match e.atom(item) {
+                        Some(r) => {
+                            r.within(|| PathSeg::Index(i), o)?;
+                            i += 1;
+                            continue;
+                        }
+                        None => item.to_owned(),
+                    }
+                };
+                // Held: walking it may run Python code that drops it from
+                // the list.
+                e.compound(&held).within(|| PathSeg::Index(i), o)?;
                 i += 1;
             }
-            // SAFETY: `o` is held by `_keep`.
-            if unsafe { seq::list_len(o) } != n {
+            if l.len() != n {
                 return fail(EncodeKind::Mutated, "list changed size during encoding");
             }
             Ok(())
         })
     }
 
-    /// Items `i..n` of list `o` while they are ints that fit in 60 bits,
-    /// in one tight loop (numeric lists): reading them runs no Python code,
-    /// so the list cannot change meanwhile. Returns where the run stopped.
+    /// `items[i..]` while they are ints that fit in 60 bits, in one tight
+    /// loop (numeric lists). Returns where the run stopped.
     #[inline(always)]
-    pub(super) unsafe fn int_run(
-        &mut self,
-        o: *mut ffi::PyObject,
-        mut i: usize,
-        n: usize,
-    ) -> usize {
-        // SAFETY: `o` is a live list of size `n` (the caller's contract);
-        // no Python code runs in this loop, so `ob_item` and its `n` items
-        // stay as they are.
-        let items = unsafe { seq::list_items(o) };
-        while i < n {
-            // SAFETY: `i < n`, within the item array.
-            let item = unsafe { *items.add(i) };
-            // SAFETY: `item` is held by the list.
-            if unsafe { ffi::Py_TYPE(item) } != &raw mut ffi::PyLong_Type {
-                break;
-            }
-            // SAFETY: `item` is a live exact int.
-            let Some(v) = (unsafe { crate::ffi::long::small_int(item) }) else {
+    pub(super) fn int_run(&mut self, items: &[Borrowed<'_>], mut i: usize) -> usize {
+        while let Some(item) = items.get(i) {
+            let Some(v) = item.exact_int().and_then(|x| x.small()) else {
                 break;
             };
-            if i + AHEAD < n {
-                // SAFETY: `i + AHEAD < n`, within the item array.
-                prefetch(unsafe { *items.add(i + AHEAD) });
+            if let Some(ahead) = items.get(i + AHEAD) {
+                prefetch(ahead.ptr());
             }
             w::write_int(&mut self.out, v);
             i += 1;
@@ -387,57 +406,43 @@ impl<'py> Encoder<'py> {
         i
     }
 
-    pub(super) unsafe fn tuple(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: `o` is a live tuple (this function's contract).
-        let memo = unsafe { self.memo_before(o, false) };
+    pub(super) fn tuple(&mut self, t: Tuple<'_>) -> R {
+        let memo = self.memo_before(t.any(), false);
         if let Memo::Done = memo {
             return Ok(());
         }
-        // SAFETY: as above.
-        let n = unsafe { seq::tuple_len(o) };
+        let n = t.len();
         w::write_tuple_header(&mut self.out, n);
-        // SAFETY: as above; a tuple's size never changes.
-        unsafe { self.tuple_items(o, n) }?;
+        self.tuple_items(t, n)?;
         if let Memo::Shared(at) = memo {
-            // SAFETY: `o` is live, held by the caller (or `_keep`) throughout.
-            unsafe { self.memo_after_immutable(o, at) };
+            self.memo_after_immutable(t.any(), at);
         }
         Ok(())
     }
 
-    /// The items of a tuple (or tuple subclass).
-    pub(crate) unsafe fn tuple_items(&mut self, o: *mut ffi::PyObject, n: usize) -> R {
+    /// The `n` items of a tuple (or tuple subclass).
+    pub(crate) fn tuple_items(&mut self, t: Tuple<'_>, n: usize) -> R {
+        let o = t.any().ptr();
         self.nested(|e| {
-            // SAFETY: `o` is a live tuple; the reference keeps it, and so
-            // its items, alive while they run Python code.
-            let _keep = unsafe { Obj::from_borrowed(o) };
             for i in 0..n {
-                // SAFETY: `i < n`, the tuple's fixed size.
-                let item = unsafe { seq::tuple_item(o, i) };
-                // SAFETY: the tuple, held by `_keep`, holds `item`.
-                unsafe { e.item(item) }.within(|| PathSeg::Index(i), o)?;
+                // A tuple's items are held by it, and it never changes.
+                let Some(item) = t.get(i) else {
+                    return fail(EncodeKind::Mutated, "tuple changed size during encoding");
+                };
+                e.item(item).within(|| PathSeg::Index(i), o)?;
             }
             Ok(())
         })
     }
 
-    /// Items produced by iterating `o` (sets, deques, OrderedDict items).
-    pub(crate) unsafe fn iter_items(
-        &mut self,
-        o: *mut ffi::PyObject,
-        iterable: &Bound<'py, PyAny>,
-        n: usize,
-    ) -> R {
-        // SAFETY: the caller's `o` is live and held by `iterable`.
-        self.nested(|e| unsafe { e.iter_items_body(o, iterable, n) })
+    /// Items produced by iterating `iterable` (sets, deques, OrderedDict
+    /// items), `n` of them.
+    pub(crate) fn iter_items(&mut self, iterable: &Bound<'py, PyAny>, n: usize) -> R {
+        self.nested(|e| e.iter_items_body(iterable, n))
     }
 
-    pub(super) unsafe fn iter_items_body(
-        &mut self,
-        o: *mut ffi::PyObject,
-        iterable: &Bound<'py, PyAny>,
-        n: usize,
-    ) -> R {
+    pub(super) fn iter_items_body(&mut self, iterable: &Bound<'py, PyAny>, n: usize) -> R {
+        let o = iterable.as_ptr();
         let mut count = 0;
         for item in iterable.try_iter().or_fail()? {
             let item = iterated(self.py, item)?;
@@ -447,8 +452,8 @@ impl<'py> Encoder<'py> {
                     "container changed size during encoding",
                 );
             }
-            // SAFETY: `item` is held by its Bound for the call.
-            unsafe { self.item(item.as_ptr()) }.within(|| PathSeg::Index(count), o)?;
+            self.item((&item).into())
+                .within(|| PathSeg::Index(count), o)?;
             count += 1;
         }
         if count != n {

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 use super::Encoder;
 use crate::errors::{self, EncodeKind};
+use crate::ffi::borrowed::Borrowed;
 
 /// Why encoding stopped.
 pub(crate) enum Fail {
@@ -60,9 +61,8 @@ pub(crate) trait Within {
 /// The path step of pair `i` with key `k`: as the decoder writes it
 /// (spec §11), `.name` or `["…"]` for a str key, `[<key i>]` otherwise.
 #[cold]
-pub(crate) fn key_seg(py: Python<'_>, k: *mut ffi::PyObject, i: usize) -> PathSeg {
-    // SAFETY: callers hold `k` (or its dict, unchanged) for this call.
-    let key = unsafe { Bound::from_borrowed_ptr(py, k) };
+pub(crate) fn key_seg(py: Python<'_>, k: Borrowed<'_>, i: usize) -> PathSeg {
+    let key = k.to_bound(py);
     match key.extract::<String>() {
         Ok(s) => PathSeg::Key(key_segment(&s)),
         Err(_) => PathSeg::Key(format!("[<key {i}>]")),

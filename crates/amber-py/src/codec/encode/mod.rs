@@ -35,6 +35,7 @@ use pyo3::types::PyBytes;
 use std::cell::RefCell;
 
 use crate::errors::EncodeKind;
+use crate::ffi::borrowed::Borrowed;
 use crate::ffi::buffer::copy_to_bytes;
 use crate::ffi::obj::Obj;
 use shapes::ShapeTable;

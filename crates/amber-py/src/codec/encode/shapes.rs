@@ -31,6 +31,7 @@ use std::mem::MaybeUninit;
 
 use super::hitrate::HitRate;
 #[cfg(amber_dict_table)]
+use crate::ffi::borrowed::NoCode;
 use crate::ffi::dict;
 use crate::ffi::obj::Obj;
 
@@ -306,17 +307,15 @@ impl KeyView {
     /// The view's keys are live (no Python code ran since `of`).
     pub unsafe fn by_text(&mut self) -> bool {
         let mut h = self.n as u64;
+        // SAFETY: reading text runs no Python code.
+        let quiet = unsafe { NoCode::new() };
         for i in 0..self.n {
-            let k = self.get(i);
-            // SAFETY: `k` is live (this function's contract), and read as a
-            // str only when it is exactly one.
-            let utf8 = unsafe {
-                if ffi::Py_TYPE(k) != &raw mut ffi::PyUnicode_Type {
-                    return false;
-                }
-                super::strings::utf8(k)
+            // SAFETY: the keys are live (this function's contract), held by
+            // their dict while no Python code runs.
+            let k = unsafe { quiet.lend(self.get(i)) };
+            let Some(utf8) = k.exact_str().and_then(|s| s.utf8()) else {
+                return false;
             };
-            let Some(utf8) = utf8 else { return false };
             h = (h ^ text_hash(utf8))
                 .wrapping_mul(0x9E37_79B9_7F4A_7C15)
                 .rotate_left(29);
@@ -331,11 +330,18 @@ impl KeyView {
     /// # Safety
     /// The view's keys and `known` are live str objects.
     unsafe fn equal_text(&self, known: &[*mut ffi::PyObject]) -> bool {
-        known.iter().enumerate().all(|(i, &k)| {
-            let mine = self.get(i);
-            // SAFETY: both are live str objects (this function's contract).
-            mine == k || unsafe { super::strings::utf8(mine) == super::strings::utf8(k) }
-        })
+        // SAFETY: reading text runs no Python code.
+        let quiet = unsafe { NoCode::new() };
+        let text = |p| {
+            // SAFETY: a live str, held while no Python code runs (this
+            // function's contract).
+            let o = unsafe { quiet.lend(p) };
+            o.exact_str().and_then(|s| s.utf8())
+        };
+        known
+            .iter()
+            .enumerate()
+            .all(|(i, &k)| self.get(i) == k || text(self.get(i)) == text(k))
     }
 
     /// Key number `i < n`.

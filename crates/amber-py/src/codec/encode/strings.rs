@@ -23,6 +23,7 @@ use pyo3::ffi;
 use std::hash::BuildHasher;
 
 use super::hitrate::HitRate;
+use crate::ffi::borrowed::Str;
 use crate::ffi::obj::Obj;
 
 /// Strings up to this many UTF-8 bytes are deduplicated when they are dict keys.
@@ -172,7 +173,8 @@ impl StringTable {
     /// Find a string equal to `o` (whose UTF-8 is `utf8`), or decide how to
     /// write it. Keys are defined on first sight, other strings on their second.
     #[inline(never)]
-    pub fn by_content(&mut self, o: *mut ffi::PyObject, utf8: &[u8], key: bool) -> Found {
+    pub fn by_content(&mut self, s: Str<'_>, utf8: &[u8], key: bool) -> Found {
+        let o = s.any().ptr();
         if self.content.off() || utf8.len() > u16::MAX as usize {
             return Found::Plain;
         }
@@ -194,7 +196,7 @@ impl StringTable {
                 // Second sighting, known by fingerprint only: a false match
                 // merely defines this string early, it never yields a wrong
                 // reference (the definition carries this string's bytes).
-                let Some(idx) = self.define(o) else {
+                let Some(idx) = self.define(s) else {
                     return Found::Plain;
                 };
                 let c = &mut self.by_content[at];
@@ -225,7 +227,7 @@ impl StringTable {
             // Never evict a string that pays for itself.
             return Found::Plain;
         }
-        let idx = if key { self.define(o) } else { None };
+        let idx = if key { self.define(s) } else { None };
         self.by_content[at] = ContentSlot {
             // Seen-once entries keep only a fingerprint (stamp and length).
             data: if idx.is_some() {
@@ -246,15 +248,16 @@ impl StringTable {
     }
 
     /// Give `o` the next table index, keep it alive and cache its address.
-    fn define(&mut self, o: *mut ffi::PyObject) -> Option<u32> {
+    fn define(&mut self, s: Str<'_>) -> Option<u32> {
+        let o = s.any().ptr();
         if self.defined >= MAX_ENTRIES {
             return None;
         }
         let idx = self.defined as u32;
         self.defined += 1;
-        // SAFETY: `o` is a live str; holding a reference keeps its address
-        // and UTF-8 buffer valid while the caches use them.
-        self.keep.push(unsafe { Obj::from_borrowed(o) });
+        // Holding a reference keeps its address and UTF-8 buffer valid while
+        // the caches use them.
+        self.keep.push(s.any().to_owned());
         if !self.deterministic {
             self.by_addr[Self::addr_slot(o)] = AddrSlot {
                 addr: o as usize,
@@ -300,30 +303,5 @@ fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
         1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
         _ => a == b,
-    }
-}
-
-/// The UTF-8 of a str: read in place for compact ASCII strings, else through
-/// `PyUnicode_AsUTF8AndSize` (which caches it). `None` if it has lone surrogates.
-///
-/// # Safety
-/// `o` is a live str, alive while the slice is used.
-#[inline(always)]
-pub unsafe fn utf8<'a>(o: *mut ffi::PyObject) -> Option<&'a [u8]> {
-    // SAFETY: `o` is a live str (the caller's contract).
-    if let Some(b) = unsafe { crate::ffi::text::compact_ascii(o) } {
-        return Some(b);
-    }
-    // SAFETY: `o` is a live str; CPython caches its UTF-8 in the object,
-    // valid while it lives, and returns NULL (an exception, cleared here)
-    // for lone surrogates.
-    unsafe {
-        let mut len: ffi::Py_ssize_t = 0;
-        let p = ffi::PyUnicode_AsUTF8AndSize(o, &mut len);
-        if p.is_null() {
-            ffi::PyErr_Clear();
-            return None;
-        }
-        Some(std::slice::from_raw_parts(p as *const u8, len as usize))
     }
 }

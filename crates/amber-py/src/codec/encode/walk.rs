@@ -7,8 +7,7 @@ impl<'py> Encoder<'py> {
     /// Encode `obj` as one frame appended to `self.out`.
     pub(super) fn frame(&mut self, obj: &Bound<'py, PyAny>) -> PyResult<()> {
         self.frame_start = w::begin_frame(&mut self.out);
-        // SAFETY: `obj` is live, held by its Bound for the whole encode.
-        match unsafe { self.item(obj.as_ptr()) } {
+        match self.item(obj.into()) {
             Ok(()) if self.out.failed() => Err(out_of_memory(self.out.len())),
             Ok(()) => {
                 w::finish_frame(&mut self.out, self.frame_start);
@@ -56,13 +55,8 @@ impl<'py> Encoder<'py> {
 
     /// An immutable value that may be shared (bytes, arrays): memo after
     /// writing.
-    pub(crate) unsafe fn shared_leaf(
-        &mut self,
-        o: *mut ffi::PyObject,
-        body: impl FnOnce(&mut Self) -> R,
-    ) -> R {
-        // SAFETY: the caller's `o` is live.
-        let memo = unsafe { self.memo_before(o, false) };
+    pub(crate) fn shared_leaf(&mut self, o: Borrowed<'_>, body: impl FnOnce(&mut Self) -> R) -> R {
+        let memo = self.memo_before(o, false);
         match memo {
             Memo::Done => Ok(()),
             Memo::Plain => body(self),
@@ -70,15 +64,14 @@ impl<'py> Encoder<'py> {
                 body(self)?;
                 // Only an array can reach itself (through its dtype's
                 // metadata), and REPLACE cannot stand before an array.
-                if self.memo.contains_key(&(o as usize)) {
+                if self.memo.contains_key(&(o.ptr() as usize)) {
                     return fail(
                         EncodeKind::Cycle,
                         "the value refers to itself (through an array's dtype metadata or a \
                          table's attrs); amber cannot encode this cycle",
                     );
                 }
-                // SAFETY: the caller's `o` is live.
-                unsafe { self.memo_after_immutable(o, at) };
+                self.memo_after_immutable(o, at);
                 Ok(())
             }
         }
@@ -86,75 +79,65 @@ impl<'py> Encoder<'py> {
 
     /// Encode any object.
     #[inline(always)]
-    pub(crate) unsafe fn item(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: `o` is live (this function's contract).
-        match unsafe { self.atom(o) } {
+    pub(crate) fn item(&mut self, o: Borrowed<'_>) -> R {
+        match self.atom(o) {
             Some(r) => r,
-            // SAFETY: as above.
-            None => unsafe { self.compound(o) },
+            None => self.compound(&o.to_owned()),
         }
     }
 
     /// Atoms (str, int, float, None, bool) inline in the caller's loop;
-    /// `None` for anything else. Atoms run no Python code.
+    /// `None` for anything else, and for ints beyond 64 bits. Atoms run no
+    /// Python code, so `o` may be lent under a `NoCode` token.
     #[inline(always)]
-    pub(super) unsafe fn atom(&mut self, o: *mut ffi::PyObject) -> Option<R> {
-        // SAFETY: `o` is live (this function's contract).
-        let t = unsafe { ffi::Py_TYPE(o) };
-        // SAFETY: `o` is live and each branch treats it as the exact type
-        // just compared; the singletons are only compared by address.
-        unsafe {
-            if t == &raw mut ffi::PyUnicode_Type {
-                Some(self.str(o, strings::MAX_VALUE_LEN, false))
-            } else if t == &raw mut ffi::PyLong_Type {
-                Some(self.int(o))
-            } else if t == &raw mut ffi::PyFloat_Type {
-                w::write_float(&mut self.out, ffi::PyFloat_AS_DOUBLE(o));
-                Some(Ok(()))
-            } else if o == ffi::Py_None() {
-                w::write_none(&mut self.out);
-                Some(Ok(()))
-            } else if t == &raw mut ffi::PyBool_Type {
-                w::write_bool(&mut self.out, o == ffi::Py_True());
-                Some(Ok(()))
-            } else {
-                None
-            }
+    pub(super) fn atom(&mut self, o: Borrowed<'_>) -> Option<R> {
+        if let Some(s) = o.exact_str() {
+            Some(self.str(s, strings::MAX_VALUE_LEN, false))
+        } else if let Some(i) = o.exact_int() {
+            self.int(i)
+        } else if let Some(f) = o.exact_float() {
+            w::write_float(&mut self.out, f);
+            Some(Ok(()))
+        } else if o.is_none() {
+            w::write_none(&mut self.out);
+            Some(Ok(()))
+        } else if o.is_exactly(&raw mut ffi::PyBool_Type) {
+            w::write_bool(&mut self.out, o.is_true());
+            Some(Ok(()))
+        } else {
+            None
         }
     }
 
     /// Everything but atoms, out of line: containers recurse through here.
+    /// `held` is a reference the caller took for this walk alone, which
+    /// keeps the object alive whatever Python code runs meanwhile (and
+    /// which `memo_before` does not count).
     #[inline(never)]
-    pub(super) unsafe fn compound(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: `o` is live (this function's contract).
-        let t = unsafe { ffi::Py_TYPE(o) };
-        // SAFETY: each handler gets a live object of exactly its type.
-        unsafe {
-            if t == &raw mut ffi::PyDict_Type {
-                self.dict(o)
-            } else if t == &raw mut ffi::PyList_Type {
-                self.list(o)
-            } else if t == &raw mut ffi::PyTuple_Type {
-                self.tuple(o)
-            } else {
-                self.other(o, t)
-            }
+    pub(super) fn compound(&mut self, held: &Obj) -> R {
+        let o = held.borrowed();
+        if let Some(d) = o.exact_dict() {
+            self.dict(d)
+        } else if let Some(l) = o.exact_list() {
+            self.list(l)
+        } else if let Some(t) = o.exact_tuple() {
+            self.tuple(t)
+        } else if o.is_exactly(&raw mut ffi::PyLong_Type) {
+            self.bigint(o)
+        } else {
+            self.other(o)
         }
     }
 
     /// Encode `o` alone into a buffer of its own, as a set item in
     /// deterministic mode: with the string and shape tables, sharing and
     /// out-of-band buffers off, its bytes do not depend on where they land.
-    ///
-    /// # Safety
-    /// `o` is a live object.
-    pub(crate) unsafe fn detached(&mut self, o: *mut ffi::PyObject) -> R<Vec<u8>> {
+    pub(crate) fn detached(&mut self, o: Borrowed<'_>) -> R<Vec<u8>> {
         let outer = std::mem::replace(&mut self.out, w::Out::new());
         let strings = self.strings.suspend();
         let lookups = self.shapes.suspend();
         self.scratch += 1;
-        // SAFETY: `o` is live (this function's contract).
-        let r = unsafe { self.item(o) };
+        let r = self.item(o);
         self.scratch -= 1;
         self.shapes.resume(lookups);
         self.strings.resume(strings);
@@ -177,45 +160,41 @@ impl<'py> Encoder<'py> {
         Ok(())
     }
 
-    /// Identity mode bookkeeping before writing a container.
+    /// Identity mode bookkeeping before writing a container, as dispatched
+    /// by `compound`. One that no other object refers to (a count of 2: one
+    /// reference from its container, one `compound` was given for the walk)
+    /// cannot be met again, and is written plainly; met again through a
+    /// cycle while it is walked, it counts the walk's reference too.
     #[inline(always)]
-    pub(crate) unsafe fn memo_before(&mut self, o: *mut ffi::PyObject, mutable: bool) -> Memo {
-        // SAFETY: the caller's `o` is live.
-        if !self.opts.identity || self.scratch > 0 || unsafe { ffi::Py_REFCNT(o) } <= 1 {
+    pub(crate) fn memo_before(&mut self, o: Borrowed<'_>, mutable: bool) -> Memo {
+        if !self.opts.identity || self.scratch > 0 || o.refcnt() <= 2 {
             return Memo::Plain;
         }
-        if let Some(&i) = self.memo.get(&(o as usize)) {
+        if let Some(&i) = self.memo.get(&(o.ptr() as usize)) {
             w::write_memo_ref(&mut self.out, i);
             return Memo::Done;
         }
         let at = w::write_share(&mut self.out);
         if mutable {
-            // SAFETY: as above.
-            unsafe { self.memo_insert(o) };
+            self.memo_insert(o);
         }
         Memo::Shared(at)
     }
 
-    /// # Safety
-    /// `o` is a live object.
-    pub(super) unsafe fn memo_insert(&mut self, o: *mut ffi::PyObject) {
+    pub(super) fn memo_insert(&mut self, o: Borrowed<'_>) {
         let i = self.memo_keep.len();
-        // SAFETY: `o` is live (this function's contract); the reference
-        // keeps it, and so its address in `memo`, for the whole frame.
-        self.memo_keep.push(unsafe { Obj::from_borrowed(o) });
-        self.memo.insert(o as usize, i);
+        // The reference keeps `o`, and so its address in `memo`, for the
+        // whole frame.
+        self.memo_keep.push(o.to_owned());
+        self.memo.insert(o.ptr() as usize, i);
     }
 
     /// Identity mode bookkeeping after writing an immutable container that
     /// got a SHARE marker at `at`. If a cycle through its contents already
     /// wrote and registered it, the outer copy is wrapped in REPLACE.
-    ///
-    /// # Safety
-    /// `o` is a live object.
-    pub(crate) unsafe fn memo_after_immutable(&mut self, o: *mut ffi::PyObject, at: usize) {
-        match self.memo.get(&(o as usize)) {
-            // SAFETY: `o` is live (this function's contract).
-            None => unsafe { self.memo_insert(o) },
+    pub(crate) fn memo_after_immutable(&mut self, o: Borrowed<'_>, at: usize) {
+        match self.memo.get(&(o.ptr() as usize)) {
+            None => self.memo_insert(o),
             Some(&i) => w::replace_share(&mut self.out, at, i),
         }
     }

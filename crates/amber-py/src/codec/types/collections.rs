@@ -15,45 +15,37 @@ use pyo3::types::{PyInt, PyTuple};
 use crate::codec::decode::PyBuilder;
 use crate::codec::encode::{fail, iterated, key_seg, Encoder, Memo, OrFail, Within, R};
 use crate::errors::EncodeKind;
+use crate::ffi::borrowed::Borrowed;
 use crate::ffi::obj::Obj;
 use crate::typeref;
 
 impl<'py> Encoder<'py> {
-    /// # Safety
-    /// `o` is a live `set` or `frozenset` (exactly, as `frozen` says).
-    pub(crate) unsafe fn set(&mut self, o: *mut ffi::PyObject, frozen: bool) -> R {
-        // SAFETY: the caller guarantees a live object.
-        let memo = unsafe { self.memo_before(o, !frozen) };
+    /// A `set` or `frozenset` (a frozenset exactly, else written as a set).
+    pub(crate) fn set(&mut self, o: Borrowed<'_>) -> R {
+        let frozen = o.is_exactly(&raw mut ffi::PyFrozenSet_Type);
+        let memo = self.memo_before(o, !frozen);
         if let Memo::Done = memo {
             return Ok(());
         }
-        // SAFETY: `o` is a live set or frozenset.
-        let n = unsafe { ffi::PySet_Size(o) } as usize;
+        let s = o.to_bound(self.py);
+        let n = s.len().or_fail()?;
         w::write_counted(&mut self.out, if frozen { f::FROZENSET } else { f::SET }, n);
-        // SAFETY: as above; the Bound takes a reference of its own.
-        let s = unsafe { Bound::from_borrowed_ptr(self.py, o) };
         if self.opts.deterministic {
-            // SAFETY: as above.
-            unsafe { self.sorted_items(o, &s, n) }?;
+            self.sorted_items(&s, n)?;
         } else {
-            // SAFETY: as above.
-            unsafe { self.iter_items(o, &s, n) }?;
+            self.iter_items(&s, n)?;
         }
         if let (true, Memo::Shared(at)) = (frozen, memo) {
-            // SAFETY: `o` is live, held by the caller (or `_keep`) throughout.
-            unsafe { self.memo_after_immutable(o, at) };
+            self.memo_after_immutable(o, at);
         }
         Ok(())
     }
 
-    /// The items of set `o` (held by `s`) in deterministic mode: each is
-    /// encoded alone, and they are written in the order of their bytes,
-    /// since a set's own order follows str hashes, which differ between
-    /// processes.
-    ///
-    /// # Safety
-    /// `o` is a live set or frozenset of `n` items, held by `s`.
-    unsafe fn sorted_items(&mut self, o: *mut ffi::PyObject, s: &Bound<'py, PyAny>, n: usize) -> R {
+    /// The `n` items of set `s` in deterministic mode: each is encoded
+    /// alone, and they are written in the order of their bytes, since a
+    /// set's own order follows str hashes, which differ between processes.
+    fn sorted_items(&mut self, s: &Bound<'py, PyAny>, n: usize) -> R {
+        let o = s.as_ptr();
         self.nested(|e| {
             let mut items: Vec<Vec<u8>> = Vec::with_capacity(n.min(1 << 16));
             for item in s.try_iter().or_fail()? {
@@ -62,9 +54,9 @@ impl<'py> Encoder<'py> {
                     return fail(EncodeKind::Mutated, "set changed size during encoding");
                 }
                 let at = items.len();
-                // SAFETY: `item` is held by its Bound for the call.
-                let bytes =
-                    unsafe { e.detached(item.as_ptr()) }.within(|| PathSeg::Index(at), o)?;
+                let bytes = e
+                    .detached((&item).into())
+                    .within(|| PathSeg::Index(at), o)?;
                 items.push(bytes);
             }
             if items.len() != n {
@@ -78,47 +70,42 @@ impl<'py> Encoder<'py> {
         })
     }
 
-    /// # Safety
-    /// `o` is a live `collections.OrderedDict` (exactly).
-    pub(crate) unsafe fn ordered_dict(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller guarantees a live object.
-        if let Memo::Done = unsafe { self.memo_before(o, true) } {
+    /// A `collections.OrderedDict`, in its own order.
+    pub(crate) fn ordered_dict(&mut self, o: Borrowed<'_>) -> R {
+        if let Memo::Done = self.memo_before(o, true) {
             return Ok(());
         }
-        // SAFETY: as above; the Bound takes a reference of its own.
-        let d = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        let d = o.to_bound(self.py);
         let n = d.len().or_fail()?;
         w::write_counted(&mut self.out, f::ORDERED_DICT, n);
         // Iterate in the OrderedDict's own order, not the dict's.
         let items = d.call_method0(intern!(self.py, "items")).or_fail()?;
-        self.nested(|e| e.pairs_from_iter(o, &items, n))
+        self.nested(|e| e.pairs_from_iter(o.ptr(), &items, n))
     }
 
-    /// # Safety
-    /// `o` is a live `collections.Counter` (exactly).
-    pub(crate) unsafe fn counter(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller guarantees a live object.
-        if let Memo::Done = unsafe { self.memo_before(o, true) } {
+    /// A `collections.Counter`.
+    pub(crate) fn counter(&mut self, o: Borrowed<'_>) -> R {
+        if let Memo::Done = self.memo_before(o, true) {
             return Ok(());
         }
-        // SAFETY: a live Counter is a dict.
-        let n = unsafe { ffi::PyDict_Size(o) } as usize;
+        let Some(d) = o.dict() else {
+            return fail(EncodeKind::Unsupported, "a Counter that is not a dict");
+        };
+        let n = d.len();
         w::write_counted(&mut self.out, f::COUNTER, n);
-        // SAFETY: as above.
-        unsafe { self.dict_pairs(o, n) }
+        self.dict_pairs(d, n)
     }
 
-    /// # Safety
-    /// `o` is a live `collections.defaultdict` (exactly).
-    pub(crate) unsafe fn defaultdict(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller guarantees a live object.
-        if let Memo::Done = unsafe { self.memo_before(o, true) } {
+    /// A `collections.defaultdict` whose factory is a builtin.
+    pub(crate) fn defaultdict(&mut self, o: Borrowed<'_>) -> R {
+        if let Memo::Done = self.memo_before(o, true) {
             return Ok(());
         }
         let py = self.py;
-        // SAFETY: as above; the Bound takes a reference of its own.
-        let d = unsafe { Bound::from_borrowed_ptr(py, o) };
-        let factory = d.getattr(intern!(py, "default_factory")).or_fail()?;
+        let factory = o
+            .to_bound(py)
+            .getattr(intern!(py, "default_factory"))
+            .or_fail()?;
         let Some(code) = factory_code(py, &factory).or_fail()? else {
             let name = factory.repr().map(|r| r.to_string()).unwrap_or_default();
             return fail(
@@ -130,30 +117,26 @@ impl<'py> Encoder<'py> {
                 ),
             );
         };
-        // SAFETY: a live defaultdict is a dict.
-        let n = unsafe { ffi::PyDict_Size(o) } as usize;
+        let Some(d) = o.dict() else {
+            return fail(EncodeKind::Unsupported, "a defaultdict that is not a dict");
+        };
+        let n = d.len();
         w::write_defaultdict_header(&mut self.out, code, n);
-        // SAFETY: as above.
-        unsafe { self.dict_pairs(o, n) }
+        self.dict_pairs(d, n)
     }
 
-    /// # Safety
-    /// `o` is a live `collections.deque` (exactly).
-    pub(crate) unsafe fn deque(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller guarantees a live object.
-        if let Memo::Done = unsafe { self.memo_before(o, true) } {
+    /// A `collections.deque`, with its maxlen.
+    pub(crate) fn deque(&mut self, o: Borrowed<'_>) -> R {
+        if let Memo::Done = self.memo_before(o, true) {
             return Ok(());
         }
-        // SAFETY: as above; the Bound takes a reference of its own.
-        let d = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+        let d = o.to_bound(self.py);
         w::write_deque_header(&mut self.out);
         let maxlen = d.getattr(intern!(self.py, "maxlen")).or_fail()?;
-        // SAFETY: `maxlen` is held by its Bound.
-        unsafe { self.item(maxlen.as_ptr()) }?;
+        self.item((&maxlen).into())?;
         let n = d.len().or_fail()?;
         w::write_count(&mut self.out, n);
-        // SAFETY: `o` is alive (held by `d`).
-        unsafe { self.iter_items(o, &d, n) }
+        self.iter_items(&d, n)
     }
 
     /// Pairs from an iterator of `(key, value)` tuples over the mapping `o`,
@@ -168,11 +151,9 @@ impl<'py> Encoder<'py> {
             }
             let (k, v) = (pair.get_item(0).or_fail()?, pair.get_item(1).or_fail()?);
             let py = self.py;
-            let seg = || key_seg(py, k.as_ptr(), count);
-            // SAFETY: `k` and `v` are held by their Bounds for the calls.
-            unsafe { self.key(k.as_ptr()) }.within(seg, o)?;
-            // SAFETY: as above.
-            unsafe { self.item(v.as_ptr()) }.within(seg, o)?;
+            let seg = || key_seg(py, (&k).into(), count);
+            self.key((&k).into()).within(seg, o)?;
+            self.item((&v).into()).within(seg, o)?;
             count += 1;
         }
         if count != n {

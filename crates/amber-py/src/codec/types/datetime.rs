@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use crate::codec::decode::PyBuilder;
 use crate::codec::encode::{fail, Encoder, OrFail, R};
 use crate::errors::{self, DecodeKind, EncodeKind};
+use crate::ffi::borrowed::Borrowed;
 use crate::ffi::obj::Obj;
 use crate::values::datetime::{self as dt, Date, Delta, Time};
 
@@ -41,7 +42,8 @@ impl<'py> Encoder<'py> {
             t.fold,
             tz.is_some(),
         );
-        self.tzinfo(tz)
+        // SAFETY: `tz` is borrowed from `o`, which the caller holds.
+        unsafe { self.tzinfo(tz) }
     }
 
     /// # Safety
@@ -58,15 +60,19 @@ impl<'py> Encoder<'py> {
             t.fold,
             tz.is_some(),
         );
-        self.tzinfo(tz)
+        // SAFETY: `tz` is borrowed from `o`, which the caller holds.
+        unsafe { self.tzinfo(tz) }
     }
 
     /// The tzinfo after a time or datetime, if it has one.
-    fn tzinfo(&mut self, tz: Option<*mut ffi::PyObject>) -> R {
+    ///
+    /// # Safety
+    /// `tz` is borrowed from a time or datetime that is held for the call,
+    /// which keeps it alive (a time's tzinfo never changes).
+    unsafe fn tzinfo(&mut self, tz: Option<*mut ffi::PyObject>) -> R {
         match tz {
-            // SAFETY: the tzinfo is borrowed from the time or datetime that
-            // the caller holds, which keeps it alive.
-            Some(tz) => unsafe { self.item(tz) },
+            // SAFETY: held by its time or datetime (this function's contract).
+            Some(tz) => self.item(unsafe { Borrowed::from_ptr(tz) }),
             None => Ok(()),
         }
     }
@@ -89,8 +95,7 @@ impl<'py> Encoder<'py> {
         let (us, name) = dt::fixed_offset(tz).or_fail()?;
         w::write_tz_fixed(&mut self.out, us);
         self.nested(|e| match name {
-            // SAFETY: `name` is held by its Bound for the call.
-            Some(name) => unsafe { e.item(name.as_ptr()) },
+            Some(name) => e.item((&name).into()),
             None => {
                 w::write_none(&mut e.out);
                 Ok(())
@@ -108,8 +113,7 @@ impl<'py> Encoder<'py> {
             );
         }
         w::write_tz_zone_header(&mut self.out);
-        // SAFETY: `key` is held by its Bound for the call.
-        self.nested(|e| unsafe { e.item(key.as_ptr()) })
+        self.nested(|e| e.item((&key).into()))
     }
 }
 

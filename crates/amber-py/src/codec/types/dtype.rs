@@ -192,16 +192,12 @@ impl<'py> Encoder<'py> {
 
     /// A str dict key, written like the keys of any dict.
     fn key_name(&mut self, k: &Bound<'py, PyString>) -> R {
-        // SAFETY: `k` is a live exact str for the whole call, which is all
-        // `str` needs of the pointer.
-        unsafe { self.str(k.as_ptr(), strings::MAX_KEY_LEN, true) }
+        self.str(k.into(), strings::MAX_KEY_LEN, true)
     }
 
     /// Any live object, as an item.
     fn obj(&mut self, o: &Bound<'py, PyAny>) -> R {
-        // SAFETY: `o` is alive for the whole call (the caller holds it),
-        // which is all `item` needs of the pointer.
-        unsafe { self.item(o.as_ptr()) }
+        self.item(o.into())
     }
 
     /// `nested` for a body that returns a value.

@@ -30,77 +30,75 @@ use pyo3::prelude::*;
 use crate::codec::encode::{fail, Encoder, OrFail, R};
 use crate::codec::registry::{self, Entry, Kind};
 use crate::errors::EncodeKind;
+use crate::ffi::borrowed::Borrowed;
 use crate::typeref::datetime_api;
 
 impl<'py> Encoder<'py> {
-    /// Types outside the hot set.
-    ///
-    /// # Safety
-    /// `o` is a live object and `t` its type.
-    pub(crate) unsafe fn other(&mut self, o: *mut ffi::PyObject, t: *mut ffi::PyTypeObject) -> R {
+    /// Types outside the hot set; `o` is held for the call.
+    pub(crate) fn other(&mut self, o: Borrowed<'_>) -> R {
         self.others = self.others.wrapping_add(1);
-        // SAFETY: (for the whole function) `o` is live, as the caller
-        // guarantees, and each handler is called for objects of exactly its
-        // type; the static type objects are only compared.
+        let t = o.ob_type();
+        if t == &raw mut ffi::PyBytes_Type || t == &raw mut ffi::PyByteArray_Type {
+            return self.shared_leaf(o, |e| e.bytes_like(o));
+        }
+        if t == &raw mut ffi::PySet_Type || t == &raw mut ffi::PyFrozenSet_Type {
+            return self.set(o);
+        }
+        let api = datetime_api();
+        // SAFETY: (for the block) the handlers that read layouts are called
+        // for objects of exactly their type, held for the call; the type
+        // objects are only compared.
         unsafe {
-            if t == &raw mut ffi::PyBytes_Type {
-                return self.shared_leaf(o, |e| e.bytes_like(o, false));
-            }
-            if t == &raw mut ffi::PyByteArray_Type {
-                return self.shared_leaf(o, |e| e.bytes_like(o, true));
-            }
-            if t == &raw mut ffi::PySet_Type || t == &raw mut ffi::PyFrozenSet_Type {
-                return self.set(o, t == &raw mut ffi::PyFrozenSet_Type);
-            }
             if t == &raw mut ffi::PyComplex_Type {
-                return self.complex(o);
+                return self.complex(o.ptr());
             }
-            let api = datetime_api();
             if t == api.DateTimeType {
-                return self.nested(|e| e.datetime(o));
+                return self.nested(|e| e.datetime(o.ptr()));
             }
             if t == api.DateType {
-                return self.date(o);
+                return self.date(o.ptr());
             }
-            let py = self.py;
-            let (kind, extra) = registry::classify(py, t).or_fail()?;
-            let obj = Bound::from_borrowed_ptr(py, o);
-            match kind {
-                Kind::Time => self.nested(|e| e.time(o)),
-                Kind::TimeDelta => self.timedelta(o),
-                Kind::TimeZone => self.timezone(&obj),
-                Kind::ZoneInfo => self.zoneinfo(&obj),
-                Kind::Decimal => self.decimal(&obj),
-                Kind::Uuid => self.uuid(&obj),
-                Kind::Fraction => self.fraction(&obj),
-                Kind::OrderedDict => self.ordered_dict(o),
-                Kind::Counter => self.counter(o),
-                Kind::DefaultDict => self.defaultdict(o),
-                Kind::Deque => self.deque(o),
-                // Arrays hold no Python objects: registered once written.
-                Kind::NdArray => self.shared_leaf(o, |e| e.nested(|e| e.ndarray(o))),
-                Kind::NpScalar => self.nested(|e| e.npscalar(o)),
-                // As arrays: registered once written.
-                Kind::Table => {
-                    let kind: u8 = extra.extract().or_fail()?;
-                    self.shared_leaf(o, |e| e.nested(|e| e.table(&obj, kind)))
-                }
-                Kind::Registered => match extra.cast::<Entry>() {
-                    Ok(entry) => self.registered(o, entry),
-                    Err(_) => fail(
-                        EncodeKind::Unsupported,
-                        "the registry classified a type without its entry",
-                    ),
-                },
-                // Dates and datetimes are matched above; subclasses of them
-                // and everything else are unsupported, with the registry's
-                // reason.
-                Kind::Date | Kind::DateTime | Kind::Unsupported => {
-                    let msg: String = extra
-                        .extract()
-                        .unwrap_or_else(|_| "unsupported type".into());
-                    fail(EncodeKind::Unsupported, msg)
-                }
+        }
+        let py = self.py;
+        let (kind, extra) = registry::classify(py, t).or_fail()?;
+        let obj = o.to_bound(py);
+        match kind {
+            // SAFETY: `classify` found `o` a `datetime.time` (exactly).
+            Kind::Time => self.nested(|e| unsafe { e.time(o.ptr()) }),
+            // SAFETY: `classify` found `o` a `datetime.timedelta` (exactly).
+            Kind::TimeDelta => unsafe { self.timedelta(o.ptr()) },
+            Kind::TimeZone => self.timezone(&obj),
+            Kind::ZoneInfo => self.zoneinfo(&obj),
+            Kind::Decimal => self.decimal(&obj),
+            Kind::Uuid => self.uuid(&obj),
+            Kind::Fraction => self.fraction(&obj),
+            Kind::OrderedDict => self.ordered_dict(o),
+            Kind::Counter => self.counter(o),
+            Kind::DefaultDict => self.defaultdict(o),
+            Kind::Deque => self.deque(o),
+            // Arrays hold no Python objects: registered once written.
+            Kind::NdArray => self.shared_leaf(o, |e| e.nested(|e| e.ndarray(&obj))),
+            Kind::NpScalar => self.nested(|e| e.npscalar(&obj)),
+            // As arrays: registered once written.
+            Kind::Table => {
+                let kind: u8 = extra.extract().or_fail()?;
+                self.shared_leaf(o, |e| e.nested(|e| e.table(&obj, kind)))
+            }
+            Kind::Registered => match extra.cast::<Entry>() {
+                Ok(entry) => self.registered(o, entry),
+                Err(_) => fail(
+                    EncodeKind::Unsupported,
+                    "the registry classified a type without its entry",
+                ),
+            },
+            // Dates and datetimes are matched above; subclasses of them
+            // and everything else are unsupported, with the registry's
+            // reason.
+            Kind::Date | Kind::DateTime | Kind::Unsupported => {
+                let msg: String = extra
+                    .extract()
+                    .unwrap_or_else(|_| "unsupported type".into());
+                fail(EncodeKind::Unsupported, msg)
             }
         }
     }

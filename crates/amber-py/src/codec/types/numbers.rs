@@ -40,8 +40,7 @@ impl<'py> Encoder<'py> {
     /// A numerator or denominator, within the format's size limit.
     fn fraction_part(&mut self, part: &Bound<'py, PyAny>) -> R {
         let at = self.out.len();
-        // SAFETY: `part` is held by its Bound for the call.
-        unsafe { self.item(part.as_ptr()) }?;
+        self.item(part.into())?;
         if self.out.len() - at > f::FRACTION_PART_MAX_ITEM {
             return fail(
                 EncodeKind::Limit,

@@ -19,12 +19,9 @@ use crate::ffi::obj::Obj;
 use crate::values::numpy as np;
 
 impl<'py> Encoder<'py> {
-    /// # Safety
-    /// `o` is a live `numpy.ndarray` (exactly).
-    pub(crate) unsafe fn ndarray(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller guarantees a live array; the Bound keeps it
-        // alive while NumPy's attributes run Python code.
-        let arr = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+    /// A `numpy.ndarray`.
+    pub(crate) fn ndarray(&mut self, arr: &Bound<'py, PyAny>) -> R {
+        let (o, arr) = (arr.as_ptr(), arr.clone());
         let layout = np::layout_of(&arr).or_fail()?;
         if np::is_strings(&layout.dtype).or_fail()? {
             return self.string_array(o, &arr, &layout.dtype, &layout.shape, layout.fortran);
@@ -49,8 +46,7 @@ impl<'py> Encoder<'py> {
         };
         let flat = np::flat_bytes(&arr, layout.fortran).or_fail()?;
         let oob = if layout.nbytes >= self.opts.oob_threshold {
-            // SAFETY: `flat` is a live array held for the whole call.
-            unsafe { self.out_of_band(flat.as_ptr()) }?
+            self.out_of_band((&flat).into())?
         } else {
             None
         };
@@ -89,22 +85,18 @@ impl<'py> Encoder<'py> {
         }
         let items = np::string_items(arr, fortran).or_fail()?;
         w::write_ndarray_header(&mut self.out);
-        // SAFETY: `descr` and `items` are live objects this frame holds
-        // until the end of the call.
-        unsafe { self.item(descr.as_ptr()) }.within(|| PathSeg::Key(".dtype".into()), o)?;
+        self.item((&descr).into())
+            .within(|| PathSeg::Key(".dtype".into()), o)?;
         w::write_ndarray_items_shape(&mut self.out, shape, fortran);
-        // SAFETY: as above.
-        unsafe { self.item(items.as_ptr()) }.within(|| PathSeg::Key(".items".into()), o)?;
+        self.item((&items).into())
+            .within(|| PathSeg::Key(".items".into()), o)?;
         Ok(())
     }
 
-    /// # Safety
-    /// `o` is a live NumPy scalar (an instance of a `numpy.generic` type
-    /// defined in numpy).
-    pub(crate) unsafe fn npscalar(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller guarantees a live scalar; the Bound takes a
-        // reference of its own.
-        let s = unsafe { Bound::from_borrowed_ptr(self.py, o) };
+    /// A NumPy scalar (an instance of a `numpy.generic` type defined in
+    /// numpy).
+    pub(crate) fn npscalar(&mut self, s: &Bound<'py, PyAny>) -> R {
+        let o = s.as_ptr();
         let dtype = s.getattr(intern!(self.py, "dtype")).or_fail()?;
         if np::holds_objects(&dtype).or_fail()? {
             return objects_refused("scalars", &dtype);

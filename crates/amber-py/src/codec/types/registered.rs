@@ -12,7 +12,6 @@
 
 use amber_core::codec::writer as w;
 use pyo3::exceptions::PyValueError;
-use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -22,45 +21,29 @@ use crate::codec::decode::PyBuilder;
 use crate::codec::encode::{fail, Encoder, Memo, OrFail, R};
 use crate::codec::registry::{self, flag, Entry, Mode};
 use crate::errors::{self, DecodeKind, EncodeKind};
+use crate::ffi::borrowed::Borrowed;
 use crate::ffi::obj::Obj;
 
 impl<'py> Encoder<'py> {
     /// A registered class's instance, by the mode of its entry.
-    ///
-    /// # Safety
-    /// `o` is a live instance of the class of `entry`.
-    pub(crate) unsafe fn registered(
-        &mut self,
-        o: *mut ffi::PyObject,
-        entry: &Bound<'py, Entry>,
-    ) -> R {
+    pub(crate) fn registered(&mut self, o: Borrowed<'_>, entry: &Bound<'py, Entry>) -> R {
         let py = self.py;
         // The entry is held by its Bound: a hook that unregisters the class
         // cannot free it.
         let e = entry.get();
-        // SAFETY: `o` is alive (the caller holds it); the new reference keeps
-        // it alive while hooks and `__getstate__` run Python code.
-        let _keep = unsafe { Obj::from_borrowed(o) };
-        // SAFETY: as above; the Bound takes a reference of its own.
-        let obj = unsafe { Bound::from_borrowed_ptr(py, o) };
+        let obj = o.to_bound(py);
         match e.mode {
             Mode::Enum => {
                 w::write_enum_header(&mut self.out);
                 let value = obj.getattr(intern!(py, "_value_")).or_fail()?;
-                // SAFETY: the entry owns its name, a str; `value` is held by
-                // its Bound.
-                self.nested(|enc| unsafe {
-                    enc.str(e.name.as_ptr(), usize::MAX, true)?;
-                    enc.item(value.as_ptr())
+                self.nested(|enc| {
+                    enc.str(e.name.bind(py).into(), usize::MAX, true)?;
+                    enc.item((&value).into())
                 })
             }
-            // SAFETY: `o` is a live instance of the class of `e`, kept alive
-            // by `_keep`.
-            Mode::Dict | Mode::Slots => unsafe { self.made_first(o, &obj, e) },
-            // SAFETY: as above.
-            Mode::NamedTuple => unsafe { self.named_tuple(o, &obj, e) },
-            // SAFETY: as above.
-            Mode::Hook => unsafe { self.hooked(o, &obj, e) },
+            Mode::Dict | Mode::Slots => self.made_first(o, &obj, e),
+            Mode::NamedTuple => self.named_tuple(o, &obj, e),
+            Mode::Hook => self.hooked(o, &obj, e),
         }
     }
 
@@ -68,31 +51,22 @@ impl<'py> Encoder<'py> {
     /// set directly) or OBJECT_STATE (a None base, then the state pickle
     /// would give `__setstate__` or its BUILD). Either way the instance is
     /// made before its state, so it is registered first in identity mode.
-    unsafe fn made_first(
-        &mut self,
-        o: *mut ffi::PyObject,
-        obj: &Bound<'py, PyAny>,
-        e: &Entry,
-    ) -> R {
-        // SAFETY: `o` is live (see the module comment).
-        if let Memo::Done = unsafe { self.memo_before(o, true) } {
+    fn made_first(&mut self, o: Borrowed<'_>, obj: &Bound<'py, PyAny>, e: &Entry) -> R {
+        let py = self.py;
+        if let Memo::Done = self.memo_before(o, true) {
             return Ok(());
         }
         let state = self.state_of(obj, e)?;
         if let State::Fill(attrs) = &state {
             w::write_object_header(&mut self.out, w::ObjectForm::Fill);
-            // SAFETY: the entry owns its name, a str; `attrs` is held by its
-            // Bound while it is written.
-            return self.nested(|enc| unsafe {
-                enc.str(e.name.as_ptr(), usize::MAX, true)?;
-                enc.item(attrs.as_ptr())
+            return self.nested(|enc| {
+                enc.str(e.name.bind(py).into(), usize::MAX, true)?;
+                enc.item(attrs.into())
             });
         }
         w::write_object_header(&mut self.out, w::ObjectForm::State);
-        // SAFETY: the entry owns its name, a str; `state` holds what it
-        // refers to while it is written.
-        self.nested(|enc| unsafe {
-            enc.str(e.name.as_ptr(), usize::MAX, true)?;
+        self.nested(|enc| {
+            enc.str(e.name.bind(py).into(), usize::MAX, true)?;
             w::write_none(&mut enc.out);
             enc.write_state(&state)
         })
@@ -102,14 +76,15 @@ impl<'py> Encoder<'py> {
     /// state, OBJECT_STATE (the fields as its base, then the state). The
     /// tuple exists once its fields do, so it is registered after them (and
     /// before the state).
-    unsafe fn named_tuple(
-        &mut self,
-        o: *mut ffi::PyObject,
-        obj: &Bound<'py, PyAny>,
-        e: &Entry,
-    ) -> R {
-        // SAFETY: `o` is live (see the module comment).
-        let memo = unsafe { self.memo_before(o, false) };
+    fn named_tuple(&mut self, o: Borrowed<'_>, obj: &Bound<'py, PyAny>, e: &Entry) -> R {
+        let py = self.py;
+        let Some(t) = o.tuple() else {
+            return fail(
+                EncodeKind::Unsupported,
+                "a NAMEDTUPLE class's instance is not a tuple",
+            );
+        };
+        let memo = self.memo_before(o, false);
         if let Memo::Done = memo {
             return Ok(());
         }
@@ -121,14 +96,11 @@ impl<'py> Encoder<'py> {
             w::ObjectForm::Rebuilt
         };
         w::write_object_header(&mut self.out, form);
-        // SAFETY: the entry owns its name, a str; `o` is a live tuple (a
-        // NAMEDTUPLE class subclasses tuple), so its size and items can be
-        // read; `state` holds what it refers to while it is written.
-        self.nested(|enc| unsafe {
-            enc.str(e.name.as_ptr(), usize::MAX, true)?;
-            let n = crate::ffi::seq::tuple_len(o);
+        self.nested(|enc| {
+            enc.str(e.name.bind(py).into(), usize::MAX, true)?;
+            let n = t.len();
             w::write_tuple_header(&mut enc.out, n);
-            enc.tuple_items(o, n)?;
+            enc.tuple_items(t, n)?;
             if let Memo::Shared(at) = memo {
                 enc.memo_after_immutable(o, at);
             }
@@ -140,26 +112,23 @@ impl<'py> Encoder<'py> {
     }
 
     /// Classes with hooks: OBJECT, the state `encode(obj)` returns.
-    unsafe fn hooked(&mut self, o: *mut ffi::PyObject, obj: &Bound<'py, PyAny>, e: &Entry) -> R {
-        // SAFETY: `o` is live (see the module comment).
-        let memo = unsafe { self.memo_before(o, false) };
+    fn hooked(&mut self, o: Borrowed<'_>, obj: &Bound<'py, PyAny>, e: &Entry) -> R {
+        let py = self.py;
+        let memo = self.memo_before(o, false);
         if let Memo::Done = memo {
             return Ok(());
         }
         w::write_object_header(&mut self.out, w::ObjectForm::Rebuilt);
-        // SAFETY: the entry owns its name, a str, and its hook; the hook's
-        // result is held by its Bound while it is written.
-        self.nested(|enc| unsafe {
-            enc.str(e.name.as_ptr(), usize::MAX, true)?;
+        self.nested(|enc| {
+            enc.str(e.name.bind(py).into(), usize::MAX, true)?;
             let Some(encode) = &e.encode else {
                 return fail(EncodeKind::Unsupported, "a HOOK class has no encode hook");
             };
             let state = encode.bind(enc.py).call1((obj,)).or_fail()?;
-            enc.item(state.as_ptr())
+            enc.item((&state).into())
         })?;
         if let Memo::Shared(at) = memo {
-            // SAFETY: `o` is live, held by the caller (or `_keep`) throughout.
-            unsafe { self.memo_after_immutable(o, at) };
+            self.memo_after_immutable(o, at);
         }
         Ok(())
     }
@@ -191,16 +160,14 @@ impl<'py> Encoder<'py> {
     /// attribute or slot name, as on the object.
     fn write_state(&mut self, state: &State<'py>) -> R {
         let (dict, slots) = match state {
-            // SAFETY: `state` holds `s` for the whole call.
-            State::Custom(s) => return unsafe { self.item(s.as_ptr()) },
+            State::Custom(s) => return self.item(s.into()),
             State::Default { dict, slots } => (dict, slots),
             State::Fill(_) | State::Fields => {
                 return fail(EncodeKind::Unsupported, "no OBJECT_STATE for this state")
             }
         };
         let write_dict = |enc: &mut Self, d: &Option<Bound<'py, PyDict>>| match d {
-            // SAFETY: `state` holds `d` for the whole call.
-            Some(d) => unsafe { enc.item(d.as_ptr()) },
+            Some(d) => enc.item(d.into()),
             None => {
                 w::write_none(&mut enc.out);
                 Ok(())
@@ -212,8 +179,7 @@ impl<'py> Encoder<'py> {
                 w::write_tuple_header(&mut self.out, 2);
                 self.nested(|enc| {
                     write_dict(enc, dict)?;
-                    // SAFETY: `state` holds `s` for the whole call.
-                    unsafe { enc.item(s.as_ptr()) }
+                    enc.item(s.into())
                 })
             }
         }

@@ -34,12 +34,10 @@ impl<'py> Encoder<'py> {
                 // cannot travel as a table.
                 .or_fail_as(EncodeKind::Unsupported)?;
         w::write_arrow_header(&mut self.out, kind);
-        // SAFETY: `extras` is held by its Bound while it is written.
-        unsafe { self.item(extras.as_ptr()) }?;
+        self.item((&extras).into())?;
         let view = InputBuffer::get(&stream).or_fail()?;
         let oob = if view.bytes().len() >= self.opts.oob_threshold {
-            // SAFETY: `stream` is a live object held for the whole call.
-            unsafe { self.out_of_band(stream.as_ptr()) }?
+            self.out_of_band((&stream).into())?
         } else {
             None
         };
