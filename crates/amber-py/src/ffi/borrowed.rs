@@ -144,6 +144,17 @@ impl<'a> Borrowed<'a> {
             .then(|| unsafe { super::buffer::bytes_like_slice(self.ptr(), true) })
     }
 
+    /// The real and imaginary parts of an exact `complex`.
+    #[inline(always)]
+    pub fn exact_complex(self) -> Option<(f64, f64)> {
+        self.is_exactly(&raw mut ffi::PyComplex_Type).then(|| {
+            // SAFETY: a live exact complex, whose value is read in place
+            // (no `__complex__` to call).
+            let c = unsafe { ffi::PyComplex_AsCComplex(self.ptr()) };
+            (c.real, c.imag)
+        })
+    }
+
     /// The object as an exact `list`.
     #[inline(always)]
     pub fn exact_list(self) -> Option<List<'a>> {
@@ -207,6 +218,13 @@ impl Obj {
 /// is reported after the token is dropped, with what it names held.
 pub struct NoCode {
     _not_send: PhantomData<*mut ()>,
+}
+
+/// Dropping the token ends the stretch: what it lent is no longer
+/// reachable, so Python code may run again.
+impl Drop for NoCode {
+    #[inline(always)]
+    fn drop(&mut self) {}
 }
 
 impl NoCode {

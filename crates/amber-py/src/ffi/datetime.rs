@@ -1,7 +1,12 @@
 //! A date's, time's, datetime's or timedelta's fields read in place
-//! through the datetime C API's macros (their `PyDateTime_*` layouts).
+//! through the datetime C API's macros (their `PyDateTime_*` layouts):
+//! safely from a `Borrowed` whose type is checked (`date`, `datetime`,
+//! `time`, `delta`), or from a raw pointer whose type the caller vouches for.
 
 use pyo3::ffi;
+
+use super::borrowed::Borrowed;
+use crate::typeref::datetime_api;
 
 /// A date's fields.
 #[derive(Clone, Copy, Debug)]
@@ -111,4 +116,53 @@ pub unsafe fn delta_of(o: *mut ffi::PyObject) -> Delta {
             microseconds: ffi::PyDateTime_DELTA_GET_MICROSECONDS(o),
         }
     }
+}
+
+/// Whether `o` is an instance of `t` (or of a subclass).
+#[inline]
+fn instance(o: Borrowed<'_>, t: *mut ffi::PyTypeObject) -> bool {
+    // SAFETY: `o` is live (the `Borrowed`'s invariant) and `t` is one of the
+    // datetime module's static type objects.
+    unsafe { ffi::PyObject_TypeCheck(o.ptr(), t) != 0 }
+}
+
+/// The date of a `date` or `datetime` (or subclass); `None` for anything
+/// else.
+#[inline]
+pub fn date(o: Borrowed<'_>) -> Option<Date> {
+    // SAFETY: a live date, checked just before.
+    instance(o, datetime_api().DateType).then(|| unsafe { date_of(o.ptr()) })
+}
+
+/// The date, time and tzinfo (`None` for none) of a `datetime` (or
+/// subclass); the tzinfo is held by the datetime, which never changes.
+#[inline]
+pub fn datetime<'a>(o: Borrowed<'a>) -> Option<(Date, Time, Option<Borrowed<'a>>)> {
+    if !instance(o, datetime_api().DateTimeType) {
+        return None;
+    }
+    // SAFETY: a live datetime, checked just above.
+    let (d, (t, tz)) = unsafe { (date_of(o.ptr()), datetime_time_of(o.ptr())) };
+    // SAFETY: the tzinfo is held by the datetime for as long as it lives.
+    Some((d, t, tz.map(|p| unsafe { Borrowed::from_ptr(p) })))
+}
+
+/// The fields and tzinfo (`None` for none) of a `time` (or subclass); the
+/// tzinfo is held by the time, which never changes.
+#[inline]
+pub fn time<'a>(o: Borrowed<'a>) -> Option<(Time, Option<Borrowed<'a>>)> {
+    if !instance(o, datetime_api().TimeType) {
+        return None;
+    }
+    // SAFETY: a live time, checked just above.
+    let (t, tz) = unsafe { time_of(o.ptr()) };
+    // SAFETY: the tzinfo is held by the time for as long as it lives.
+    Some((t, tz.map(|p| unsafe { Borrowed::from_ptr(p) })))
+}
+
+/// The fields of a `timedelta` (or subclass); `None` for anything else.
+#[inline]
+pub fn delta(o: Borrowed<'_>) -> Option<Delta> {
+    // SAFETY: a live timedelta, checked just before.
+    instance(o, datetime_api().DeltaType).then(|| unsafe { delta_of(o.ptr()) })
 }

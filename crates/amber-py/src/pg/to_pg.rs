@@ -42,6 +42,7 @@ use pyo3::types::{
 };
 
 use crate::ffi::buffer::InputBuffer;
+use crate::ffi::datetime as fields;
 use crate::values::datetime as vdt;
 
 use super::column::Column;
@@ -297,8 +298,7 @@ fn numeric(o: &Bound<'_, PyAny>) -> Result<Numeric, Fail> {
 }
 
 fn date_days(o: &Bound<'_, PyAny>) -> Result<Date, Fail> {
-    // SAFETY: the callers checked that `o` is a date or datetime.
-    let d = unsafe { vdt::date_of(o.as_ptr()) };
+    let d = fields::date(o.as_any().into()).ok_or(Fail::Mismatch)?;
     let days = dt::ymd_to_days(i32::from(d.year), u32::from(d.month), u32::from(d.day))
         .ok_or_else(|| invalid("date fields do not make a date".into()))?;
     Ok(Date::Days(days))
@@ -333,8 +333,9 @@ fn utc_offset(o: &Bound<'_, PyAny>, tz: &Bound<'_, PyAny>, ctx: &mut Ctx) -> Res
     let delta = delta
         .cast::<PyDelta>()
         .map_err(|_| invalid("utcoffset() did not return a timedelta".into()))?;
-    // SAFETY: `delta` is a live timedelta.
-    let off = unsafe { vdt::delta_of(delta.as_ptr()) }.total_microseconds();
+    let off = fields::delta(delta.as_any().into())
+        .ok_or(Fail::Mismatch)?
+        .total_microseconds();
     if fixed {
         ctx.last_zone = Some((tz.as_ptr() as usize, off));
     }
@@ -343,9 +344,7 @@ fn utc_offset(o: &Bound<'_, PyAny>, tz: &Bound<'_, PyAny>, ctx: &mut Ctx) -> Res
 
 fn timestamp(o: &Bound<'_, PyAny>, tz: bool, ctx: &mut Ctx) -> Result<Timestamp, Fail> {
     let dt_ = o.cast::<PyDateTime>().map_err(|_| Fail::Mismatch)?;
-    // SAFETY: `o` is a live datetime.
-    let (d, (time, zone)) =
-        unsafe { (vdt::date_of(o.as_ptr()), vdt::datetime_time_of(o.as_ptr())) };
+    let (d, time, zone) = fields::datetime(o.as_any().into()).ok_or(Fail::Mismatch)?;
     let zone = match zone {
         Some(_) => dt_.get_tzinfo(),
         None => None,
@@ -609,8 +608,7 @@ pub fn scalar(out: &mut Vec<u8>, s: Scalar, o: &Bound<'_, PyAny>, ctx: &mut Ctx)
             if !o.is_instance_of::<PyDate>() || o.is_instance_of::<PyDateTime>() {
                 return Err(Fail::Mismatch);
             }
-            // SAFETY: `o` is a live date.
-            let d = unsafe { vdt::date_of(o.as_ptr()) };
+            let d = fields::date(o.as_any().into()).ok_or(Fail::Mismatch)?;
             let v = if is_date_max(d) {
                 Date::Infinity
             } else if is_date_min(d) {
@@ -627,9 +625,8 @@ pub fn scalar(out: &mut Vec<u8>, s: Scalar, o: &Bound<'_, PyAny>, ctx: &mut Ctx)
         }
         Scalar::Time | Scalar::TimeTz => {
             let tm = o.cast::<PyTime>().map_err(|_| Fail::Mismatch)?;
-            // SAFETY: `o` is a live time.
-            let (fields, zone) = unsafe { vdt::time_of(o.as_ptr()) };
-            let micros = time_micros(fields);
+            let (time, zone) = fields::time(o.as_any().into()).ok_or(Fail::Mismatch)?;
+            let micros = time_micros(time);
             match (s, zone) {
                 (Scalar::Time, None) => dt::encode_time(out, micros)?,
                 (Scalar::Time, Some(_)) => {
@@ -664,8 +661,7 @@ pub fn scalar(out: &mut Vec<u8>, s: Scalar, o: &Bound<'_, PyAny>, ctx: &mut Ctx)
             if !o.is_instance_of::<PyDelta>() {
                 return Err(Fail::Mismatch);
             }
-            // SAFETY: `o` is a live timedelta.
-            let d = unsafe { vdt::delta_of(o.as_ptr()) };
+            let d = fields::delta(o.as_any().into()).ok_or(Fail::Mismatch)?;
             dt::encode_interval(
                 out,
                 Interval {

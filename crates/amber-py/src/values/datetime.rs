@@ -3,7 +3,7 @@
 //! constructors), fixed-offset timezones as microseconds and a name, and
 //! zoneinfo keys checked before `ZoneInfo` may import anything.
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -12,7 +12,7 @@ use pyo3::types::{PyDelta, PyFrozenSet, PyString, PyTuple};
 
 use crate::typeref::{self, datetime_api};
 
-pub use crate::ffi::datetime::{date_of, datetime_time_of, delta_of, time_of, Date, Delta, Time};
+pub use crate::ffi::datetime::{Date, Delta, Time};
 
 /// A fixed-offset `datetime.timezone` as pickle sees it: its offset in
 /// microseconds and its name, if it was given one.
@@ -21,8 +21,9 @@ pub fn fixed_offset<'py>(tz: &Bound<'py, PyAny>) -> PyResult<(i64, Option<Bound<
     let args = args.cast::<PyTuple>()?;
     let offset = args.get_item(0)?;
     let offset = offset.cast::<PyDelta>()?;
-    // SAFETY: `offset` is a live timedelta, held by its Bound.
-    let us = unsafe { delta_of(offset.as_ptr()) }.total_microseconds();
+    let us = crate::ffi::datetime::delta(offset.as_any().into())
+        .ok_or_else(|| PyTypeError::new_err("a timezone's offset is not a timedelta"))?
+        .total_microseconds();
     Ok((us, args.get_item(1).ok()))
 }
 

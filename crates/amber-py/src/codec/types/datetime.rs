@@ -5,31 +5,31 @@
 
 use amber_core::codec::build::DateTimeParts;
 use amber_core::codec::writer as w;
-use pyo3::ffi;
 use pyo3::prelude::*;
 
 use crate::codec::decode::PyBuilder;
 use crate::codec::encode::{fail, Encoder, OrFail, R};
 use crate::errors::{self, DecodeKind, EncodeKind};
 use crate::ffi::borrowed::Borrowed;
+use crate::ffi::datetime as fields;
 use crate::ffi::obj::Obj;
 use crate::values::datetime::{self as dt, Date, Delta, Time};
 
 impl<'py> Encoder<'py> {
-    /// # Safety
-    /// `o` is a live `datetime.date` (exactly).
-    pub(crate) unsafe fn date(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller guarantees a live date.
-        let d = unsafe { dt::date_of(o) };
+    /// A `datetime.date`.
+    pub(crate) fn date(&mut self, o: Borrowed<'_>) -> R {
+        let Some(d) = fields::date(o) else {
+            return fail(EncodeKind::Unsupported, "not a date");
+        };
         w::write_date(&mut self.out, d.year, d.month, d.day);
         Ok(())
     }
 
-    /// # Safety
-    /// `o` is a live `datetime.datetime` (exactly).
-    pub(crate) unsafe fn datetime(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller guarantees a live datetime.
-        let (d, (t, tz)) = unsafe { (dt::date_of(o), dt::datetime_time_of(o)) };
+    /// A `datetime.datetime`, then its tzinfo.
+    pub(crate) fn datetime(&mut self, o: Borrowed<'_>) -> R {
+        let Some((d, t, tz)) = fields::datetime(o) else {
+            return fail(EncodeKind::Unsupported, "not a datetime");
+        };
         w::write_datetime(
             &mut self.out,
             d.year,
@@ -42,15 +42,14 @@ impl<'py> Encoder<'py> {
             t.fold,
             tz.is_some(),
         );
-        // SAFETY: `tz` is borrowed from `o`, which the caller holds.
-        unsafe { self.tzinfo(tz) }
+        self.tzinfo(tz)
     }
 
-    /// # Safety
-    /// `o` is a live `datetime.time` (exactly).
-    pub(crate) unsafe fn time(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller guarantees a live time.
-        let (t, tz) = unsafe { dt::time_of(o) };
+    /// A `datetime.time`, then its tzinfo.
+    pub(crate) fn time(&mut self, o: Borrowed<'_>) -> R {
+        let Some((t, tz)) = fields::time(o) else {
+            return fail(EncodeKind::Unsupported, "not a time");
+        };
         w::write_time(
             &mut self.out,
             t.hour,
@@ -60,28 +59,22 @@ impl<'py> Encoder<'py> {
             t.fold,
             tz.is_some(),
         );
-        // SAFETY: `tz` is borrowed from `o`, which the caller holds.
-        unsafe { self.tzinfo(tz) }
+        self.tzinfo(tz)
     }
 
     /// The tzinfo after a time or datetime, if it has one.
-    ///
-    /// # Safety
-    /// `tz` is borrowed from a time or datetime that is held for the call,
-    /// which keeps it alive (a time's tzinfo never changes).
-    unsafe fn tzinfo(&mut self, tz: Option<*mut ffi::PyObject>) -> R {
+    fn tzinfo(&mut self, tz: Option<Borrowed<'_>>) -> R {
         match tz {
-            // SAFETY: held by its time or datetime (this function's contract).
-            Some(tz) => self.item(unsafe { Borrowed::from_ptr(tz) }),
+            Some(tz) => self.item(tz),
             None => Ok(()),
         }
     }
 
-    /// # Safety
-    /// `o` is a live `datetime.timedelta` (exactly).
-    pub(crate) unsafe fn timedelta(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller guarantees a live timedelta.
-        let d = unsafe { dt::delta_of(o) };
+    /// A `datetime.timedelta`.
+    pub(crate) fn timedelta(&mut self, o: Borrowed<'_>) -> R {
+        let Some(d) = fields::delta(o) else {
+            return fail(EncodeKind::Unsupported, "not a timedelta");
+        };
         w::write_timedelta(&mut self.out, d.days, d.seconds, d.microseconds);
         Ok(())
     }

@@ -45,28 +45,21 @@ impl<'py> Encoder<'py> {
             return self.set(o);
         }
         let api = datetime_api();
-        // SAFETY: (for the block) the handlers that read layouts are called
-        // for objects of exactly their type, held for the call; the type
-        // objects are only compared.
-        unsafe {
-            if t == &raw mut ffi::PyComplex_Type {
-                return self.complex(o.ptr());
-            }
-            if t == api.DateTimeType {
-                return self.nested(|e| e.datetime(o.ptr()));
-            }
-            if t == api.DateType {
-                return self.date(o.ptr());
-            }
+        if t == &raw mut ffi::PyComplex_Type {
+            return self.complex(o);
+        }
+        if t == api.DateTimeType {
+            return self.nested(|e| e.datetime(o));
+        }
+        if t == api.DateType {
+            return self.date(o);
         }
         let py = self.py;
         let (kind, extra) = registry::classify(py, t).or_fail()?;
         let obj = o.to_bound(py);
         match kind {
-            // SAFETY: `classify` found `o` a `datetime.time` (exactly).
-            Kind::Time => self.nested(|e| unsafe { e.time(o.ptr()) }),
-            // SAFETY: `classify` found `o` a `datetime.timedelta` (exactly).
-            Kind::TimeDelta => unsafe { self.timedelta(o.ptr()) },
+            Kind::Time => self.nested(|e| e.time(o)),
+            Kind::TimeDelta => self.timedelta(o),
             Kind::TimeZone => self.timezone(&obj),
             Kind::ZoneInfo => self.zoneinfo(&obj),
             Kind::Decimal => self.decimal(&obj),

@@ -14,6 +14,7 @@ use pyo3::types::PyInt;
 use crate::codec::decode::PyBuilder;
 use crate::codec::encode::{fail, Encoder, OrFail, R};
 use crate::errors::EncodeKind;
+use crate::ffi::borrowed::Borrowed;
 use crate::ffi::obj::Obj;
 use crate::typeref;
 use crate::values::decimal;
@@ -60,12 +61,12 @@ impl<'py> Encoder<'py> {
         Ok(())
     }
 
-    /// # Safety
-    /// `o` is a live `complex` (exactly).
-    pub(crate) unsafe fn complex(&mut self, o: *mut ffi::PyObject) -> R {
-        // SAFETY: the caller guarantees a live complex, whose value is read.
-        let c = unsafe { ffi::PyComplex_AsCComplex(o) };
-        w::write_complex(&mut self.out, c.real, c.imag);
+    /// A `complex` (exactly).
+    pub(crate) fn complex(&mut self, o: Borrowed<'_>) -> R {
+        let Some((real, imag)) = o.exact_complex() else {
+            return fail(EncodeKind::Unsupported, "not a complex");
+        };
+        w::write_complex(&mut self.out, real, imag);
         Ok(())
     }
 }

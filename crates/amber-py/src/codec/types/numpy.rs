@@ -108,7 +108,7 @@ impl<'py> Encoder<'py> {
             .or_fail()?
             .extract()
             .or_fail()?;
-        let raw = np::scalar_bytes(&s, itemsize).or_fail()?;
+        let raw = np::scalar_bytes(s, itemsize).or_fail()?;
         let raw = raw.as_bytes();
         if raw.len() != itemsize {
             return fail(
