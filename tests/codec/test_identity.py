@@ -256,3 +256,41 @@ def test_tuples_of_atoms_are_left_to_the_gc_as_cpython_would() -> None:
     del t, node
     gc.collect()
     assert alive() is None
+
+
+UNSHARED: dict[str, Any] = {
+    "list": lambda: [1, "a"],
+    "dict": lambda: {"a": 1},
+    "tuple": lambda: (2, [3]),
+    "set": lambda: {1, 2},
+    "frozenset": lambda: frozenset({4}),
+    "bytearray": lambda: bytearray(b"y"),
+    "nested": lambda: [[[1]], {"k": [2, (3, [4])]}],
+}
+WRAPS: dict[str, Any] = {
+    "top": lambda v: v,
+    "in-list": lambda v: [v],
+    "in-dict": lambda v: {"k": v},
+    "in-tuple": lambda v: (v,),
+}
+
+
+@pytest.mark.parametrize("wrap", WRAPS.values(), ids=list(WRAPS))
+@pytest.mark.parametrize("make", UNSHARED.values(), ids=list(UNSHARED))
+def test_a_container_met_once_gets_no_share_marker(make: Any, wrap: Any) -> None:
+    # The walk holds each container it enters; that reference is not one that shares it.
+    plain = amber.dumps(wrap(make()))
+    shared = amber.dumps(wrap(make()), identity=True)
+    assert len(shared) == len(plain)
+    assert amber.loads(shared) == amber.loads(plain)
+
+
+@pytest.mark.parametrize("wrap", WRAPS.values(), ids=list(WRAPS))
+def test_a_container_met_twice_in_one_list_is_shared(wrap: Any) -> None:
+    inner = [1, 2]
+    out = amber.loads(amber.dumps(wrap([inner, {"k": inner}, (inner,)]), identity=True))
+    if isinstance(out, dict):
+        out = out["k"]
+    elif len(out) == 1:
+        out = out[0]
+    assert out[0] is out[1]["k"] is out[2][0]

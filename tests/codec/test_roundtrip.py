@@ -90,3 +90,19 @@ def test_hypothesis_round_trip(value: Any) -> None:
 @given(values)
 def test_hypothesis_round_trip_identity_mode(value: Any) -> None:
     assert_exact(amber.loads(amber.dumps(value, identity=True)), value)
+
+
+@pytest.mark.parametrize("identity", [False, True])
+def test_ints_beyond_64_bits_inside_every_container(identity: bool) -> None:
+    big = [2**64, -(2**70), 2**63, -(2**63) - 1, 10**40]
+    value = [
+        big,
+        tuple(big),
+        {f"k{i}": b for i, b in enumerate(big)},
+        {b: i for i, b in enumerate(big)},
+        set(big),
+        [[b] for b in big],
+    ]
+    out = amber.loads(amber.dumps(value, identity=identity))
+    assert out == value
+    assert [type(x) for x in out[0]] == [int] * len(big)

@@ -41,6 +41,9 @@ pub unsafe fn small_int(o: *mut ffi::PyObject) -> Option<i64> {
 
 /// Python 3.12+: `long_value.lv_tag` holds the digit count (above 3 bits)
 /// and the sign (low 2 bits: 0 positive, 1 zero, 2 negative).
+///
+/// # Safety
+/// `o` must be a live exact `int`.
 #[cfg(Py_3_12)]
 #[inline(always)]
 unsafe fn layout(o: *mut ffi::PyObject) -> (i64, usize, *const u32) {
@@ -55,6 +58,9 @@ unsafe fn layout(o: *mut ffi::PyObject) -> (i64, usize, *const u32) {
 }
 
 /// Python 3.10 and 3.11: `ob_size` is the signed digit count.
+///
+/// # Safety
+/// `o` must be a live exact `int`.
 #[cfg(not(Py_3_12))]
 #[inline(always)]
 unsafe fn layout(o: *mut ffi::PyObject) -> (i64, usize, *const u32) {

@@ -4,10 +4,12 @@
 //! on the exact type pointer; everything else goes through a per-type cache
 //! filled by `amber._registry.classify` (see `codec/types/`).
 //!
-//! Ownership rule: a handler that can (transitively) run Python code holds a
-//! strong reference to its object, so Python code that mutates the graph
-//! cannot free what the walker is standing on. Containers check afterwards
-//! that their size did not change.
+//! Ownership rule: every object is a `Borrowed` (`ffi::borrowed`), held by
+//! its owner for the call. Atoms run no Python code, so a list or dict walk
+//! lends them its items under a `NoCode` token; anything else it holds
+//! first (`compound` takes that reference), so Python code that mutates the
+//! graph cannot free what the walker is standing on. Containers check
+//! afterwards that their size did not change.
 //!
 //! This file holds the options, the encoder's state and the entry point;
 //! `walk.rs` dispatches each item; `atoms.rs` and `containers.rs` write

@@ -6,9 +6,9 @@
 //!
 //! Every state object Python code returns (`__getstate__()`, an encode
 //! hook's result) is held by a `Bound` until it is written, and the object
-//! itself by the caller's strong reference. The functions taking `o` need it
-//! to be a live instance of the class of `e`, which the caller keeps alive
-//! (`registered` holds a reference), and `obj` to be the same object.
+//! itself by the reference `compound` was given for it. The functions
+//! taking `o` (a `Borrowed`, so held) and `obj` are given the same object,
+//! an instance of the class of `e`.
 
 use amber_core::codec::writer as w;
 use pyo3::exceptions::PyValueError;
