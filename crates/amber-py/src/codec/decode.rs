@@ -62,15 +62,11 @@ impl<'py, 'a> PyBuilder<'py, 'a> {
     }
 
     pub(crate) fn bound(&self, o: &Obj) -> Bound<'py, PyAny> {
-        // SAFETY: an `Obj` owns a reference to a live object; the Bound
-        // takes one of its own, with the GIL held (`self.py`).
-        unsafe { Bound::from_borrowed_ptr(self.py, o.ptr()) }
+        o.bind(self.py)
     }
 
     pub(crate) fn obj(&self, b: Bound<'py, PyAny>) -> Obj {
-        // SAFETY: `into_ptr` hands over the Bound's owned, non-null
-        // reference.
-        unsafe { Obj::from_owned(b.into_ptr()).unwrap_unchecked() }
+        Obj::from_bound(b)
     }
 
     /// The `i`-th out-of-band buffer.
@@ -117,32 +113,26 @@ impl<'py> Build for PyBuilder<'py, '_> {
 
     #[inline(always)]
     fn none(&mut self) -> PyResult<Obj> {
-        // SAFETY: None is immortal, and the GIL is held while decoding.
-        Ok(unsafe { Obj::from_borrowed(ffi::Py_None()) })
+        Ok(Obj::none(self.py))
     }
 
     #[inline(always)]
     fn bool(&mut self, v: bool) -> PyResult<Obj> {
-        // SAFETY: True and False are immortal; the GIL is held.
-        Ok(unsafe { Obj::from_borrowed(if v { ffi::Py_True() } else { ffi::Py_False() }) })
+        Ok(Obj::bool(self.py, v))
     }
 
     #[inline(always)]
     fn int(&mut self, v: i64) -> PyResult<Obj> {
-        // SAFETY: the constructor returns a new reference or NULL.
-        unsafe { self.own(ffi::PyLong_FromLongLong(v)) }
+        Obj::int(self.py, v)
     }
 
     fn bigint(&mut self, le: &[u8]) -> PyResult<Obj> {
-        // SAFETY: `le` is valid for its length; the constructor returns a new
-        // reference or NULL.
-        unsafe { self.own(crate::ffi::long::from_le_bytes(le)) }
+        Obj::int_from_le_bytes(self.py, le)
     }
 
     #[inline(always)]
     fn float(&mut self, v: f64) -> PyResult<Obj> {
-        // SAFETY: the constructor returns a new reference or NULL.
-        unsafe { self.own(ffi::PyFloat_FromDouble(v)) }
+        Obj::float(self.py, v)
     }
 
     fn complex(&mut self, re: f64, im: f64) -> PyResult<Obj> {

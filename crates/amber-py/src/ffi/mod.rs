@@ -13,8 +13,10 @@
 //!   `buffer`.
 //! - `seq`: a list's or tuple's length and items (`PyList_GET_ITEM`, a
 //!   list's `ob_item` array), and filling a new one.
-//! - `obj`: `Obj` owns one reference (incref on clone, decref on drop);
-//!   `prefetch` only hints the cache and never dereferences.
+//! - `obj`: `Obj` owns one reference (incref on clone, decref on drop), and
+//!   makes `None`, bools, ints and floats (their constructors' results) and
+//!   converts to and from `Bound`; `prefetch` only hints the cache and never
+//!   dereferences.
 //! - `dict`: a dict's `ma_used` (all versions), and on 3.11 to 3.15 (not
 //!   free-threaded) its entry table through `struct _dictkeysobject` from
 //!   `Include/internal/pycore_dict.h`, identical in those versions; on 3.11
@@ -27,7 +29,8 @@
 //! - `buffer`: the buffer protocol (`PyObject_GetBuffer`, released on drop)
 //!   and the bytes of `bytes` and `bytearray` objects in place.
 //! - `datetime`: the fields of dates, times, datetimes and timedeltas
-//!   (the C API's `PyDateTime_GET_*` macros).
+//!   (the C API's `PyDateTime_GET_*` macros), read safely from a `Borrowed`
+//!   whose type is checked first.
 //! - `gc`: `PyGC_Disable`/`PyGC_Enable`, and untracking tuples whose
 //!   items cannot be in a cycle (`PyObject_GC_UnTrack`).
 //! - `text`: the characters of a compact ASCII `str` read in place (its

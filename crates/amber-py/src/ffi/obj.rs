@@ -51,6 +51,73 @@ impl Obj {
     }
 }
 
+/// New objects and conversions, with the GIL proven by a `Python` token or
+/// a `Bound`.
+impl Obj {
+    /// A constructor's result: a new reference, or NULL with an exception
+    /// set (taken as the error).
+    ///
+    /// # Safety
+    /// `p` is what a CPython constructor returned, on this thread.
+    #[inline(always)]
+    unsafe fn made(py: pyo3::Python<'_>, p: *mut ffi::PyObject) -> pyo3::PyResult<Obj> {
+        // SAFETY: `p` is a new reference or NULL (the caller's contract).
+        unsafe { Obj::from_owned(p) }.ok_or_else(|| pyo3::PyErr::fetch(py))
+    }
+
+    /// A new reference to `None`.
+    #[inline(always)]
+    pub fn none(_py: pyo3::Python<'_>) -> Obj {
+        // SAFETY: None lives as long as the interpreter; the token proves
+        // the GIL is held.
+        unsafe { Obj::from_borrowed(ffi::Py_None()) }
+    }
+
+    /// A new reference to `True` or `False`.
+    #[inline(always)]
+    pub fn bool(_py: pyo3::Python<'_>, v: bool) -> Obj {
+        // SAFETY: as `none`, for the bools.
+        unsafe { Obj::from_borrowed(if v { ffi::Py_True() } else { ffi::Py_False() }) }
+    }
+
+    /// A new `int`.
+    #[inline(always)]
+    pub fn int(py: pyo3::Python<'_>, v: i64) -> pyo3::PyResult<Obj> {
+        // SAFETY: the GIL is held (the token); the constructor's result.
+        unsafe { Obj::made(py, ffi::PyLong_FromLongLong(v)) }
+    }
+
+    /// A new `int` from two's-complement little-endian bytes.
+    #[inline]
+    pub fn int_from_le_bytes(py: pyo3::Python<'_>, le: &[u8]) -> pyo3::PyResult<Obj> {
+        // SAFETY: the GIL is held (the token); the constructor's result.
+        unsafe { Obj::made(py, super::long::from_le_bytes(le)) }
+    }
+
+    /// A new `float`.
+    #[inline(always)]
+    pub fn float(py: pyo3::Python<'_>, v: f64) -> pyo3::PyResult<Obj> {
+        // SAFETY: the GIL is held (the token); the constructor's result.
+        unsafe { Obj::made(py, ffi::PyFloat_FromDouble(v)) }
+    }
+
+    /// The reference a `Bound` owned.
+    #[inline(always)]
+    pub fn from_bound(b: pyo3::Bound<'_, pyo3::PyAny>) -> Obj {
+        // SAFETY: `into_ptr` hands over the Bound's owned, non-null
+        // reference.
+        Obj(unsafe { NonNull::new_unchecked(b.into_ptr()) })
+    }
+
+    /// The object as a `Bound`, which takes a reference of its own.
+    #[inline(always)]
+    pub fn bind<'py>(&self, py: pyo3::Python<'py>) -> pyo3::Bound<'py, pyo3::PyAny> {
+        // SAFETY: `self` owns a reference to a live object; the token proves
+        // the GIL is held.
+        unsafe { pyo3::Bound::from_borrowed_ptr(py, self.ptr()) }
+    }
+}
+
 impl Clone for Obj {
     #[inline(always)]
     fn clone(&self) -> Obj {
