@@ -16,7 +16,7 @@ use std::cmp::Ordering;
 
 use crate::bytes::varint;
 use crate::proto::runtime::error::{EncodeError, EncodeKind};
-use crate::proto::runtime::plan::{tag_bytes, EncodePlans, Op};
+use crate::proto::runtime::plan::{tag_bytes, EncodePlans, Op, Step};
 use crate::proto::runtime::revbuf::RevBuf;
 use crate::proto::runtime::scalar::{is_zero, Scalar};
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
@@ -110,16 +110,12 @@ fn run<'m, S: MessageSource<'m>>(
     opts: EncodeOptions,
     buf: &mut Vec<u8>,
 ) -> Res<usize, S::Err> {
-    let head = buf.len();
     let mut e = Encoder {
         t: tables,
         plans,
         src,
         opts,
-        out: RevBuf {
-            buf: std::mem::take(buf),
-            head,
-        },
+        out: RevBuf::new(std::mem::take(buf)),
     };
     let done = crate::bytes::stack::enter(
         || e.message(ty, m, 0),
@@ -130,22 +126,23 @@ fn run<'m, S: MessageSource<'m>>(
             )))
         },
     );
-    *buf = e.out.buf;
+    let (b, head) = e.out.into_parts();
+    *buf = b;
     match done {
         // A length prefix or a parser's size field says at most 2 GiB - 1
         // (protobuf's limit): a message longer than that is refused, not
         // written for no reader.
-        Ok(()) if buf.len() - e.out.head > MAX_SIZE => {
+        Ok(()) if buf.len() - head > MAX_SIZE => {
             Err(EncodeFailure::Encode(Box::new(EncodeError {
                 kind: EncodeKind::Limit,
                 message: format!(
                     "the message is {} bytes long, over protobuf's limit of 2 GiB",
-                    buf.len() - e.out.head
+                    buf.len() - head
                 ),
                 path: "$".into(),
             })))
         }
-        Ok(()) => Ok(e.out.head),
+        Ok(()) => Ok(head),
         Err(EncodeFailure::Encode(mut err)) => {
             err.path.insert(0, '$');
             Err(EncodeFailure::Encode(err))
@@ -209,7 +206,9 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         }
         let t = self.t;
         let unknown = self.src.unknown(m).map_err(EncodeFailure::Source)?;
-        self.put(unknown);
+        if !unknown.is_empty() {
+            self.put(unknown);
+        }
         let fields = &t.messages[ty as usize].fields;
         let Some(plans) = self.plans else {
             for f in fields.iter().rev() {
@@ -221,6 +220,10 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             let pos = st.field as usize;
             let held = match st.op {
                 Op::General => Held::Other,
+                Op::Message => {
+                    self.planned_message(m, &fields[pos], st, depth)?;
+                    continue;
+                }
                 _ => self
                     .src
                     .held(m, pos, st.kind)
@@ -230,26 +233,30 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                 (Held::Unset, _) => {}
                 (Held::Text(b), Op::Text) => {
                     if st.presence || !b.is_empty() {
-                        self.put(b);
-                        self.put_varint(b.len() as u64);
-                        self.out.put_tag(st.tag, st.tag_len);
+                        self.out.put_text_field(b, st.tag, st.tag_len);
                     }
                 }
                 (Held::Bits(b), op) if op != Op::Text => {
                     // Every packable kind's zero has the bits 0 (and -0.0
                     // is not zero, as `is_zero` says).
                     if st.presence || b != 0 {
+                        let (tag, n) = (st.tag, st.tag_len);
                         match op {
-                            Op::Varint => self.put_varint(b),
-                            Op::Bool => self.put_varint((b != 0) as u64),
-                            Op::Sint32 => {
-                                self.put_varint(varint::zigzag(b as i32 as i64) & 0xFFFF_FFFF)
+                            Op::Varint => self.out.put_varint_field(b, tag, n),
+                            Op::Bool => self.out.put_varint_field((b != 0) as u64, tag, n),
+                            Op::Sint32 => self.out.put_varint_field(
+                                varint::zigzag(b as i32 as i64) & 0xFFFF_FFFF,
+                                tag,
+                                n,
+                            ),
+                            Op::Sint64 => {
+                                self.out.put_varint_field(varint::zigzag(b as i64), tag, n)
                             }
-                            Op::Sint64 => self.put_varint(varint::zigzag(b as i64)),
-                            Op::Fixed32 => self.put(&(b as u32).to_le_bytes()),
-                            _ => self.put(&b.to_le_bytes()),
+                            Op::Fixed32 => {
+                                self.out.put_fixed_field((b as u32).to_le_bytes(), tag, n)
+                            }
+                            _ => self.out.put_fixed_field(b.to_le_bytes(), tag, n),
                         }
-                        self.out.put_tag(st.tag, st.tag_len);
                     }
                 }
                 _ => {
@@ -259,6 +266,36 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             }
         }
         Ok(())
+    }
+
+    /// A singular, length-prefixed message field `f` of `m` (plan step
+    /// `st`, [`Op::Message`]): its value written with the step's tag.
+    #[inline(always)]
+    fn planned_message(
+        &mut self,
+        m: S::Msg,
+        f: &FieldInfo,
+        st: &Step,
+        depth: usize,
+    ) -> Res<(), S::Err> {
+        match self.src.singular(m, f).map_err(EncodeFailure::Source)? {
+            None => Ok(()),
+            Some(SrcValue::Message(sub)) => {
+                let Kind::Message(ty) = f.kind else {
+                    return self.field(m, f, depth);
+                };
+                let mark = self.out.len();
+                let r = self.nested(ty, sub, depth + 1);
+                if let Err(e) = r {
+                    return Err(locate(e, f, None));
+                }
+                self.out
+                    .put_varint_field((self.out.len() - mark) as u64, st.tag, st.tag_len);
+                Ok(())
+            }
+            // (A scalar in a message field: `field` reports it.)
+            Some(SrcValue::Scalar(_)) => self.field(m, f, depth),
+        }
     }
 
     /// Field `f` of message `m`, through its `FieldInfo`.
@@ -334,9 +371,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                 let (tag, tag_len) = tag_bytes(f.number, LEN);
                 for i in (0..n).rev() {
                     if let Some(b) = texts.as_ref().and_then(|t| t.text(i)) {
-                        self.put(b);
-                        self.put_varint(b.len() as u64);
-                        self.out.put_tag(tag, tag_len);
+                        self.out.put_text_field(b, tag, tag_len);
                         continue;
                     }
                     if texts.is_none() && matches!(f.kind, Kind::String | Kind::Bytes) {
@@ -359,20 +394,52 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
     /// Write the part of a map entry that field `ef` of the entry type is
     /// (the key, 1, or the value, 2) when the source's view has it as bits
     /// or bytes; false when it does not (nothing written).
+    /// `tag` is the part's tag as `tag_bytes` makes it.
     #[inline(always)]
-    fn plain_part(&mut self, view: &S::Entries, i: usize, ef: &FieldInfo) -> bool {
+    fn plain_part(
+        &mut self,
+        view: &S::Entries,
+        i: usize,
+        ef: &FieldInfo,
+        (tag, tag_len): (u64, u8),
+    ) -> bool {
         let (num, kind) = (ef.number, ef.kind);
         match view.part(i, num, kind) {
             Some(Plain::Bits(b)) if kind.packable() => {
-                self.number(kind, b);
-                self.put_tag(num, kind.wire_type());
+                self.number_field(kind, b, tag, tag_len);
                 true
             }
             Some(Plain::Text(b)) if matches!(kind, Kind::String | Kind::Bytes) => {
-                self.put_text(num, b);
+                self.out.put_text_field(b, tag, tag_len);
                 true
             }
             _ => false,
+        }
+    }
+
+    /// One value of a packable kind, from its bits ([`Scalar::bits`]),
+    /// with its tag as `tag_bytes` makes it (written in front of the
+    /// value, as [`number`](Self::number) then a tag).
+    #[inline(always)]
+    fn number_field(&mut self, kind: Kind, b: u64, tag: u64, tag_len: u8) {
+        let out = &mut self.out;
+        match kind {
+            Kind::Int32 | Kind::Int64 | Kind::Enum(_) | Kind::Uint32 | Kind::Uint64 => {
+                out.put_varint_field(b, tag, tag_len)
+            }
+            Kind::Bool => out.put_varint_field((b != 0) as u64, tag, tag_len),
+            Kind::Sint32 => {
+                out.put_varint_field(varint::zigzag(b as i32 as i64) & 0xFFFF_FFFF, tag, tag_len)
+            }
+            Kind::Sint64 => out.put_varint_field(varint::zigzag(b as i64), tag, tag_len),
+            Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => {
+                out.put_fixed_field((b as u32).to_le_bytes(), tag, tag_len)
+            }
+            Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => {
+                out.put_fixed_field(b.to_le_bytes(), tag, tag_len)
+            }
+            // Asked for numbers of packable kinds only.
+            Kind::String | Kind::Bytes | Kind::Message(_) => {}
         }
     }
 
@@ -429,8 +496,8 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         } else {
             let mark = self.out.len();
             self.nested(ty, sub, sub_depth)?;
-            self.put_varint((self.out.len() - mark) as u64);
-            self.put_tag(num, LEN);
+            let key = ((num as u64) << 3) | LEN as u64;
+            self.out.put_varints((self.out.len() - mark) as u64, key);
         }
         Ok(())
     }
@@ -502,8 +569,10 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             Kind::Message(_) => None,
             _ => self.src.entries(m, f).map_err(EncodeFailure::Source)?,
         };
-        // The entries' tag, made once for the map.
+        // The entries' tag and their parts', made once for the map.
         let (tag, tag_len) = tag_bytes(f.number, LEN);
+        let ktag = tag_bytes(kf.number, kf.kind.wire_type());
+        let vtag = tag_bytes(vf.number, vf.kind.wire_type());
         for j in (0..n).rev() {
             let i = match &order {
                 Some(order) => order[j],
@@ -511,9 +580,9 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             };
             let mark = self.out.len();
             if let Some(view) = &view {
-                if self.plain_part(view, i, vf) && self.plain_part(view, i, kf) {
-                    self.put_varint((self.out.len() - mark) as u64);
-                    self.out.put_tag(tag, tag_len);
+                if self.plain_part(view, i, vf, vtag) && self.plain_part(view, i, kf, ktag) {
+                    self.out
+                        .put_varint_field((self.out.len() - mark) as u64, tag, tag_len);
                     continue;
                 }
                 // Not both at hand: drop what was written, and take the entry.
@@ -527,8 +596,8 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             if let Err(e) = r {
                 return Err(locate(e, f, Some(i)));
             }
-            self.put_varint((self.out.len() - mark) as u64);
-            self.out.put_tag(tag, tag_len);
+            self.out
+                .put_varint_field((self.out.len() - mark) as u64, tag, tag_len);
         }
         Ok(())
     }
@@ -548,8 +617,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
         } else {
             let (tag, tag_len) = tag_bytes(f.number, kind.wire_type());
             for &b in nums.iter().rev() {
-                self.number(kind, b);
-                self.out.put_tag(tag, tag_len);
+                self.number_field(kind, b, tag, tag_len);
             }
         }
     }

@@ -23,6 +23,8 @@ pub(super) enum Op {
     Fixed64,
     /// Bytes with their length (string, bytes).
     Text,
+    /// A length-prefixed message (not a group, nor a `MessageSet` item).
+    Message,
     /// Everything else: through the field's `FieldInfo`.
     General,
 }
@@ -87,6 +89,7 @@ fn plan(t: &Tables, ty: u32) -> Box<[Step]> {
                 Kind::Fixed32 | Kind::Sfixed32 | Kind::Float => Op::Fixed32,
                 Kind::Fixed64 | Kind::Sfixed64 | Kind::Double => Op::Fixed64,
                 Kind::String | Kind::Bytes => Op::Text,
+                Kind::Message(_) if !f.delimited => Op::Message,
                 Kind::Message(_) => Op::General,
             },
             _ => Op::General,
