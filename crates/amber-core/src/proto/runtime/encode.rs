@@ -369,6 +369,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                     _ => None,
                 };
                 let (tag, tag_len) = tag_bytes(f.number, LEN);
+                let vtag = tag_bytes(f.number, f.kind.wire_type());
                 for i in (0..n).rev() {
                     if let Some(b) = texts.as_ref().and_then(|t| t.text(i)) {
                         self.out.put_text_field(b, tag, tag_len);
@@ -381,7 +382,7 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                         }
                     }
                     let v = self.src.get(m, f, i).map_err(EncodeFailure::Source)?;
-                    if let Err(e) = self.value(f, f.number, v, depth) {
+                    if let Err(e) = self.tagged(f, vtag, v, depth) {
                         return Err(locate(e, f, Some(i)));
                     }
                 }
@@ -470,6 +471,36 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                 Ok(())
             }
             SrcValue::Message(sub) => self.sub_message(f, num, sub, depth),
+        }
+    }
+
+    /// One value with its tag, as field `f` (a map entry's key or value)
+    /// whose tag `tag_bytes` made: as [`value`](Self::value) does.
+    #[inline(always)]
+    fn tagged(
+        &mut self,
+        f: &FieldInfo,
+        (tag, tag_len): (u64, u8),
+        v: SrcValue<'m, S::Msg>,
+        depth: usize,
+    ) -> Res<(), S::Err> {
+        match v {
+            // `scalar` refuses a message kind.
+            SrcValue::Scalar(s) => {
+                self.scalar(f.kind, s)?;
+                self.out.put_tag(tag, tag_len);
+                Ok(())
+            }
+            SrcValue::Message(sub) => match f.kind {
+                Kind::Message(ty) if !f.delimited => {
+                    let mark = self.out.len();
+                    self.nested(ty, sub, depth + 1)?;
+                    self.out
+                        .put_varint_field((self.out.len() - mark) as u64, tag, tag_len);
+                    Ok(())
+                }
+                _ => self.sub_message(f, f.number, sub, depth),
+            },
         }
     }
 
@@ -589,8 +620,8 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                 self.out.cut(mark);
             }
             let (k, v) = self.src.entry(m, f, i).map_err(EncodeFailure::Source)?;
-            let r = match self.value(vf, 2, v, depth) {
-                Ok(()) => self.value(kf, 1, SrcValue::Scalar(k), depth),
+            let r = match self.tagged(vf, vtag, v, depth) {
+                Ok(()) => self.tagged(kf, ktag, SrcValue::Scalar(k), depth),
                 Err(e) => Err(e),
             };
             if let Err(e) = r {

@@ -35,7 +35,7 @@ pub(super) struct Step {
     /// The field's index in its type's `fields` (and the position of its
     /// value, [`FieldInfo::pos`]).
     pub(super) field: u32,
-    /// The tag's varint bytes, little-endian.
+    /// The tag's varint bytes, as [`tag_bytes`] gives them.
     pub(super) tag: u64,
     /// How many bytes the tag takes (1 to 5).
     pub(super) tag_len: u8,
@@ -108,7 +108,9 @@ fn plan(t: &Tables, ty: u32) -> Box<[Step]> {
     steps.into_boxed_slice()
 }
 
-/// A tag's varint bytes, little-endian in a `u64`, and their count.
+/// A tag's varint bytes and their count (1 to 5): the bytes in the top
+/// bytes of a `u64`, little-endian, so that storing the word with its last
+/// byte at the writer's head puts the tag there (see `RevBuf`).
 pub(super) fn tag_bytes(num: u32, wt: u8) -> (u64, u8) {
     let mut v = ((num as u64) << 3) | wt as u64;
     let (mut out, mut n) = (0u64, 0u8);
@@ -117,7 +119,8 @@ pub(super) fn tag_bytes(num: u32, wt: u8) -> (u64, u8) {
         v >>= 7;
         if v == 0 {
             out |= (b as u64) << (8 * n);
-            return (out, n + 1);
+            n += 1;
+            return (out << (8 * (8 - n as u32)), n);
         }
         out |= ((b | 0x80) as u64) << (8 * n);
         n += 1;

@@ -233,9 +233,17 @@ impl RevBuf {
         }
     }
 
+    /// Put a tag made by `tag_bytes` in front.
+    #[inline(always)]
+    pub(super) fn put_tag(&mut self, tag: u64, len: u8) {
+        self.reserve(8);
+        // SAFETY: just reserved.
+        unsafe { self.tag_unchecked(tag, len) }
+    }
+
     /// Put a tag made by `tag_bytes` in front, without checking for room:
-    /// its `len` bytes, stored as one word whose last byte ends at `head`
-    /// (the bytes in front are free room, as in `put_varint`).
+    /// the word, its last byte at `head`, of which the top `len` bytes are
+    /// the tag's (the bytes in front are free room, as in `put_varint`).
     ///
     /// # Safety
     ///
@@ -244,13 +252,11 @@ impl RevBuf {
     unsafe fn tag_unchecked(&mut self, tag: u64, len: u8) {
         // `tag_bytes` gives 1 to 5 bytes.
         debug_assert!((1..=5).contains(&len));
-        let len = (len as usize).min(8);
-        let word = tag << (8 * (8 - len));
         // SAFETY: at least 8 bytes of room in front of `head` (the
-        // caller's word), and `len` <= 8.
+        // caller's word), and `len & 7` < 8.
         unsafe {
-            ptr::write_unaligned(self.head.sub(8) as *mut [u8; 8], word.to_le_bytes());
-            self.head = self.head.sub(len);
+            ptr::write_unaligned(self.head.sub(8) as *mut [u8; 8], tag.to_le_bytes());
+            self.head = self.head.sub(len as usize & 7);
         }
     }
 

@@ -13,7 +13,7 @@ use amber_core::proto::runtime::{
     FieldInfo, Held, Kind, MessageSource, Plain, Scalar, SrcValue, TextParts,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyFloat, PyInt, PyString};
 
 use amber_core::proto::text::{print_text, PrintFailure, TextOptions};
 
@@ -224,10 +224,14 @@ impl<'py> Source<'py> {
         'py: 'm,
     {
         let b: &'m Bound<'py, PyAny> = o.bind(self.py);
-        if let (Kind::String, false) = (kind, self.record) {
-            // A str read in place when compact ASCII (see `text_of`).
-            if let Some(t) = text_of(b, kind) {
-                return Ok(Scalar::Str(t));
+        if !self.record {
+            if let Kind::String = kind {
+                // A str read in place when compact ASCII (see `text_of`).
+                if let Some(t) = text_of(b, kind) {
+                    return Ok(Scalar::Str(t));
+                }
+            } else if let Some(s) = quick_bits(b, kind).and_then(|v| Scalar::from_bits(kind, v)) {
+                return Ok(s);
             }
         }
         match values::to_scalar(b, kind) {
@@ -309,10 +313,39 @@ impl<'m, 'py: 'm> EntryParts<'m> for View<'m, 'py> {
                 match kind {
                     Kind::String | Kind::Bytes => text_of(o, kind).map(Plain::Text),
                     Kind::Message(_) => None,
-                    _ => values::bits(o, kind).ok().map(Plain::Bits),
+                    _ => quick_bits(o, kind)
+                        .or_else(|| values::bits(o, kind).ok())
+                        .map(Plain::Bits),
                 }
             }
         }
+    }
+}
+
+/// The bits ([`Scalar::bits`]) of an exact float stored for a double
+/// field or an exact int of up to two digits stored for an integer field
+/// (the common cases), read in place; `None` for anything else, and for an
+/// int out of the kind's range (`values::bits` reads or reports those).
+#[inline(always)]
+fn quick_bits(o: &Bound<'_, PyAny>, kind: Kind) -> Option<u64> {
+    match kind {
+        Kind::Double => Some(o.cast_exact::<PyFloat>().ok()?.value().to_bits()),
+        Kind::Float | Kind::Bool | Kind::String | Kind::Bytes | Kind::Message(_) => None,
+        _ if o.is_exact_instance_of::<PyInt>() => {
+            // SAFETY: `o` is a live exact int, held by the caller's borrow.
+            let v = unsafe { crate::ffi::long::small_int(o.as_ptr()) }?;
+            // As `to_scalar` then `Scalar::bits`: in range for the kind,
+            // sign-extended from 32 bits for the signed 32-bit kinds.
+            match kind {
+                Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 | Kind::Enum(_) => {
+                    i32::try_from(v).ok().map(|v| v as i64 as u64)
+                }
+                Kind::Uint32 | Kind::Fixed32 => u32::try_from(v).ok().map(u64::from),
+                Kind::Uint64 | Kind::Fixed64 => u64::try_from(v).ok(),
+                _ => Some(v as u64),
+            }
+        }
+        _ => None,
     }
 }
 
@@ -507,11 +540,11 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
 
     #[inline(always)]
     fn held(&self, m: &'m Message, pos: usize, kind: Kind) -> Result<Held<'m>, Stashed> {
-        if self.record {
-            // A recording source hands on the object behind each value
-            // (see `Given`): `singular` does that.
-            return Ok(Held::Other);
-        }
+        // Only the wire encoder reads values this way (`encode_planned`),
+        // never with a recording source: printers that make Python values
+        // read through `singular`, `get` and `entry`, which hand on the
+        // object behind each value (see `Given`).
+        debug_assert!(!self.record);
         Ok(match (m.slot(pos), kind) {
             (Slot::Unset, _) => Held::Unset,
             (&Slot::Num(n), _) => Held::Bits(n),
