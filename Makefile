@@ -38,11 +38,16 @@ test-rust:
 test-python:
 	$(PY) -m pytest -q
 
-## lint: formatting, clippy, ruff, mypy and stubtest, as CI runs them.
+## lint: formatting, clippy (also for CPython 3.10's layouts and the portable build), ruff, mypy
+## and stubtest, as CI runs them.
 lint: setup
 	cargo fmt --all --check
 	cd crates/fuzz && cargo fmt --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	# The edge's other layouts: CPython 3.10 (no dict table read in place) and the portable build.
+	PYO3_CONFIG_FILE=$(CURDIR)/scripts/pythons/pyo3-3.10.cfg CARGO_TARGET_DIR=target/check3.10 \
+	  cargo clippy -p amber-py --quiet -- -D warnings
+	AMBER_PORTABLE=1 CARGO_TARGET_DIR=target/check-portable cargo clippy -p amber-py --quiet -- -D warnings
 	$(VENV)/bin/ruff check python tests benches scripts
 	$(VENV)/bin/ruff format --check python tests benches scripts
 	$(VENV)/bin/mypy

@@ -20,6 +20,7 @@ use super::strings;
 use super::{fail, key_seg, Encoder, Memo, OrFail, Within, R};
 use crate::errors::EncodeKind;
 use crate::ffi::borrowed::{Borrowed, Dict, List, NoCode, Tuple};
+#[cfg(amber_dict_table)]
 use crate::ffi::dict;
 use crate::ffi::obj::prefetch;
 

@@ -30,8 +30,8 @@ use pyo3::ffi;
 use std::mem::MaybeUninit;
 
 use super::hitrate::HitRate;
-#[cfg(amber_dict_table)]
 use crate::ffi::borrowed::NoCode;
+#[cfg(amber_dict_table)]
 use crate::ffi::dict;
 use crate::ffi::obj::Obj;
 
