@@ -341,6 +341,7 @@ impl<'m> MessageSource<'m> for DynSource {
     type Err = EncodeError;
     type Entries = crate::proto::runtime::source::NoEntries;
     type Texts = crate::proto::runtime::source::NoTexts;
+    type Subs = crate::proto::runtime::source::NoSubs;
 
     fn count(&self, m: &'m DynMessage, f: &FieldInfo) -> Result<usize, EncodeError> {
         Ok(match m.get(f.number) {

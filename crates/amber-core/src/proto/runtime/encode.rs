@@ -20,7 +20,9 @@ use crate::proto::runtime::plan::{tag_bytes, EncodePlans, Op, Step};
 use crate::proto::runtime::revbuf::RevBuf;
 use crate::proto::runtime::scalar::{is_zero, Scalar};
 use crate::proto::runtime::schema::{Cardinality, FieldInfo, Kind, Tables};
-use crate::proto::runtime::source::{EntryParts, Held, MessageSource, Plain, SrcValue, TextParts};
+use crate::proto::runtime::source::{
+    EntryParts, Held, MessageSource, Plain, SrcValue, SubParts, TextParts,
+};
 use crate::proto::wire::{self, EGROUP, LEN, SGROUP, VARINT};
 
 /// The longest wire form written: 2 GiB - 1, as protobuf allows.
@@ -224,6 +226,14 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
                     self.planned_message(m, &fields[pos], st, depth)?;
                     continue;
                 }
+                Op::Texts => {
+                    self.planned_texts(m, &fields[pos], st, depth)?;
+                    continue;
+                }
+                Op::Messages => {
+                    self.planned_messages(m, &fields[pos], st, depth)?;
+                    continue;
+                }
                 _ => self
                     .src
                     .held(m, pos, st.kind)
@@ -296,6 +306,72 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
             // (A scalar in a message field: `field` reports it.)
             Some(SrcValue::Scalar(_)) => self.field(m, f, depth),
         }
+    }
+
+    /// A repeated string or bytes field `f` of `m` (plan step `st`,
+    /// [`Op::Texts`]): the values as the source keeps them, each written
+    /// with the step's tag; through [`field`](Self::field) when the source
+    /// does not have them all at hand.
+    #[inline(always)]
+    fn planned_texts(
+        &mut self,
+        m: S::Msg,
+        f: &FieldInfo,
+        st: &Step,
+        depth: usize,
+    ) -> Res<(), S::Err> {
+        let Some(texts) = self.src.texts(m, f).map_err(EncodeFailure::Source)? else {
+            return self.field(m, f, depth);
+        };
+        let mark = self.out.len();
+        for i in (0..texts.len()).rev() {
+            match texts.text(i) {
+                Some(b) => self.out.put_text_field(b, st.tag, st.tag_len),
+                None => {
+                    // Not at hand: drop what was written, and take the
+                    // field the long way.
+                    self.out.cut(mark);
+                    return self.field(m, f, depth);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A repeated, length-prefixed message field `f` of `m` (plan step
+    /// `st`, [`Op::Messages`]): the messages as the source keeps them,
+    /// each written with its length and the step's tag; through
+    /// [`field`](Self::field) when the source does not have them at hand.
+    #[inline(always)]
+    fn planned_messages(
+        &mut self,
+        m: S::Msg,
+        f: &FieldInfo,
+        st: &Step,
+        depth: usize,
+    ) -> Res<(), S::Err> {
+        let (Kind::Message(ty), Some(subs)) = (
+            f.kind,
+            self.src
+                .messages(m, st.field as usize)
+                .map_err(EncodeFailure::Source)?,
+        ) else {
+            return self.field(m, f, depth);
+        };
+        let mark = self.out.len();
+        for i in (0..subs.len()).rev() {
+            let Some(sub) = subs.get(i) else {
+                self.out.cut(mark);
+                return self.field(m, f, depth);
+            };
+            let at = self.out.len();
+            if let Err(e) = self.nested(ty, sub, depth + 1) {
+                return Err(locate(e, f, Some(i)));
+            }
+            self.out
+                .put_varint_field((self.out.len() - at) as u64, st.tag, st.tag_len);
+        }
+        Ok(())
     }
 
     /// Field `f` of message `m`, through its `FieldInfo`.

@@ -71,4 +71,7 @@ pub use error::{DecodeError, DecodeKind, EncodeError, EncodeKind, PathSeg};
 pub use plan::EncodePlans;
 pub use scalar::{is_zero, Scalar};
 pub use schema::{Cardinality, DefaultValue, EnumInfo, FieldInfo, Kind, MessageInfo, Tables};
-pub use source::{EntryParts, Held, MessageSource, NoEntries, NoTexts, Plain, SrcValue, TextParts};
+pub use source::{
+    EntryParts, Held, MessageSource, NoEntries, NoSubs, NoTexts, Plain, SrcValue, SubParts,
+    TextParts,
+};

@@ -25,6 +25,12 @@ pub(super) enum Op {
     Text,
     /// A length-prefixed message (not a group, nor a `MessageSet` item).
     Message,
+    /// A repeated string or bytes field: each value with its length and
+    /// the step's tag.
+    Texts,
+    /// A repeated length-prefixed message field (not groups): each
+    /// message with its length and the step's tag.
+    Messages,
     /// Everything else: through the field's `FieldInfo`.
     General,
 }
@@ -92,6 +98,8 @@ fn plan(t: &Tables, ty: u32) -> Box<[Step]> {
                 Kind::Message(_) if !f.delimited => Op::Message,
                 Kind::Message(_) => Op::General,
             },
+            (Cardinality::Repeated { .. }, Kind::String | Kind::Bytes) => Op::Texts,
+            (Cardinality::Repeated { .. }, Kind::Message(_)) if !f.delimited => Op::Messages,
             _ => Op::General,
         };
         let presence = matches!(f.card, Cardinality::Singular { presence: true });

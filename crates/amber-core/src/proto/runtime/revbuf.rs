@@ -283,8 +283,8 @@ impl RevBuf {
 }
 
 /// Copy `n` bytes from `src` to `dst`: a string, bytes or length of up to
-/// 16 bytes (most field values) with two loads and two stores, longer
-/// ones with `memcpy`.
+/// 32 bytes (most field values) with two loads and two stores (of up to
+/// 16 bytes each, overlapping in the middle), longer ones with `memcpy`.
 ///
 /// # Safety
 ///
@@ -296,8 +296,13 @@ unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
     // last bytes of the `n` (overlapping in the middle when shorter than
     // twice the width), all within the ranges the caller vouches for.
     unsafe {
-        if n > 16 {
+        if n > 32 {
             ptr::copy_nonoverlapping(src, dst, n);
+        } else if n > 16 {
+            let a = ptr::read_unaligned(src as *const u128);
+            let b = ptr::read_unaligned(src.add(n - 16) as *const u128);
+            ptr::write_unaligned(dst as *mut u128, a);
+            ptr::write_unaligned(dst.add(n - 16) as *mut u128, b);
         } else if n >= 8 {
             let a = ptr::read_unaligned(src as *const u64);
             let b = ptr::read_unaligned(src.add(n - 8) as *const u64);

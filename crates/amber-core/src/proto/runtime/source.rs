@@ -25,6 +25,9 @@ pub trait MessageSource<'m> {
     /// What [`texts`](MessageSource::texts) gives ([`NoTexts`] for a
     /// source that gives none).
     type Texts: TextParts<'m>;
+    /// What [`messages`](MessageSource::messages) gives ([`NoSubs`] for
+    /// a source that gives none).
+    type Subs: SubParts<Self::Msg>;
     /// How many values field `f` has: 0 or 1 for a singular field (1 means
     /// present; a field without presence at its zero value is skipped by
     /// the encoder), the length of a repeated field, a map's entry count.
@@ -103,6 +106,16 @@ pub trait MessageSource<'m> {
     fn texts(&self, _m: Self::Msg, _f: &FieldInfo) -> Result<Option<Self::Texts>, Self::Err> {
         Ok(None)
     }
+    /// The messages of the repeated message field at position `pos` of
+    /// `m`'s type (see [`FieldInfo::pos`](super::FieldInfo::pos)) when the
+    /// source keeps them as handles at hand, for the encoder to read them
+    /// without asking the source again per message: `None` (the default):
+    /// read them with [`get`](MessageSource::get).
+    #[inline(always)]
+    fn messages(&self, _m: Self::Msg, _pos: usize) -> Result<Option<Self::Subs>, Self::Err> {
+        Ok(None)
+    }
+
     /// The value of the singular field at position `pos` of `m`'s type
     /// (see [`FieldInfo::pos`](super::FieldInfo::pos)), of kind `kind`
     /// (a [packable](super::Kind::packable) kind, a string or bytes), in
@@ -134,6 +147,14 @@ pub trait TextParts<'m> {
     /// Value `i`'s bytes (a string's UTF-8) when at hand; `None` otherwise,
     /// and the encoder then reads it with [`MessageSource::get`].
     fn text(&self, i: usize) -> Option<&'m [u8]>;
+
+    /// How many values the field has.
+    fn len(&self) -> usize;
+
+    /// Whether the field has no values.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// A source that has no [`TextParts`] to give.
@@ -141,6 +162,39 @@ pub enum NoTexts {}
 
 impl<'m> TextParts<'m> for NoTexts {
     fn text(&self, _i: usize) -> Option<&'m [u8]> {
+        match *self {}
+    }
+
+    fn len(&self) -> usize {
+        match *self {}
+    }
+}
+
+/// A repeated message field's messages as a source keeps them (see
+/// [`MessageSource::messages`]).
+pub trait SubParts<M> {
+    /// How many messages the field has.
+    fn len(&self) -> usize;
+
+    /// Whether the field has no messages.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Message `i`; `None` when it is not there (the field changed), and
+    /// the encoder then reads the field with [`MessageSource::get`].
+    fn get(&self, i: usize) -> Option<M>;
+}
+
+/// A source that has no [`SubParts`] to give.
+pub enum NoSubs {}
+
+impl<M> SubParts<M> for NoSubs {
+    fn len(&self) -> usize {
+        match *self {}
+    }
+
+    fn get(&self, _i: usize) -> Option<M> {
         match *self {}
     }
 }

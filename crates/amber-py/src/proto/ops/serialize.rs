@@ -10,7 +10,7 @@ use std::sync::{Arc, Weak};
 
 use amber_core::proto::runtime::{
     encode_planned, EncodeError, EncodeFailure, EncodeKind, EncodeOptions, EncodePlans, EntryParts,
-    FieldInfo, Held, Kind, MessageSource, Plain, Scalar, SrcValue, TextParts,
+    FieldInfo, Held, Kind, MessageSource, Plain, Scalar, SrcValue, SubParts, TextParts,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFloat, PyInt, PyString};
@@ -364,6 +364,30 @@ impl<'m, 'py: 'm> TextParts<'m> for Texts<'m, 'py> {
             Texts::Objs(v, kind, py) => text_of(v.get(i)?.bind(py), kind),
         }
     }
+
+    #[inline(always)]
+    fn len(&self) -> usize {
+        match *self {
+            Texts::Spans(v, ..) => v.len(),
+            Texts::Objs(v, ..) => v.len(),
+        }
+    }
+}
+
+/// A repeated message field's messages kept natively (see
+/// [`MessageSource::messages`]).
+pub(crate) struct Subs<'m>(&'m [Message]);
+
+impl<'m> SubParts<&'m Message> for Subs<'m> {
+    #[inline(always)]
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> Option<&'m Message> {
+        self.0.get(i)
+    }
 }
 
 /// The bytes of a string or bytes object stored for a field of `kind`:
@@ -404,6 +428,7 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
     type Err = Stashed;
     type Entries = View<'m, 'py>;
     type Texts = Texts<'m, 'py>;
+    type Subs = Subs<'m>;
 
     #[inline]
     fn count(&self, m: &'m Message, f: &FieldInfo) -> Result<usize, Stashed> {
@@ -535,6 +560,14 @@ impl<'m, 'py: 'm> MessageSource<'m> for Source<'py> {
         Ok(match items {
             Items::Objs(v) => Some(Texts::Objs(v, f.kind, self.py)),
             Items::Nums(..) => None,
+        })
+    }
+
+    #[inline(always)]
+    fn messages(&self, m: &'m Message, pos: usize) -> Result<Option<Subs<'m>>, Stashed> {
+        Ok(match m.slot(pos) {
+            Slot::Subs(v) => Some(Subs(v)),
+            _ => None,
         })
     }
 
