@@ -342,7 +342,9 @@ impl<'t, 'm, S: MessageSource<'m>> Encoder<'t, '_, S> {
     /// `st`, [`Op::Messages`]): the messages as the source keeps them,
     /// each written with its length and the step's tag; through
     /// [`field`](Self::field) when the source does not have them at hand.
-    #[inline(always)]
+    // Out of line: `message`'s own frame, set up for every message, stays
+    // that of its other steps.
+    #[inline(never)]
     fn planned_messages(
         &mut self,
         m: S::Msg,
