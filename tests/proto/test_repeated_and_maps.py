@@ -386,22 +386,24 @@ def test_deep_maps_of_messages_as_google() -> None:
 
 def test_map_room_guessed_ahead_stays_within_the_input(tmp_path: Path) -> None:
     """A parse reserves room for a map, a repeated string or a repeated message from the bytes
-    left after its second value; 60,000 of each with two values in a 2 MB input (each guessing
-    the rest of the input is its own) parse within a 1 GiB address-space allowance and read back
-    as written, and so does one large map."""
+    left after its second value; 60,000 of each (maps of string keys and of number keys, of
+    scalar and of message values) with two values in a 2 MB input (each guessing the rest of the
+    input is its own) parse within a 1 GiB address-space allowance and read back as written, and
+    so does one large map."""
     import subprocess
     import sys
 
     (tmp_path / "h.proto").write_text(
         'syntax = "proto3"; package h; message S { map<string, int32> m = 1; '
-        "map<string, S> n = 2; repeated string r = 3; repeated S k = 4; string t = 5; } "
+        "map<string, S> n = 2; repeated string r = 3; repeated S k = 4; string t = 5; "
+        "map<int32, int64> c = 6; map<uint64, S> d = 7; } "
         "message H { repeated S s = 1; }"
     )
     code = f"""
 import resource, amber.proto as P
 ns = P.load({str(tmp_path / "h.proto")!r}, include=[{str(tmp_path)!r}]).h
 small = ns.S(m={{"a": 1, "b": 2}}, n={{"c": {{}}, "d": {{}}}}, r=["e", "f"],
-             k=[ns.S(t="g"), ns.S(t="h")])
+             k=[ns.S(t="g"), ns.S(t="h")], c={{1: 2, 3: 4}}, d={{5: {{}}, 6: {{}}}})
 data = ns.H(s=[small] * 60000).SerializeToString()
 big = ns.S(m={{str(i): i for i in range(50000)}}).SerializeToString()
 assert len(data) > 2_000_000
@@ -535,3 +537,51 @@ def test_maps_and_strings_serialize_as_google_however_kept(
         assert (
             A.FromString(built.SerializeToString()).SerializeToString() == built.SerializeToString()
         )
+
+
+def test_parsed_maps_of_every_key_kind_keep_the_last_value_of_a_repeated_key(
+    conf: P.Namespace, google: dict[str, Any]
+) -> None:
+    """Entries of every map field (every key kind) in ascending key order, in descending order,
+    ascending then repeating earlier keys, and in random order with repeats: a parse keeps each
+    key once, with its last value, at its first place, as a dict built from the entries in wire
+    order does; looked up, read in order, serialized before and after a read, and against
+    Google's parse of the same bytes."""
+    name = "protobuf_test_messages.proto3.TestAllTypesProto3"
+    A, G = conf.types[name], google[name]
+    strings = ["", "a", "ab", "b", "é", "ключ", "😀x", "x" * 300, "a\x00b", "\x7f", "ü" * 70]
+    maps = [
+        f for f in G.DESCRIPTOR.fields if f.message_type and f.message_type.GetOptions().map_entry
+    ]
+    rng = random.Random(20261128)
+
+    def entry(f: Any, k: Any, v: Any) -> bytes:
+        return bytes(G(**{f.name: {k: v}}).SerializeToString())
+
+    for f in maps:
+        kd, vd = f.message_type.fields_by_name["key"], f.message_type.fields_by_name["value"]
+        keys = sorted({_map_part(kd, rng, strings) for _ in range(40)})
+        if len(keys) < 2:
+            keys = [False, True]
+        orders = [
+            keys,
+            keys[::-1],
+            [*keys, keys[1], keys[0], keys[-1]],
+            [rng.choice(keys) for _ in range(3 * len(keys))],
+        ]
+        for order in orders:
+            entries = [(k, _map_part(vd, rng, strings)) for k in order]
+            want = dict(entries)
+            data = b"".join(entry(f, k, v) for k, v in entries)
+            wire_order = b"".join(entry(f, k, v) for k, v in want.items())
+            parsed = A.FromString(data)
+            assert parsed.SerializeToString() == wire_order, (f.name, order)
+            got = getattr(A.FromString(data), f.name)
+            assert list(got) == list(want), (f.name, order)
+            assert all(k in got for k in want) and len(got) == len(want)
+            g = G.FromString(data)
+            assert dict(getattr(g, f.name)).keys() == want.keys()
+            a = A.FromString(data)
+            assert G.FromString(a.SerializeToString()) == g
+            getattr(a, f.name)  # read: the entries become objects
+            assert a.SerializeToString() == wire_order

@@ -104,6 +104,11 @@ impl<'a> WireReader<'a> {
         &self.data[self.pos..self.end]
     }
 
+    /// How many bytes of the current message are left.
+    pub fn left(&self) -> usize {
+        self.end.saturating_sub(self.pos)
+    }
+
     /// True when the current message has no bytes left.
     pub fn at_end(&self) -> bool {
         self.pos >= self.end

@@ -154,6 +154,16 @@ pub trait MessageBuilder {
     ) -> Result<bool, Self::Err> {
         Ok(false)
     }
+    /// Where the map entry the decoder hands over next (through
+    /// [`map_entry`](MessageBuilder::map_entry) or
+    /// [`raw_entry`](MessageBuilder::raw_entry)) lies in the wire input:
+    /// `at`, the offset of its tag, and `left`, the bytes of the enclosing
+    /// message after it. Only the wire decoder calls this, before each
+    /// entry; a builder may guess from two entries' places how many more
+    /// are likely to follow (a guess only: the bytes may turn out to hold
+    /// anything else). The default ignores it.
+    #[inline(always)]
+    fn entry_at(&mut self, _at: usize, _left: usize) {}
     /// A map entry (missing key or value: the kind's default). A repeated
     /// key replaces the earlier entry's value.
     fn map_entry(

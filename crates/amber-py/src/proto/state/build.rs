@@ -45,6 +45,9 @@ pub(crate) struct Builder<'py> {
     /// [`Pairs::guess`]): a share of the input's length, so that guesses
     /// over the same bytes, by many small maps, stay within it.
     room: usize,
+    /// Where the map entry handed over next lies: its offset and the bytes
+    /// of its message left after it (see `MessageBuilder::entry_at`).
+    entry: (usize, usize),
     /// How sub-messages are taken: built (text, JSON, a parse without
     /// places), kept as places once checked (a wire parse), or kept as
     /// places unchecked (building a message kept as its place).
@@ -63,6 +66,7 @@ impl<'py> Builder<'py> {
             err: None,
             input: None,
             room: 0,
+            entry: (0, 0),
             mode: RawMode::Build,
         }
     }
@@ -86,6 +90,7 @@ impl<'py> Builder<'py> {
             // Map entries guessed ahead: at most one per 8 bytes of input
             // over the whole parse (an entry of a string key is at least 4).
             room: bytes.len() / 8,
+            entry: (0, 0),
             mode,
         }
     }
@@ -120,8 +125,7 @@ impl Builder<'_> {
     ) -> Result<(), Stashed> {
         let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes());
         let mut room = self.room;
-        let at = || anchor(k).or(anchor(v));
-        if let Some(p) = native_pairs(self.slot(m, f), bytes.len(), &mut room, at, false) {
+        if let Some(p) = native_pairs(self.slot(m, f), self.entry, &mut room, false) {
             p.insert(bytes, kk, k, v);
             self.room = room;
             return Ok(());
@@ -163,13 +167,11 @@ impl Builder<'_> {
         let py = self.py;
         let bytes = self.input.as_ref().map_or(&[][..], |i| i.0.as_bytes());
         let mut room = self.room;
-        // A key of numbers: where the value's first string lies instead.
-        let at = || anchor(k).or_else(|| first_span(&v));
         // (Where message values are kept as places, a built one, rare,
         // joins the entries as objects: a map's values are all places, or
         // all native.)
         let native = match self.mode {
-            RawMode::Build => native_pairs(self.slot(m, f), bytes.len(), &mut room, at, true),
+            RawMode::Build => native_pairs(self.slot(m, f), self.entry, &mut room, true),
             _ => None,
         };
         if let Some(p) = native {
@@ -279,7 +281,7 @@ impl Builder<'_> {
 #[inline]
 fn first_span(m: &Message) -> Option<u32> {
     m.vals.iter().find_map(|s| match *s {
-        Slot::Span(off, len) => anchor(Part::Span(off, len)),
+        Slot::Span(off, len) if len > 0 => Some(off),
         _ => None,
     })
 }
@@ -306,26 +308,16 @@ fn guess_room(
     n
 }
 
-/// Where a map entry's key or value lies in the input, if it is a span
-/// (an empty one, which a missing part also gives, says nothing).
-#[inline]
-fn anchor(p: Part) -> Option<u32> {
-    match p {
-        Part::Span(off, len) | Part::Raw(off, len) if len > 0 => Some(off),
-        _ => None,
-    }
-}
-
 /// Map field entries kept natively in `slot`, made when it is unset
 /// (`None`: the entries are objects already), with room for the entries
-/// guessed to follow when this is the second entry (`at`: where in the
-/// input of `len` bytes, see [`Pairs::guess`]), taken from `room`.
+/// guessed to follow when this is the second entry (`entry`: where it lies
+/// and the bytes of its message left after it, see [`Pairs::guess`]),
+/// taken from `room`.
 #[inline]
 fn native_pairs<'d>(
     slot: &'d mut Slot,
-    len: usize,
+    entry: (usize, usize),
     room: &mut usize,
-    at: impl FnOnce() -> Option<u32>,
     msgs: bool,
 ) -> Option<&'d mut Pairs<Message>> {
     if matches!(slot, Slot::Unset) {
@@ -335,7 +327,7 @@ fn native_pairs<'d>(
     if p.entries.len() > 1 {
         return Some(p);
     }
-    if let Some(n) = p.guess(len, at()) {
+    if let Some(n) = p.guess(entry) {
         let n = n.min(*room);
         *room -= n;
         p.reserve(n, msgs);
@@ -491,6 +483,11 @@ impl MessageBuilder for Builder<'_> {
             }
         }
         self.map_entry_other(m, f, key, value)
+    }
+
+    #[inline(always)]
+    fn entry_at(&mut self, at: usize, left: usize) {
+        self.entry = (at, left);
     }
 
     #[inline(always)]
@@ -709,7 +706,8 @@ pub fn pairs_data(
     p: Pairs<Message>,
 ) -> PyResult<MapData> {
     let (kk, vk) = m.entry_kinds(f);
-    p.into_data(|k, v, msg| {
+    let input = m.input.as_ref().map_or(&[][..], |i| i.bind(py).as_bytes());
+    p.into_data(input, kk, |k, v, msg| {
         let ko = m.part_object(py, kk, k)?;
         let vo = match msg {
             Some(msg) => instantiate(py, msg)?.into_any().unbind(),

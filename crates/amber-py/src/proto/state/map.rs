@@ -18,8 +18,10 @@ use crate::proto::state::values;
 pub type MapKey = KeyView<'static>;
 
 /// A map key as Rust reads it from a stored (checked) key object: a
-/// string's text borrowed from the object where it can be.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// string's text borrowed from the object where it can be. Keys of one
+/// map are all of one variant, which orders them (numbers by value, text
+/// by bytes).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum KeyView<'a> {
     Int(i128),
     Bool(bool),
@@ -214,24 +216,27 @@ impl Part {
 /// values as [`Part`]s, message values (`M`, the native message) in
 /// `msgs`, entry `i`'s at `msgs[i]` (so `msgs` is empty, or as long as
 /// `entries`). In wire order, a repeated key's value replacing the earlier
-/// one at the earlier one's place, with an index by key (a per-process
-/// random seed, as [`MapData`]'s).
+/// one at the earlier one's place.
+///
+/// The index by key (a per-process random seed, as [`MapData`]'s) is made
+/// when first needed: while each key comes greater than the one before
+/// (as a deterministic serialization writes them), none can repeat an
+/// earlier one, and the entries need no index.
 pub struct Pairs<M> {
     pub entries: Vec<(Part, Part)>,
     pub msgs: Vec<M>,
+    /// Every entry's key, once `indexed`.
     index: KeyIndex,
+    /// Whether `index` holds the entries; if not, their keys are in
+    /// ascending order.
+    indexed: bool,
     /// Where the first entry was (see [`Pairs::guess`]).
     first_at: Option<u32>,
 }
 
 impl<M> Default for Pairs<M> {
     fn default() -> Self {
-        Pairs {
-            entries: Vec::new(),
-            msgs: Vec::new(),
-            index: KeyIndex::default(),
-            first_at: None,
-        }
+        Pairs::with_capacity(0)
     }
 }
 
@@ -248,7 +253,8 @@ impl<M> Pairs<M> {
         Pairs {
             entries: Vec::with_capacity(n),
             msgs: Vec::new(),
-            index: KeyIndex::with_capacity(n),
+            index: KeyIndex::default(),
+            indexed: false,
             first_at: None,
         }
     }
@@ -264,46 +270,82 @@ impl<M> Pairs<M> {
     pub fn reserve(&mut self, n: usize, msgs: bool) {
         let n = n.min(MAX_GUESS);
         self.entries.reserve(n);
-        self.index.table.reserve(n, |&(h, _)| h);
+        if self.indexed {
+            self.index.table.reserve(n, |&(h, _)| h);
+        }
         if msgs {
             self.msgs.reserve(n);
         }
     }
 
     /// A guess at how many more entries the map will get, when its second
-    /// entry comes: the bytes of the input left after this entry's anchor
-    /// `at` (the offset of a span it holds: its key's, or failing that a
-    /// span in its value; `input_len` minus that) divided by the distance
-    /// from the first entry's anchor (an entry's length, when entries
-    /// follow each other). `None` without anchors, and for any other entry
-    /// (the first one's anchor is noted). The caller caps it (see
-    /// [`Pairs::reserve`]).
+    /// entry comes: this entry's room and those likely to follow it, the
+    /// bytes of its message left after it (`left`) over the distance from
+    /// the first entry's offset to this one's (`at`; an entry's length,
+    /// when entries follow each other). `None` when the map has room
+    /// enough already, and for any other entry (the first one's offset is
+    /// noted). The caller caps it (see [`Pairs::reserve`]).
     #[inline]
-    pub fn guess(&mut self, input_len: usize, at: Option<u32>) -> Option<usize> {
+    pub fn guess(&mut self, (at, left): (usize, usize)) -> Option<usize> {
         match self.entries.len() {
             0 => {
-                self.first_at = at;
+                self.first_at = u32::try_from(at).ok();
                 None
             }
             1 => {
-                let (a, b) = (self.first_at?, at?);
-                let step = b.checked_sub(a).filter(|&d| d > 0)? as usize;
-                let left = input_len.saturating_sub(b as usize);
-                Some(left / step + 1).filter(|&n| n > FIRST_ROOM)
+                let a = self.first_at? as usize;
+                let step = at.checked_sub(a).filter(|&d| d > 0)?;
+                Some(left / step + 1).filter(|&n| n >= FIRST_ROOM)
             }
             _ => None,
         }
+    }
+
+    /// The position of the entry of key `k` (of `kind`, with spans into
+    /// `input`), if there is one. If not, the index (when there is one)
+    /// takes `k` at the next position, where the caller appends its entry.
+    #[inline]
+    fn place(&mut self, input: &[u8], kind: Kind, k: Part) -> Option<usize> {
+        let key = k.key(input, kind);
+        if !self.indexed {
+            match self.entries.last() {
+                None => return None,
+                Some(&(last, _)) if key > last.key(input, kind) => return None,
+                Some(_) => self.make_index(input, kind, self.entries.capacity()),
+            }
+        }
+        let h = self.index.hash(&key);
+        let entries = &self.entries;
+        let found = self.index.find(h, |i| entries[i].0.key(input, kind) == key);
+        if found.is_none() {
+            let at = self.entries.len();
+            self.index.table.insert_unique(h, (h, at), |&(eh, _)| eh);
+        }
+        found
+    }
+
+    /// Index the entries (their keys, of `kind` with spans into `input`,
+    /// in ascending order, so all different), with room for `room`.
+    #[cold]
+    #[inline(never)]
+    fn make_index(&mut self, input: &[u8], kind: Kind, room: usize) {
+        let mut table = hashbrown::HashTable::with_capacity(room.max(self.entries.len()));
+        for (i, &(k, _)) in self.entries.iter().enumerate() {
+            let h = self.index.hash(&k.key(input, kind));
+            table.insert_unique(h, (h, i), |&(eh, _)| eh);
+        }
+        self.index.table = table;
+        self.indexed = true;
     }
 
     /// Insert or replace a key of `kind` with a scalar value; `input`
     /// holds the bytes spans point into.
     pub fn insert(&mut self, input: &[u8], kind: Kind, k: Part, v: Part) {
         debug_assert!(self.msgs.is_empty() && v != Part::Msg);
-        let key = k.key(input, kind);
-        let h = self.index.hash(&key);
-        let entries = &self.entries;
-        let found = self.index.find(h, |i| entries[i].0.key(input, kind) == key);
-        self.index.put(&mut self.entries, h, found, k, v);
+        match self.place(input, kind, k) {
+            Some(i) => self.entries[i].1 = v,
+            None => self.entries.push((k, v)),
+        }
     }
 
     /// Insert or replace a key of `kind` with a message value `m`.
@@ -312,15 +354,11 @@ impl<M> Pairs<M> {
         if self.msgs.is_empty() && self.entries.capacity() > 0 {
             self.msgs.reserve(self.entries.capacity());
         }
-        let key = k.key(input, kind);
-        let h = self.index.hash(&key);
-        let entries = &self.entries;
-        let found = self.index.find(h, |i| entries[i].0.key(input, kind) == key);
-        match found {
+        match self.place(input, kind, k) {
             // The new message replaces the old one in place (dropped here).
             Some(i) => self.msgs[i] = m,
             None => {
-                self.index.put(&mut self.entries, h, None, k, Part::Msg);
+                self.entries.push((k, Part::Msg));
                 self.msgs.push(m);
             }
         }
@@ -347,18 +385,25 @@ impl<M> Pairs<M> {
             entries: self.entries.clone(),
             msgs: self.msgs.iter().map(copy).collect::<Result<_, E>>()?,
             index: self.index.clone(),
+            indexed: self.indexed,
             first_at: self.first_at,
         })
     }
 
     /// The map of objects with these entries, in their order: `object`
     /// makes each key and value (given the entry's message, if its value
-    /// is one). The index moves over as it is, since [`MapData`] hashes
-    /// and compares keys as [`Part::key`] does.
+    /// is one). The index (made here if there is none yet, from keys of
+    /// `kind` with spans into `input`) moves over as it is, since
+    /// [`MapData`] hashes and compares keys as [`Part::key`] does.
     pub fn into_data(
-        self,
+        mut self,
+        input: &[u8],
+        kind: Kind,
         mut object: impl FnMut(Part, Part, Option<M>) -> PyResult<(Py<PyAny>, Py<PyAny>)>,
     ) -> PyResult<MapData> {
+        if !self.indexed {
+            self.make_index(input, kind, self.entries.len());
+        }
         let mut msgs = self.msgs.into_iter();
         let entries = self
             .entries

@@ -29,6 +29,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             return self.too_deep(start, "messages");
         }
         let (s, e) = self.wire(r.len_prefixed())?;
+        self.b.entry_at(start, r.left());
         if let Some((k, v)) = self.plain_entry(r.sub(s, e), einfo, kf, vf) {
             return self
                 .b
