@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
-use amber_core::proto::runtime::{FieldInfo, Kind, Scalar};
+use amber_core::proto::runtime::{FieldInfo, Kind};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyString, PyWeakrefReference};
 
@@ -178,6 +178,8 @@ impl MapData {
 /// entry's own position, or a message kept as its place in the input
 /// (checked by the parse, built when needed, as a message field's
 /// `Slot::Raw`).
+///
+/// [`Scalar::bits`]: amber_core::proto::runtime::Scalar::bits
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {
     Bits(u64),
@@ -199,16 +201,36 @@ impl Part {
             }
             // Keys are never messages (a map's keys are scalars).
             Part::Msg | Part::Raw(..) => KeyView::Int(0),
-            Part::Bits(b) => match Scalar::from_bits(kind, b) {
-                Some(Scalar::Bool(v)) => KeyView::Bool(v),
-                Some(Scalar::I32(v) | Scalar::Enum(v)) => KeyView::Int(v.into()),
-                Some(Scalar::I64(v)) => KeyView::Int(v.into()),
-                Some(Scalar::U32(v)) => KeyView::Int(v.into()),
-                Some(Scalar::U64(v)) => KeyView::Int(v.into()),
-                // Floats are not map keys.
-                _ => KeyView::Int(b.into()),
-            },
+            Part::Bits(b) if kind == Kind::Bool => KeyView::Bool(b != 0),
+            Part::Bits(b) => KeyView::Int(number(kind, b)),
         }
+    }
+
+    /// Whether this key comes after key `last` (both of `kind`, spans into
+    /// `input`) in the order of their [`KeyView`]s (see [`Pairs`]).
+    #[inline(always)]
+    fn after(self, last: Part, input: &[u8], kind: Kind) -> bool {
+        match (self, last) {
+            // (`Bool` keys order as 0 and 1 do.)
+            (Part::Bits(b), Part::Bits(l)) => number(kind, b) > number(kind, l),
+            _ => self.key(input, kind) > last.key(input, kind),
+        }
+    }
+}
+
+/// The number of a key of `kind` whose bits ([`Scalar::bits`]) are `b`,
+/// as [`KeyView::Int`] holds it (a bool's 0 or 1).
+///
+/// [`Scalar::bits`]: amber_core::proto::runtime::Scalar::bits
+#[inline(always)]
+fn number(kind: Kind, b: u64) -> i128 {
+    match kind {
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 | Kind::Enum(_) => (b as i32).into(),
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => (b as i64).into(),
+        Kind::Uint32 | Kind::Fixed32 => (b as u32).into(),
+        Kind::Bool => (b != 0).into(),
+        // Unsigned 64 bits (floats are not map keys).
+        _ => b.into(),
     }
 }
 
@@ -306,14 +328,14 @@ impl<M> Pairs<M> {
     /// takes `k` at the next position, where the caller appends its entry.
     #[inline]
     fn place(&mut self, input: &[u8], kind: Kind, k: Part) -> Option<usize> {
-        let key = k.key(input, kind);
         if !self.indexed {
             match self.entries.last() {
                 None => return None,
-                Some(&(last, _)) if key > last.key(input, kind) => return None,
+                Some(&(last, _)) if k.after(last, input, kind) => return None,
                 Some(_) => self.make_index(input, kind, self.entries.capacity()),
             }
         }
+        let key = k.key(input, kind);
         let h = self.index.hash(&key);
         let entries = &self.entries;
         let found = self.index.find(h, |i| entries[i].0.key(input, kind) == key);
