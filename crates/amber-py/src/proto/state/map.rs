@@ -195,10 +195,7 @@ impl Part {
     /// from it.
     fn key(self, input: &[u8], kind: Kind) -> KeyView<'_> {
         match self {
-            Part::Span(off, len) => {
-                let at = off as usize..off as usize + len as usize;
-                KeyView::Str(Cow::Borrowed(input.get(at).unwrap_or_default()))
-            }
+            Part::Span(off, len) => KeyView::Str(Cow::Borrowed(text(input, off, len))),
             // Keys are never messages (a map's keys are scalars).
             Part::Msg | Part::Raw(..) => KeyView::Int(0),
             Part::Bits(b) if kind == Kind::Bool => KeyView::Bool(b != 0),
@@ -213,9 +210,17 @@ impl Part {
         match (self, last) {
             // (`Bool` keys order as 0 and 1 do.)
             (Part::Bits(b), Part::Bits(l)) => number(kind, b) > number(kind, l),
+            (Part::Span(o, n), Part::Span(lo, ln)) => text(input, o, n) > text(input, lo, ln),
             _ => self.key(input, kind) > last.key(input, kind),
         }
     }
+}
+
+/// The bytes of span `(off, len)` of `input` (none if it is not in it).
+#[inline(always)]
+fn text(input: &[u8], off: u32, len: u32) -> &[u8] {
+    let at = off as usize..off as usize + len as usize;
+    input.get(at).unwrap_or_default()
 }
 
 /// The number of a key of `kind` whose bits ([`Scalar::bits`]) are `b`,
