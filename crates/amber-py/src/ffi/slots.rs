@@ -58,11 +58,17 @@ pub trait FastGet: PyClass<Frozen = True> + Sync {
 pub struct Got(*mut ffi::PyObject);
 
 impl Got {
+    /// A value read.
+    #[inline(always)]
+    pub fn value(v: Py<PyAny>) -> Got {
+        Got(v.into_ptr())
+    }
+
     /// `r` as a [`Got`]: its error, if any, set as the thread's exception.
     #[inline(always)]
     pub fn from(py: Python<'_>, r: PyResult<Py<PyAny>>) -> Got {
         match r {
-            Ok(v) => Got(v.into_ptr()),
+            Ok(v) => Got::value(v),
             Err(e) => {
                 e.restore(py);
                 Got(std::ptr::null_mut())

@@ -102,7 +102,7 @@ impl FastGet for Field {
             // The instance's type is this field's: its schema and table.
             let f = self.info();
             match b.slot(pos) {
-                Slot::Val(v) => return Some(Got::from(py, Ok(v.clone_ref(py)))),
+                Slot::Val(v) => return Some(Got::value(v.clone_ref(py))),
                 Slot::Num(n) => return Some(Got::from(py, values::number(py, f.kind, *n))),
                 &Slot::Span(off, len) => {
                     return Some(Got::from(py, b.span_object(py, f.kind, (off, len))))
@@ -112,7 +112,7 @@ impl FastGet for Field {
                         && !matches!(f.kind, Kind::Message(_)) =>
                 {
                     let v = self.s.defaults[self.ty as usize][pos].clone_ref(py);
-                    return Some(Got::from(py, Ok(v)));
+                    return Some(Got::value(v));
                 }
                 _ => {}
             }
