@@ -36,6 +36,11 @@ pub struct Field {
     /// The schema this field holds keeps that class alive, so no other
     /// class can come to have the address.
     pub class: AtomicUsize,
+    /// The field's kind, and whether an unset read gives its default (a
+    /// singular scalar), copied from its table entry: a read needs them
+    /// without going through the schema's tables.
+    pub kind: Kind,
+    pub scalar_default: bool,
 }
 
 impl Field {
@@ -100,17 +105,13 @@ impl FastGet for Field {
         {
             let b = m.state().ok()?;
             // The instance's type is this field's: its schema and table.
-            let f = self.info();
             match b.slot(pos) {
                 Slot::Val(v) => return Some(Got::value(v.clone_ref(py))),
-                Slot::Num(n) => return Some(Got::from(py, values::number(py, f.kind, *n))),
+                Slot::Num(n) => return Some(Got::from(py, values::number(py, self.kind, *n))),
                 &Slot::Span(off, len) => {
-                    return Some(Got::from(py, b.span_object(py, f.kind, (off, len))))
+                    return Some(Got::from(py, b.span_object(py, self.kind, (off, len))))
                 }
-                Slot::Unset
-                    if matches!(f.card, Cardinality::Singular { .. })
-                        && !matches!(f.kind, Kind::Message(_)) =>
-                {
+                Slot::Unset if self.scalar_default => {
                     let v = self.s.defaults[self.ty as usize][pos].clone_ref(py);
                     return Some(Got::value(v));
                 }

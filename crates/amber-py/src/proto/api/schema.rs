@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use amber_core::proto::runtime::Cardinality;
+use amber_core::proto::runtime::{Cardinality, Kind};
 use amber_core::proto::{FileDescriptorSet, Message as _};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -181,14 +181,20 @@ impl PySchema {
     fn field(&self, ty: u32, pos: u32) -> PyResult<crate::proto::api::field::Field> {
         crate::errors::guard(|| {
             self.check(ty)?;
-            if pos as usize >= self.inner.tables.messages[ty as usize].fields.len() {
+            let Some(f) = self.inner.tables.messages[ty as usize]
+                .fields
+                .get(pos as usize)
+            else {
                 return Err(PyValueError::new_err("no such field"));
-            }
+            };
             Ok(crate::proto::api::field::Field {
                 s: self.inner.clone(),
                 ty,
                 pos,
                 class: std::sync::atomic::AtomicUsize::new(0),
+                kind: f.kind,
+                scalar_default: matches!(f.card, Cardinality::Singular { .. })
+                    && !matches!(f.kind, Kind::Message(_)),
             })
         })
     }

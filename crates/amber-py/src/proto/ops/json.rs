@@ -17,11 +17,11 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::errors;
-use crate::proto::ops::parse::{builder_for, install};
+use crate::proto::ops::parse::{install, schema_of};
 use crate::proto::ops::serialize::{
     changing, write_error, Given, Source, Stashed as SourceStashed,
 };
-use crate::proto::state::build::Stashed as BuildStashed;
+use crate::proto::state::build::{Builder, Stashed as BuildStashed};
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::message::PyMessage;
 use crate::proto::state::schema::FieldKeys;
@@ -239,7 +239,8 @@ pub(crate) fn merge_input<'a, I: Input<'a>>(
         ignore_unknown_fields,
         ..ParseOptions::default()
     };
-    let (mut builder, s, ty) = builder_for(m)?;
+    let (s, ty) = schema_of(m)?;
+    let mut builder = Builder::new(py, &s);
     let draft = match json::parse_input(&s.tables, ty, input, &mut builder, &opts) {
         Ok(d) => d,
         Err(ParseFailure::Json(e)) => {

@@ -17,13 +17,11 @@ use crate::proto::state::cell::Borrow;
 use crate::proto::state::message::{release, Message, PyMessage};
 use crate::proto::state::schema::Schema;
 
-/// A builder for messages of `m`'s type, and that type (wire, text and
-/// JSON parses).
-pub(crate) fn builder_for<'py>(
-    m: &Bound<'py, PyMessage>,
-) -> PyResult<(Builder<'py>, Arc<Schema>, u32)> {
+/// The schema and type of `m`, for a builder of messages of its type (text
+/// and JSON parses).
+pub(crate) fn schema_of(m: &Bound<'_, PyMessage>) -> PyResult<(Arc<Schema>, u32)> {
     let b = m.state()?;
-    Ok((Builder::new(m.py(), b.s.clone()), b.s.clone(), b.ty))
+    Ok((b.s.clone(), b.ty))
 }
 
 /// Put a parsed message `new` into `m`: in place of its contents
@@ -41,7 +39,8 @@ pub(crate) fn install(m: &Bound<'_, PyMessage>, new: Message, replace: bool) -> 
 
 /// Parse the text format into `m` (replacing its contents).
 pub fn from_text(m: &Bound<'_, PyMessage>, text: &str, opts: ParseOptions) -> PyResult<()> {
-    let (mut builder, s, ty) = builder_for(m)?;
+    let (s, ty) = schema_of(m)?;
+    let mut builder = Builder::new(m.py(), &s);
     let draft = match parse_text(&s.tables, ty, text, &mut builder, opts) {
         Ok(d) => d,
         Err(TextFailure::Build(Stashed)) => return Err(builder.take_err()),
@@ -100,16 +99,16 @@ fn decode_bytes(
             let buf = InputBuffer::get(data)?;
             if u32::try_from(buf.bytes().len()).is_err() {
                 // Too long for spans: values become objects as they come.
-                return decode_in(Builder::new(py, s.clone()), s, ty, buf.bytes(), data);
+                return decode_in(Builder::new(py, s), s, ty, buf.bytes(), data);
             }
             PyBytes::new(py, buf.bytes())
         }
     };
     let bytes = input.as_bytes();
     let builder = if u32::try_from(bytes.len()).is_ok() {
-        Builder::for_input(py, s.clone(), input.clone(), bytes, RawMode::Check)
+        Builder::for_input(py, s, input.clone(), bytes, RawMode::Check)
     } else {
-        Builder::new(py, s.clone())
+        Builder::new(py, s)
     };
     decode_in(builder, s, ty, bytes, data)
 }

@@ -33,7 +33,9 @@ use crate::proto::state::values;
 
 pub(crate) struct Builder<'py> {
     py: Python<'py>,
-    s: Arc<Schema>,
+    /// Borrowed: a builder lives for one parse, and each message it starts
+    /// takes its own count of the schema.
+    s: &'py Arc<Schema>,
     /// The error behind a `Stashed` (the decoder's results stay small).
     err: Option<PyErr>,
     /// The input of a wire parse, and where its bytes are: strings and
@@ -59,7 +61,7 @@ pub struct Stashed;
 
 impl<'py> Builder<'py> {
     /// A builder of messages of schema `s` (also used by the JSON parser).
-    pub(crate) fn new(py: Python<'py>, s: Arc<Schema>) -> Self {
+    pub(crate) fn new(py: Python<'py>, s: &'py Arc<Schema>) -> Self {
         Builder {
             py,
             s,
@@ -76,7 +78,7 @@ impl<'py> Builder<'py> {
     /// sub-messages as places in it.
     pub(crate) fn for_input(
         py: Python<'py>,
-        s: Arc<Schema>,
+        s: &'py Arc<Schema>,
         input: Bound<'py, PyBytes>,
         bytes: &[u8],
         mode: RawMode,
@@ -515,7 +517,7 @@ impl MessageBuilder for Builder<'_> {
                         unreachable!("matched just above")
                     };
                     let input = m.input.as_ref().map(|i| i.bind(self.py));
-                    let built = build_raw(self.py, &self.s, ty, input, (a, n));
+                    let built = build_raw(self.py, self.s, ty, input, (a, n));
                     let built = built.map_err(|e| self.stash(e))?;
                     *self.slot(m, f) = Slot::Sub(Box::new(built));
                     return Ok(false);
@@ -668,7 +670,7 @@ pub fn build_raw(
     let bytes = all
         .get(off as usize..off as usize + len as usize)
         .unwrap_or_default();
-    let mut b = Builder::for_input(py, s.clone(), input.clone(), all, RawMode::Trust);
+    let mut b = Builder::for_input(py, s, input.clone(), all, RawMode::Trust);
     b.room = bytes.len() / 8;
     match decode(&s.tables, ty, bytes, &mut b, DecodeOptions::default()) {
         Ok(m) => Ok(m),

@@ -4,6 +4,8 @@
 //! as upb makes them when a field is read; and the links by which a
 //! default sub-message or container makes its parent present when changed.
 
+use std::sync::Arc;
+
 use amber_core::proto::runtime::{Cardinality, Kind};
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
@@ -14,6 +16,7 @@ use crate::proto::state::map::{MapData, MapField};
 pub use crate::proto::state::message::{instantiate, sub_type};
 use crate::proto::state::message::{release, Message, PyMessage, Slot};
 use crate::proto::state::repeated::{Items, Repeated};
+use crate::proto::state::schema::Schema;
 use crate::proto::state::values;
 
 /// Make the Python object of field `pos`'s native value (see
@@ -35,9 +38,11 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
         Some(_) => Some(PyWeakrefReference::new(m)?.unbind()),
         None => None,
     };
-    let (s, ty) = (b.s.clone(), b.ty);
-    let container = |items: Items| {
-        let mut c = Repeated::new(s.clone(), ty, pos as u32, items);
+    let ty = b.ty;
+    // The schema is cloned only for a container (a sub-message's object
+    // holds its own): the clone is an atomic count.
+    let container = |s: Arc<Schema>, items: Items| {
+        let mut c = Repeated::new(s, ty, pos as u32, items);
         c.owner = owner.as_ref().map(|o| o.clone_ref(py));
         Py::new(py, c)
     };
@@ -45,12 +50,12 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
     let made = match std::mem::replace(b.slot_mut(pos), Slot::Unset) {
         Slot::Pairs(p) => {
             let d = pairs_data(py, &b, &b.info().fields[pos], *p)?;
-            let mut c = MapField::new(s.clone(), ty, pos as u32, d);
+            let mut c = MapField::new(b.s.clone(), ty, pos as u32, d);
             c.owner = owner;
             Slot::Map(Py::new(py, c)?)
         }
         Slot::Span(off, len) => Slot::Val(b.span_object(py, kind, (off, len))?),
-        Slot::Spans(v) => Slot::List(container(b.span_objects(py, kind, &v)?)?),
+        Slot::Spans(v) => Slot::List(container(b.s.clone(), b.span_objects(py, kind, &v)?)?),
         Slot::Sub(sub) => Slot::Val(instantiate(py, *sub)?.into_any().unbind()),
         Slot::Raw(off, len) => {
             let sub = b.build_at(py, sub_type(kind), (off, len))?;
@@ -58,12 +63,12 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
         }
         Slot::Raws(v) => {
             let msgs = b.build_all(py, sub_type(kind), &v)?;
-            Slot::List(container(Items::Objs(objects(py, msgs)?))?)
+            Slot::List(container(b.s.clone(), Items::Objs(objects(py, msgs)?))?)
         }
-        Slot::Subs(v) => Slot::List(container(Items::Objs(objects(py, *v)?))?),
-        Slot::Items(items) => Slot::List(container(*items)?),
+        Slot::Subs(v) => Slot::List(container(b.s.clone(), Items::Objs(objects(py, *v)?))?),
+        Slot::Items(items) => Slot::List(container(b.s.clone(), *items)?),
         Slot::Entries(d) => {
-            let mut c = MapField::new(s.clone(), ty, pos as u32, *d);
+            let mut c = MapField::new(b.s.clone(), ty, pos as u32, *d);
             c.owner = owner;
             Slot::Map(Py::new(py, c)?)
         }
