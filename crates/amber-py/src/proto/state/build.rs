@@ -339,7 +339,7 @@ fn native_pairs<'d>(
 
 /// Put `v` in `slot`, which holds `Unset` ([`Builder::emptied`]).
 #[inline(always)]
-fn fill(slot: &mut Slot, v: Slot) {
+pub(crate) fn fill(slot: &mut Slot, v: Slot) {
     debug_assert!(matches!(slot, Slot::Unset));
     // SAFETY: `slot` holds `Unset`, which owns nothing, so writing over it
     // without a drop leaks nothing. (An assignment is equivalent, but its

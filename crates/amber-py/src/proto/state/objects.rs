@@ -80,7 +80,9 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
         Slot::Map(l) => l.clone_ref(py).into_any(),
         _ => py.None(),
     };
-    *b.slot_mut(pos) = made;
+    // The slot holds the `Unset` left by the `replace` above (making the
+    // objects ran no code that sets it: the message stayed borrowed).
+    crate::proto::state::build::fill(b.slot_mut(pos), made);
     Ok(Some(obj))
 }
 
