@@ -677,6 +677,24 @@ def test_strings_read_from_any_buffer_stay_as_read(shop: Any) -> None:
     assert ns.T.FromString(t.SerializeToString()) == t
 
 
+def test_parsed_text_of_every_utf8_width_reads_back() -> None:
+    """proto2 strings are not checked at parse: valid text of 1- to 4-byte characters reads back
+    as text, and bytes that are not UTF-8 (bad continuations, encoded surrogates, overlong forms,
+    truncated characters) read back with lone surrogates for the bad bytes (Google gives bytes
+    there, see docs/proto.md), and both are written back as they came."""
+    ns = P.load_text('syntax = "proto2"; message U { repeated string r = 1; }', name="u8.proto")
+    texts = ["", "a", "é", "€uro", "𝄞 clef", "mixed ascii then ü", "ü" * 40, "z" * 31 + "é"]
+    bad = [b"\xc3\x28", b"\xed\xa0\x80", b"\xc0\xaf", b"\xe2\x82", b"ok\xff", b"\xf0\x9d\x84"]
+    values = [t.encode() for t in texts] + bad
+    raw = b"".join(bytes([10, len(v)]) + v for v in values)
+    u = ns.U.FromString(raw)
+    got = list(u.r)
+    assert got[: len(texts)] == texts
+    assert got[len(texts) :] == [v.decode("utf-8", "surrogateescape") for v in bad]
+    assert all(type(g) is str for g in got)
+    assert u.SerializeToString() == raw
+
+
 def test_unknown_fields_survive(shop: Any) -> None:
     item_bytes = shop.Item(sku="s").SerializeToString() + bytes([0xF8, 0x01, 0x2A])  # field 31 = 42
     item = shop.Item.FromString(item_bytes)

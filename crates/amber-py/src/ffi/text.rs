@@ -134,22 +134,33 @@ pub fn string<'py>(
 }
 
 /// A new `str` of the bytes `b`, or `None` when they are not UTF-8 (ASCII,
-/// the common case, is checked word by word and copied).
+/// the common case, is checked word by word and copied; other text is
+/// checked once, by CPython's decoder as it decodes).
 pub fn utf8_object(
     py: pyo3::Python<'_>,
     b: &[u8],
 ) -> Option<pyo3::PyResult<pyo3::Py<pyo3::PyAny>>> {
-    let ascii = b.is_ascii();
-    let s = if ascii {
-        // SAFETY: ASCII is valid UTF-8.
-        unsafe { std::str::from_utf8_unchecked(b) }
-    } else {
-        std::str::from_utf8(b).ok()?
+    if b.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8; `py` proves the GIL is held.
+        let p = unsafe { new_str(std::str::from_utf8_unchecked(b), true) };
+        // SAFETY: `p` is a new reference, or NULL with an exception set.
+        return Some(unsafe { pyo3::Bound::from_owned_ptr_or_err(py, p) }.map(pyo3::Bound::unbind));
+    }
+    // SAFETY: `py` proves the GIL is held; `b` is borrowed for the call, and
+    // the decoder checks it (invalid UTF-8 raises `UnicodeDecodeError`).
+    let p = unsafe {
+        ffi::PyUnicode_DecodeUTF8(
+            b.as_ptr().cast(),
+            b.len() as ffi::Py_ssize_t,
+            c"strict".as_ptr(),
+        )
     };
-    // SAFETY: `py` proves the GIL is held; `ascii` is true only for ASCII.
-    let p = unsafe { new_str(s, ascii) };
     // SAFETY: `p` is a new reference, or NULL with an exception set.
-    Some(unsafe { pyo3::Bound::from_owned_ptr_or_err(py, p) }.map(pyo3::Bound::unbind))
+    match unsafe { pyo3::Bound::from_owned_ptr_or_err(py, p) } {
+        Ok(o) => Some(Ok(o.unbind())),
+        Err(e) if e.is_instance_of::<pyo3::exceptions::PyUnicodeDecodeError>(py) => None,
+        Err(e) => Some(Err(e)),
+    }
 }
 
 /// The UTF-8 of the str `s`, borrowed from it: read in place when it is
