@@ -312,7 +312,7 @@ impl Message {
 
     /// The object of span `sp`, a value of field kind `kind`.
     pub fn span_object(&self, py: Python<'_>, kind: Kind, sp: (u32, u32)) -> PyResult<Py<PyAny>> {
-        values::to_py(py, text_scalar(kind, self.span(py, sp)))
+        values::text(py, kind, self.span(py, sp))
     }
 
     /// The object of a map entry's key or scalar value `p`, of kind

@@ -241,14 +241,32 @@ pub fn check_bits(t: &Tables, f: &FieldInfo, kind: Kind, v: &Bound<'_, PyAny>) -
 }
 
 /// The Python object of a number, bool or enum kept as `bits` for a
-/// field of `kind` ([`Scalar::bits`]).
+/// field of `kind` ([`Scalar::bits`]; the value [`Scalar::from_bits`]
+/// gives, made straight from the bits: a `Scalar` between, returned through
+/// memory, stalled the read that follows on store forwarding).
+#[inline]
 pub fn number(py: Python<'_>, kind: Kind, bits: u64) -> PyResult<Py<PyAny>> {
-    match Scalar::from_bits(kind, bits) {
-        Some(s) => to_py(py, s),
-        None => Err(PyTypeError::new_err(
-            "a number kept for a field of another kind",
-        )),
-    }
+    Ok(match kind {
+        Kind::Int32 | Kind::Sint32 | Kind::Sfixed32 | Kind::Enum(_) => {
+            (bits as i32).into_pyobject(py)?.into_any().unbind()
+        }
+        Kind::Int64 | Kind::Sint64 | Kind::Sfixed64 => {
+            (bits as i64).into_pyobject(py)?.into_any().unbind()
+        }
+        Kind::Uint32 | Kind::Fixed32 => (bits as u32).into_pyobject(py)?.into_any().unbind(),
+        Kind::Uint64 | Kind::Fixed64 => bits.into_pyobject(py)?.into_any().unbind(),
+        Kind::Float => PyFloat::new(py, f32::from_bits(bits as u32).into())
+            .into_any()
+            .unbind(),
+        Kind::Double => PyFloat::new(py, f64::from_bits(bits)).into_any().unbind(),
+        Kind::Bool => PyBool::new(py, bits != 0).to_owned().into_any().unbind(),
+        Kind::String | Kind::Bytes | Kind::Message(_) => return Err(not_a_number()),
+    })
+}
+
+#[cold]
+fn not_a_number() -> PyErr {
+    PyTypeError::new_err("a number kept for a field of another kind")
 }
 
 /// Whether a number kept as `bits` for a field of `kind` is its zero.
@@ -287,14 +305,26 @@ pub fn to_py(py: Python<'_>, s: Scalar<'_>) -> PyResult<Py<PyAny>> {
         Scalar::F32(v) => PyFloat::new(py, v as f64).into_any().unbind(),
         Scalar::F64(v) => PyFloat::new(py, v).into_any().unbind(),
         Scalar::Bool(v) => PyBool::new(py, v).to_owned().into_any().unbind(),
-        Scalar::Str(b) => match crate::ffi::text::utf8_object(py, b) {
-            Some(o) => o?,
-            None => PyBytes::new(py, b)
-                .call_method1(pyo3::intern!(py, "decode"), ("utf-8", "surrogateescape"))?
-                .unbind(),
-        },
+        Scalar::Str(b) => text(py, Kind::String, b)?,
         Scalar::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
     })
+}
+
+/// The Python object of a string (`kind` `String`: a `str`, bytes that are
+/// not UTF-8 kept as lone surrogates) or bytes value (any other kind) `b`,
+/// made straight from the bytes (see [`number`] for why not through a
+/// `Scalar`).
+#[inline]
+pub fn text(py: Python<'_>, kind: Kind, b: &[u8]) -> PyResult<Py<PyAny>> {
+    if kind != Kind::String {
+        return Ok(PyBytes::new(py, b).into_any().unbind());
+    }
+    match crate::ffi::text::utf8_object(py, b) {
+        Some(o) => o,
+        None => Ok(PyBytes::new(py, b)
+            .call_method1(pyo3::intern!(py, "decode"), ("utf-8", "surrogateescape"))?
+            .unbind()),
+    }
 }
 
 /// A stored value as the encoder's scalar, borrowing from the object.
