@@ -498,13 +498,15 @@ pub fn text_scalar(kind: Kind, b: &[u8]) -> Scalar<'_> {
 /// is the one `load` made, which defines neither), so a sub-message costs
 /// one allocation instead of a call through the class's slots.
 pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, PyMessage>> {
-    let cls = m.s.class(py, m.ty)?.clone();
+    // No count taken: the schema holds the class, and `m` (moved into
+    // `init`) holds the schema until the object is made.
+    let cls = m.s.class(py, m.ty)?.as_type_ptr();
     let init = pyo3::PyClassInitializer::from(PyMessage::from(m));
     // SAFETY: `cls` is the class bound to this type by `Schema::bind`,
-    // which checks that it is a subclass of `Message`: allocating an
-    // object of that type and writing a `Message` into it is what pyo3
-    // does for a subclass whose `__new__` is `Message`'s.
-    let obj = unsafe { pyo3::impl_::pymethods::tp_new_impl(py, init, cls.as_type_ptr())? };
+    // which checks that it is a subclass of `Message`, alive as said above:
+    // allocating an object of that type and writing a `Message` into it is
+    // what pyo3 does for a subclass whose `__new__` is `Message`'s.
+    let obj = unsafe { pyo3::impl_::pymethods::tp_new_impl(py, init, cls)? };
     // SAFETY: `obj` is a new, owned reference to an object of type `cls`,
     // a subclass of `Message`.
     Ok(unsafe { Bound::from_owned_ptr(py, obj).cast_into_unchecked::<PyMessage>() })

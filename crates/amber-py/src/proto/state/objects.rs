@@ -4,19 +4,17 @@
 //! as upb makes them when a field is read; and the links by which a
 //! default sub-message or container makes its parent present when changed.
 
-use std::sync::Arc;
-
 use amber_core::proto::runtime::{Cardinality, Kind};
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
 
+use crate::proto::state::build::fill;
 pub use crate::proto::state::build::{pairs_data, pairs_to_entries};
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::map::{MapData, MapField};
 pub use crate::proto::state::message::{instantiate, sub_type};
 use crate::proto::state::message::{release, Message, PyMessage, Slot};
 use crate::proto::state::repeated::{Items, Repeated};
-use crate::proto::state::schema::Schema;
 use crate::proto::state::values;
 
 /// Make the Python object of field `pos`'s native value (see
@@ -39,51 +37,77 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
         None => None,
     };
     let ty = b.ty;
-    // The schema is cloned only for a container (a sub-message's object
-    // holds its own): the clone is an atomic count.
-    let container = |s: Arc<Schema>, items: Items| {
-        let mut c = Repeated::new(s, ty, pos as u32, items);
-        c.owner = owner.as_ref().map(|o| o.clone_ref(py));
-        Py::new(py, c)
-    };
     let kind = b.info().fields[pos].kind;
-    let made = match std::mem::replace(b.slot_mut(pos), Slot::Unset) {
+    // Each object goes into the slot as it is made, its two words written
+    // in place (a `Slot` made first and copied in stalled on store
+    // forwarding). The slot holds the `Unset` the `replace` left: making the
+    // objects ran no code that sets it, the message staying borrowed.
+    let obj = match std::mem::replace(b.slot_mut(pos), Slot::Unset) {
         Slot::Pairs(p) => {
             let d = pairs_data(py, &b, &b.info().fields[pos], *p)?;
-            let mut c = MapField::new(b.s.clone(), ty, pos as u32, d);
-            c.owner = owner;
-            Slot::Map(Py::new(py, c)?)
+            keep_map(py, &mut b, pos, d, owner)?
         }
-        Slot::Span(off, len) => Slot::Val(b.span_object(py, kind, (off, len))?),
-        Slot::Spans(v) => Slot::List(container(b.s.clone(), b.span_objects(py, kind, &v)?)?),
-        Slot::Sub(sub) => Slot::Val(instantiate(py, *sub)?.into_any().unbind()),
+        Slot::Entries(d) => keep_map(py, &mut b, pos, *d, owner)?,
+        Slot::Span(off, len) => {
+            let v = b.span_object(py, kind, (off, len))?;
+            keep(py, &mut b, pos, v)
+        }
+        Slot::Sub(sub) => {
+            let v = instantiate(py, *sub)?.into_any().unbind();
+            keep(py, &mut b, pos, v)
+        }
         Slot::Raw(off, len) => {
             let sub = b.build_at(py, sub_type(kind), (off, len))?;
-            Slot::Val(instantiate(py, sub)?.into_any().unbind())
+            let v = instantiate(py, sub)?.into_any().unbind();
+            keep(py, &mut b, pos, v)
         }
-        Slot::Raws(v) => {
-            let msgs = b.build_all(py, sub_type(kind), &v)?;
-            Slot::List(container(b.s.clone(), Items::Objs(objects(py, msgs)?))?)
-        }
-        Slot::Subs(v) => Slot::List(container(b.s.clone(), Items::Objs(objects(py, *v)?))?),
-        Slot::Items(items) => Slot::List(container(b.s.clone(), *items)?),
-        Slot::Entries(d) => {
-            let mut c = MapField::new(b.s.clone(), ty, pos as u32, *d);
+        taken => {
+            let items = match taken {
+                Slot::Spans(v) => b.span_objects(py, kind, &v)?,
+                Slot::Raws(v) => Items::Objs(objects(py, b.build_all(py, sub_type(kind), &v)?)?),
+                Slot::Subs(v) => Items::Objs(objects(py, *v)?),
+                Slot::Items(items) => *items,
+                other => {
+                    // Not native (`native` says which are): put back.
+                    fill(b.slot_mut(pos), other);
+                    return Ok(Some(py.None()));
+                }
+            };
+            let mut c = Repeated::new(b.s.clone(), ty, pos as u32, items);
             c.owner = owner;
-            Slot::Map(Py::new(py, c)?)
+            let c = Py::new(py, c)?;
+            let o = c.clone_ref(py).into_any();
+            fill(b.slot_mut(pos), Slot::List(c));
+            o
         }
-        other => other,
     };
-    let obj = match &made {
-        Slot::Val(v) => v.clone_ref(py),
-        Slot::List(l) => l.clone_ref(py).into_any(),
-        Slot::Map(l) => l.clone_ref(py).into_any(),
-        _ => py.None(),
-    };
-    // The slot holds the `Unset` left by the `replace` above (making the
-    // objects ran no code that sets it: the message stayed borrowed).
-    crate::proto::state::build::fill(b.slot_mut(pos), made);
     Ok(Some(obj))
+}
+
+/// Make a map field's container of `d` (`owner`: the message to make
+/// present when it changes), put it in `m`'s slot `pos`, which holds
+/// `Unset`, and return it.
+fn keep_map(
+    py: Python<'_>,
+    m: &mut Message,
+    pos: usize,
+    d: MapData,
+    owner: Option<Py<PyWeakrefReference>>,
+) -> PyResult<Py<PyAny>> {
+    let mut c = MapField::new(m.s.clone(), m.ty, pos as u32, d);
+    c.owner = owner;
+    let c = Py::new(py, c)?;
+    let o = c.clone_ref(py).into_any();
+    fill(m.slot_mut(pos), Slot::Map(c));
+    Ok(o)
+}
+
+/// Put object `v` in `m`'s slot `pos`, which holds `Unset`, and return it.
+#[inline(always)]
+fn keep(py: Python<'_>, m: &mut Message, pos: usize, v: Py<PyAny>) -> Py<PyAny> {
+    let o = v.clone_ref(py);
+    fill(m.slot_mut(pos), Slot::Val(v));
+    o
 }
 
 /// Every native slot of `m` made its Python object (see [`materialize`]),
