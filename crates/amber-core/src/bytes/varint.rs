@@ -126,10 +126,28 @@ pub fn read_lenient_wide(head: &[u8; MAX_LEN]) -> Option<(u64, usize)> {
     (tail[1] < 0x80).then_some((v | (tail[1] as u64) << 63, 10))
 }
 
+/// The varint at the start of `w` (eight bytes of input read little-endian,
+/// the first byte lowest) and its length, when it ends within those eight
+/// bytes; `None` when all eight have the high bit set (a varint of nine or
+/// ten bytes, or a malformed one). Nothing is checked per byte.
+#[inline(always)]
+pub fn read_word(w: u64) -> Option<(u64, usize)> {
+    // The high bit of each byte clear marks a last byte: the lowest one
+    // ends the varint.
+    let stops = !w & 0x8080_8080_8080_8080;
+    if stops == 0 {
+        return None;
+    }
+    let n = stops.trailing_zeros() as usize / 8 + 1;
+    // Every bit up to the first stop bit: the varint's bytes.
+    let keep = stops ^ (stops - 1);
+    Some((gather(w & keep), n))
+}
+
 /// The seven low bits of each of `w`'s eight bytes, packed together (low
 /// byte first): 56 bits.
 #[inline(always)]
-fn gather(w: u64) -> u64 {
+pub(crate) fn gather(w: u64) -> u64 {
     let x = w & 0x7F7F_7F7F_7F7F_7F7F;
     let x = (x & 0x007F_007F_007F_007F) | ((x & 0x7F00_7F00_7F00_7F00) >> 1);
     let x = (x & 0x0000_3FFF_0000_3FFF) | ((x & 0x3FFF_0000_3FFF_0000) >> 2);

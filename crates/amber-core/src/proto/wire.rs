@@ -131,27 +131,95 @@ impl<'a> WireReader<'a> {
         }
     }
 
-    /// A varint of two bytes or more, or `None` where it is malformed (its
-    /// error made by `varint_error`, off the hot path, so this function
-    /// returns in registers and keeps no frame for the error).
+    /// A varint of two bytes or more, or `None` where it is malformed or
+    /// cut short by the message's end (its error made by `varint_error`,
+    /// off the hot path, so this function returns in registers and keeps
+    /// no frame for the error). Any varint is read right; `varint` reads
+    /// those of one byte itself.
+    ///
+    /// Eight bytes are read at once whenever the buffer has them, even
+    /// past the end of the current message (a sub-message's reader shares
+    /// its parent's buffer): the varint is then taken only if it ends
+    /// within the message. A varint that ends past the message's end is cut
+    /// short there, and `read_lenient` over the message's bytes says so too.
     #[inline(never)]
     fn varint_long(&mut self) -> Option<u64> {
-        let rest = &self.data[self.pos..self.end];
-        // Two bytes (tags of fields 16 to 2047, numbers below 16384): the
-        // next most common case.
-        if let [b, c, ..] = *rest {
-            if c < 0x80 {
-                self.pos += 2;
-                return Some((b & 0x7F) as u64 | (c as u64) << 7);
-            }
-        }
-        // Ten bytes left or more (a varint's longest form): eight bytes at
-        // a time, no check per byte.
-        let (v, n) = match rest.first_chunk() {
-            Some(head) => varint::read_lenient_wide(head)?,
-            None => varint::read_lenient(rest).ok()?,
+        let pos = self.pos;
+        let left = self.end.saturating_sub(pos);
+        let Some(head) = self.data.get(pos..).and_then(|s| s.first_chunk::<8>()) else {
+            return self.varint_near_end();
         };
-        self.pos += n;
+        let w = u64::from_le_bytes(*head);
+        // Two bytes (tags of fields 16 to 2047, numbers below 16384): the
+        // next most common case after one.
+        let (v, n) = if w & 0x8080 == 0x0080 {
+            ((w & 0x7F) | ((w >> 1) & 0x3F80), 2)
+        } else {
+            match varint::read_word(w) {
+                Some(vn) => vn,
+                // Nine or ten bytes: the two after these eight finish it.
+                None => match self.data.get(pos + 8..pos + 10) {
+                    Some(&[b8, b9]) => {
+                        let v = varint::gather(w) | ((b8 & 0x7F) as u64) << 56;
+                        if b8 < 0x80 {
+                            (v, 9)
+                        } else if b9 < 0x80 {
+                            // The tenth byte gives bit 63; the bits past it
+                            // are dropped.
+                            (v | (b9 as u64) << 63, 10)
+                        } else {
+                            return None;
+                        }
+                    }
+                    _ => return self.varint_short(),
+                },
+            }
+        };
+        if n > left {
+            return None;
+        }
+        self.pos = pos + n;
+        Some(v)
+    }
+
+    /// [`varint_long`](Self::varint_long) of a varint whose first eight
+    /// bytes all have the high bit set where the buffer ends within ten
+    /// bytes: read byte by byte (out of line: `varint_long` keeps to the
+    /// registers a call may use).
+    #[inline(never)]
+    fn varint_short(&mut self) -> Option<u64> {
+        let pos = self.pos;
+        let (v, n) = varint::read_lenient(self.data.get(pos..self.end)?).ok()?;
+        self.pos = pos + n;
+        Some(v)
+    }
+
+    /// [`varint_long`](Self::varint_long) where the buffer has fewer than
+    /// eight bytes from the reader's place: its last eight bytes are read
+    /// at once and shifted so that the varint's first byte is the lowest.
+    /// The bytes shifted in past the buffer's end are zeros, and a zero
+    /// byte ends a varint, so a varint the buffer cuts short reads as one
+    /// that ends past the message's end, and is refused as such.
+    #[inline(never)]
+    fn varint_near_end(&mut self) -> Option<u64> {
+        let pos = self.pos;
+        let left = self.end.saturating_sub(pos);
+        if left == 0 {
+            return None;
+        }
+        let len = self.data.len();
+        if pos >= len {
+            return None;
+        }
+        let (v, n) = match self.data.last_chunk::<8>() {
+            // `pos < len < pos + 8`: a shift of 8 to 56 bits.
+            Some(last) => varint::read_word(u64::from_le_bytes(*last) >> (8 * (pos + 8 - len)))?,
+            None => varint::read_lenient(self.data.get(pos..self.end)?).ok()?,
+        };
+        if n > left {
+            return None;
+        }
+        self.pos = pos + n;
         Some(v)
     }
 
@@ -624,6 +692,120 @@ mod tests {
         };
         let b = t.encode();
         assert_eq!(T::decode(&b).unwrap(), t);
+    }
+
+    /// `WireReader::varint` against `read_lenient` over the message's own
+    /// bytes, for varints of every length from 1 to 10 (and 11: none ends
+    /// within ten bytes), plain, padded (a zero last byte) and with bits
+    /// past the 64th: at the very end of the buffer and followed by more
+    /// bytes (continuation bytes and zeros, which a read past the
+    /// message's end must not take), in buffers shorter than eight bytes
+    /// and longer, and in readers whose message ends at every byte (inside
+    /// the varint: truncated).
+    #[test]
+    fn varint_agrees_with_lenient_at_every_end() {
+        use crate::bytes::varint::{read_lenient, VarintError};
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed as u8
+        };
+        let mut seen = [0usize; 3];
+        for len in 1..=11usize {
+            for form in 0..3 {
+                let mut v: Vec<u8> = (0..len).map(|_| next() | 0x80).collect();
+                if len <= 10 {
+                    v[len - 1] = match form {
+                        0 => next() & 0x7F,
+                        1 if len > 1 => 0,
+                        _ => 0x7F,
+                    };
+                }
+                for before in [0usize, 1, 3] {
+                    for after in [&[][..], &[0xFF][..], &[0x00; 3][..], &[0xFF; 12][..]] {
+                        let mut buf = vec![0x08; before];
+                        buf.extend_from_slice(&v);
+                        buf.extend_from_slice(after);
+                        for end in before..=buf.len() {
+                            let mut r = WireReader::new(&buf).sub(before, end);
+                            let got = r.varint();
+                            match read_lenient(&buf[before..end]) {
+                                Ok((want, n)) => {
+                                    seen[0] += 1;
+                                    assert_eq!(got, Ok(want), "{buf:02x?} to {end}");
+                                    assert_eq!(r.pos(), before + n, "{buf:02x?} to {end}");
+                                }
+                                Err(kind) => {
+                                    let e = got.expect_err("refused");
+                                    assert_eq!(e.offset, before, "{buf:02x?} to {end}");
+                                    let truncated = kind == VarintError::Truncated;
+                                    seen[1 + usize::from(truncated)] += 1;
+                                    assert_eq!(e.truncated, truncated, "{buf:02x?} to {end}");
+                                    assert_eq!(r.pos(), before);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Each outcome is met: read, too long, cut short.
+        assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+    }
+
+    /// `WireReader::len_prefixed` against a varint read by `read_lenient`
+    /// and checked against the bytes left: lengths of one to three bytes
+    /// (and padded forms), with the payload whole, cut short or followed by
+    /// more, in readers whose message ends at the bytes around the prefix
+    /// and the payload's end.
+    #[test]
+    fn len_prefixed_agrees_with_lenient() {
+        use crate::bytes::varint::{read_lenient, VarintError};
+        let mut prefixes: Vec<Vec<u8>> = Vec::new();
+        for n in [0u64, 1, 5, 127, 128, 300, 16_383, 16_384, 70_000] {
+            let mut p = Vec::new();
+            varint::write(&mut p, n);
+            prefixes.push(p.clone());
+            // The same length padded with a zero last byte.
+            *p.last_mut().unwrap() |= 0x80;
+            p.push(0);
+            prefixes.push(p);
+        }
+        prefixes.push(vec![0x80; 12]);
+        for prefix in &prefixes {
+            let n = read_lenient(prefix).map_or(0, |(n, _)| n as usize);
+            for body in [n.saturating_sub(1), n, n + 3] {
+                for before in [0usize, 2] {
+                    let mut buf = vec![0x08; before];
+                    buf.extend_from_slice(prefix);
+                    buf.extend(std::iter::repeat_n(0xAA, body));
+                    let p_end = before + prefix.len();
+                    let mut ends: Vec<usize> = (before..=(p_end + 2).min(buf.len())).collect();
+                    ends.extend(buf.len().saturating_sub(3).max(before)..=buf.len());
+                    ends.push((p_end + n).min(buf.len()));
+                    for end in ends {
+                        let mut r = WireReader::new(&buf).sub(before, end);
+                        let got = r.len_prefixed();
+                        let ctx = format!("{prefix:02x?} body {body} end {end}");
+                        match read_lenient(&buf[before..end]) {
+                            Ok((v, k)) if v as usize <= end - before - k => {
+                                let s = before + k;
+                                assert_eq!(got, Ok((s, s + v as usize)), "{ctx}");
+                                assert_eq!(r.pos(), s + v as usize, "{ctx}");
+                            }
+                            want => {
+                                let e = got.expect_err(&ctx);
+                                assert_eq!(e.offset, before, "{ctx}");
+                                let invalid = want == Err(VarintError::Invalid);
+                                assert_eq!(e.truncated, !invalid, "{ctx}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
