@@ -11,6 +11,7 @@ use crate::proto::runtime::schema::{Cardinality, FastOp, FieldInfo, Kind, Messag
 use crate::proto::wire::{self, WireReader, EGROUP, FIXED32, FIXED64, LEN, SGROUP, VARINT};
 
 use super::check::Check;
+use std::cell::Cell;
 
 /// Decoder settings.
 #[derive(Debug, Clone, Copy)]
@@ -53,11 +54,15 @@ pub fn decode<B: MessageBuilder>(
         opts,
         err_index: None,
         run: Vec::new(),
+        roomy: Cell::new(false),
     };
     let mut m = d.b.start(ty).map_err(Failure::Build)?;
     let mut r = WireReader::new(data);
-    let done =
-        crate::bytes::stack::enter(|| d.fields(&mut r, ty, &mut m, None, 0), || out_of_stack(0));
+    // Level 0 runs on the caller's stack with no check: the walk checks
+    // when it first goes below it (see `Decoder::stack_check`), so a walk
+    // that never goes down (a message whose sub-messages are kept as
+    // bytes) asks nothing of the thread's stack.
+    let done = d.fields(&mut r, ty, &mut m, None, 0);
     match done {
         Ok(()) => Ok(m),
         Err(Failure::Wire(mut e)) => {
@@ -78,6 +83,9 @@ pub(super) struct Decoder<'t, 'b, B: MessageBuilder> {
     /// A packed run's values, read before they go to the builder (kept
     /// from run to run).
     run: Vec<u64>,
+    /// The stack had at least its red zone left when this walk first went
+    /// below its top message (see [`stack_check`](Self::stack_check)).
+    roomy: Cell<bool>,
 }
 
 impl<B: MessageBuilder> Decoder<'_, '_, B> {
@@ -506,6 +514,32 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         self.b.end(m, f, sub).map_err(Failure::Build)
     }
 
+    /// Whether level `depth` (1 or more) of the walk must go through
+    /// [`stack::enter`](crate::bytes::stack::enter): every
+    /// `GROW_EVERY`-th level, as [`stack::descend`](crate::bytes::stack::descend)
+    /// does, and level 1 until the stack has once been found to have at
+    /// least its red zone left there. [`decode`] runs level 0 with no
+    /// check (one frame of `fields` and the calls it makes that do not
+    /// nest), so the levels below it are covered as when `decode` itself
+    /// entered the stack, and a walk that never goes below its top message
+    /// reads nothing of the thread's stack at all.
+    #[inline(always)]
+    fn stack_check(&self, depth: usize) -> bool {
+        // (GROW_EVERY is 1 in debug builds, where clippy sees `% 1`.)
+        #[allow(clippy::modulo_one)]
+        if depth % crate::bytes::stack::GROW_EVERY == 0 {
+            return true;
+        }
+        if depth != 1 || self.roomy.get() {
+            return false;
+        }
+        // On a new segment (stack left short), siblings check again: they
+        // run back on this stack.
+        let low = crate::bytes::stack::low();
+        self.roomy.set(!low);
+        low
+    }
+
     /// Check the bytes of a message of type `ty` at nesting `depth` (`sr`,
     /// starting at byte `at`) as a build would read them, building nothing:
     /// the same walk over a builder that keeps nothing, so an error has the
@@ -524,9 +558,10 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             opts: self.opts,
             err_index: None,
             run: std::mem::take(&mut self.run),
+            roomy: self.roomy.clone(),
         };
-        let done = crate::bytes::stack::descend(
-            depth,
+        let done = level(
+            self.stack_check(depth),
             || c.fields(&mut sr, ty, &mut (), None, depth),
             || out_of_stack(at),
         );
@@ -571,8 +606,8 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         depth: usize,
     ) -> Res<(), B::Err> {
         let mut sr = r.sub(s, e);
-        crate::bytes::stack::descend(
-            depth,
+        level(
+            self.stack_check(depth),
             || self.fields(&mut sr, ty, sub, None, depth),
             || out_of_stack(s),
         )
@@ -588,8 +623,8 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
     ) -> Res<(), B::Err> {
         if f.delimited {
             let at = r.pos();
-            crate::bytes::stack::descend(
-                depth,
+            level(
+                self.stack_check(depth),
                 || self.fields(r, ty, sub, Some(f.number), depth),
                 || out_of_stack(at),
             )
@@ -734,8 +769,8 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                         return Ok(());
                     }
                     let at = r.pos();
-                    crate::bytes::stack::descend(
-                        depth + 1,
+                    level(
+                        self.stack_check(depth + 1),
                         || self.skip(r, n, w, depth + 1),
                         || out_of_stack(at),
                     )?;
@@ -782,6 +817,22 @@ pub(super) fn read_scalar<'a>(r: &mut WireReader<'a>, f: &FieldInfo) -> Option<S
         }
         Kind::Message(_) => return None,
     })
+}
+
+/// Run `f`, a level of a walk, on the stack it runs on (`check` false),
+/// or through [`stack::enter`](crate::bytes::stack::enter) (see
+/// [`Decoder::stack_check`]).
+#[inline(always)]
+fn level<T, E>(
+    check: bool,
+    f: impl FnOnce() -> Result<T, E>,
+    no_stack: impl FnOnce() -> E,
+) -> Result<T, E> {
+    if check {
+        crate::bytes::stack::enter(f, no_stack)
+    } else {
+        f()
+    }
 }
 
 /// The thread's stack ran short before the depth limit did: a limit, at
