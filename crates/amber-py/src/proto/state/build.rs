@@ -259,13 +259,15 @@ impl Builder<'_> {
         slot
     }
 
-    /// Setting a oneof member clears the others.
+    /// Setting a oneof member clears the others. Only the slots that hold
+    /// something are looked up in the field list (a walk of the slots,
+    /// sixteen bytes each, touches far less memory than one of the fields).
     fn clear_oneof(&self, m: &mut Message, f: &FieldInfo) {
         if let Some(o) = f.oneof {
             let fields = &self.s.tables.messages[m.ty as usize].fields;
-            for (i, g) in fields.iter().enumerate() {
-                if g.oneof == Some(o) && g.number != f.number && i < m.vals.len() {
-                    m.vals[i] = Slot::Unset;
+            for (slot, g) in m.vals.iter_mut().zip(fields) {
+                if !matches!(slot, Slot::Unset) && g.oneof == Some(o) && g.number != f.number {
+                    *slot = Slot::Unset;
                 }
             }
         }
