@@ -585,3 +585,58 @@ def test_parsed_maps_of_every_key_kind_keep_the_last_value_of_a_repeated_key(
             assert G.FromString(a.SerializeToString()) == g
             getattr(a, f.name)  # read: the entries become objects
             assert a.SerializeToString() == wire_order
+
+
+_RUN_SCHEMA = """syntax = "proto3";
+message S { string t = 1; int32 n = 2; }
+message M {
+  int32 a = 1;
+  map<string, S> ms = 2;
+  map<int32, string> is = 3;
+  map<int32, int32> ii = 4;
+  repeated int32 r = 5;
+}"""
+
+
+def _tag(n: int, wt: int) -> bytes:
+    return bytes([n << 3 | wt])
+
+
+def _ld(n: int, b: bytes) -> bytes:
+    return _tag(n, 2) + bytes([len(b)]) + b
+
+
+def _entry(field: int, i: int, bad: bool) -> bytes:
+    """Entry `i` of map field `field` of `M`; `bad`: one that cannot be read (its value's text
+    not UTF-8, or its varint cut short by the entry's end)."""
+    if field == 2:
+        text = b"\xff\xfe" if bad else b"ok"
+        return _ld(2, _ld(1, b"k%d" % i) + _ld(2, _ld(1, text) + _tag(2, 0) + b"\x01"))
+    if field == 3:
+        return _ld(3, _tag(1, 0) + bytes([i]) + _ld(2, b"\xc3\x28" if bad else b"v"))
+    return _ld(4, _tag(1, 0) + bytes([i]) + _tag(2, 0) + (b"\xff" if bad else b"\x05"))
+
+
+@pytest.mark.parametrize("field,name,inner", [(2, "ms", ".value.t"), (3, "is", ""), (4, "ii", "")])
+@pytest.mark.parametrize("bad_at", [0, 1, 4, 6])
+@pytest.mark.parametrize("split", [None, 2, 5])
+def test_an_error_in_a_later_map_entry_names_that_entry(
+    field: int, name: str, inner: str, bad_at: int, split: int | None
+) -> None:
+    """Entries of one map that follow one another are read together; an error in any of them
+    (the first, one in the middle, the last), in a run or in a second run after another field,
+    names the entry by its place among all the map's entries, and gives the offset of the bad
+    bytes."""
+    ns = P.load_text(_RUN_SCHEMA, name=f"runs_{field}_{bad_at}_{split}.proto")
+    parts = [_entry(field, i, i == bad_at) for i in range(7)]
+    if split is not None:
+        parts.insert(split, _tag(5, 0) + b"\x01" + _tag(1, 0) + b"\x07")
+    data = _tag(1, 0) + b"\x07" + b"".join(parts)
+    with pytest.raises(P.DecodeError) as err:
+        ns.M.FromString(data)
+    assert err.value.path == f"$.{name}[{bad_at}]{inner}"
+    bad = _entry(field, bad_at, True)
+    at = data.index(bad)
+    assert at <= err.value.offset < at + len(bad)
+    good = _tag(1, 0) + b"\x07" + b"".join(_entry(field, i, False) for i in range(7))
+    assert len(getattr(ns.M.FromString(good), name)) == 7

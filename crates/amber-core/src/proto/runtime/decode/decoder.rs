@@ -77,9 +77,10 @@ pub(super) struct Decoder<'t, 'b, B: MessageBuilder> {
     pub(super) t: &'t Tables,
     pub(super) b: &'b mut B,
     pub(super) opts: DecodeOptions,
-    /// Set when an error happens inside a packed run: the element's index
-    /// in that run (see `locate`).
-    err_index: Option<u32>,
+    /// Set when an error happens inside a packed run, or in a run of map
+    /// entries read together (`map_entry`): the element's index in that run
+    /// (see `locate`).
+    pub(super) err_index: Option<u32>,
     /// A packed run's values, read before they go to the builder (kept
     /// from run to run).
     run: Vec<u64>,

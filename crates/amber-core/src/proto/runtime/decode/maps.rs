@@ -9,8 +9,13 @@ use crate::proto::runtime::schema::{Cardinality, FastOp, FieldInfo, Kind, Messag
 use crate::proto::wire::{self, WireReader, EGROUP, LEN};
 
 impl<B: MessageBuilder> Decoder<'_, '_, B> {
-    /// One map entry: key (field 1) and value (field 2), either missing or
-    /// repeated (last wins); other fields are skipped.
+    /// The entries of map field `f` (entry type `entry`) from the one
+    /// whose tag was read at `start` on, while each next field is another
+    /// entry of the same map with its tag in the usual form: they are read
+    /// here in turn, the entry type's fields looked up once, instead of
+    /// going back through the field loop for each. An error in a later
+    /// entry than the first gives its place in the run (`err_index`), so
+    /// its path says which entry it is.
     pub(super) fn map_entry(
         &mut self,
         r: &mut WireReader<'_>,
@@ -28,6 +33,39 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         if depth + 1 > self.opts.max_depth {
             return self.too_deep(start, "messages");
         }
+        let mut tag = [0u8; varint::MAX_LEN];
+        let tag_len = varint::encode(u64::from(f.number) << 3 | LEN as u64, &mut tag);
+        let tag = &tag[..tag_len];
+        let (mut start, mut n) = (start, 0u32);
+        loop {
+            if let Err(e) = self.entry(r, start, f, (einfo, kf, vf), m, depth) {
+                if n > 0 {
+                    self.err_index = Some(n);
+                }
+                return Err(e);
+            }
+            if !r.rest().starts_with(tag) {
+                return Ok(());
+            }
+            start = r.pos();
+            self.wire(r.take(tag_len))?;
+            n += 1;
+        }
+    }
+
+    /// One map entry, its tag read at `start`: key (field 1) and value
+    /// (field 2), either missing or repeated (last wins); other fields are
+    /// skipped.
+    #[inline(always)]
+    fn entry(
+        &mut self,
+        r: &mut WireReader<'_>,
+        start: usize,
+        f: &FieldInfo,
+        (einfo, kf, vf): (&MessageInfo, &FieldInfo, &FieldInfo),
+        m: &mut B::Msg,
+        depth: usize,
+    ) -> Res<(), B::Err> {
         let (s, e) = self.wire(r.len_prefixed())?;
         self.b.entry_at(start, r.left());
         if let Some((k, v)) = self.plain_entry(r.sub(s, e), einfo, kf, vf) {
