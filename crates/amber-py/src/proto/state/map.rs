@@ -210,10 +210,36 @@ impl Part {
         match (self, last) {
             // (`Bool` keys order as 0 and 1 do.)
             (Part::Bits(b), Part::Bits(l)) => number(kind, b) > number(kind, l),
-            (Part::Span(o, n), Part::Span(lo, ln)) => text(input, o, n) > text(input, lo, ln),
+            (Part::Span(o, n), Part::Span(lo, ln)) => {
+                bytes_after(text(input, o, n), text(input, lo, ln))
+            }
             _ => self.key(input, kind) > last.key(input, kind),
         }
     }
+}
+
+/// `a > b` as byte strings, compared in place eight bytes at a time, then
+/// byte by byte (map keys are short: a call to `memcmp` for each cost more
+/// than the compare).
+#[inline(always)]
+fn bytes_after(a: &[u8], b: &[u8]) -> bool {
+    let word = |c: &[u8]| u64::from_be_bytes(c.try_into().unwrap_or_default());
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let (x, y) = (word(x), word(y));
+        if x != y {
+            return x > y;
+        }
+    }
+    // The shorter one's whole words are equal to the other's: the bytes
+    // after them decide, then the lengths.
+    let n = a.len().min(b.len()) / 8 * 8;
+    let (a, b) = (&a[n..], &b[n..]);
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x > y;
+        }
+    }
+    a.len() > b.len()
 }
 
 /// The bytes of span `(off, len)` of `input` (none if it is not in it).
