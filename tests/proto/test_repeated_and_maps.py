@@ -552,7 +552,12 @@ def test_parsed_maps_of_every_key_kind_keep_the_last_value_of_a_repeated_key(
     strings = ["", "a", "ab", "b", "é", "ключ", "😀x", "x" * 300, "a\x00b", "\x7f", "ü" * 70]
     # Keys that share eight bytes or more, end inside or at a word, and differ past it.
     strings += ["abcdefgh", "abcdefghi", "abcdefgh\x00", "abcdefgg~~~", "abcdefgé"]
-    strings += ["abcdefghabcdefgh", "abcdefghabcdefgi", "abcdefghabcdefg", "abcdefghабв"]
+    strings += [
+        "abcdefghabcdefgh",
+        "abcdefghabcdefgi",
+        "abcdefghabcdefg",
+        "abcdefgh\u0430\u0431\u0432",
+    ]
     maps = [
         f for f in G.DESCRIPTOR.fields if f.message_type and f.message_type.GetOptions().map_entry
     ]
