@@ -310,13 +310,13 @@ pub fn to_py(py: Python<'_>, s: Scalar<'_>) -> PyResult<Py<PyAny>> {
     })
 }
 
-/// The Python object of a string (`kind` `String`: a `str`, bytes that are
-/// not UTF-8 kept as lone surrogates) or bytes value (any other kind) `b`,
-/// made straight from the bytes (see [`number`] for why not through a
-/// `Scalar`).
+/// The Python object of a bytes value (`kind` `Bytes`) or a string (any
+/// other kind: a `str`, bytes that are not UTF-8 kept as lone surrogates)
+/// `b`, as `text_scalar` reads a span, made straight from the bytes (see
+/// [`number`] for why not through a `Scalar`).
 #[inline]
 pub fn text(py: Python<'_>, kind: Kind, b: &[u8]) -> PyResult<Py<PyAny>> {
-    if kind != Kind::String {
+    if kind == Kind::Bytes {
         return Ok(PyBytes::new(py, b).into_any().unbind());
     }
     match crate::ffi::text::utf8_object(py, b) {
