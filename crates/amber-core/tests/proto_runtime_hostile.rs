@@ -5,8 +5,9 @@
 mod proto_runtime_common;
 
 use amber_core::proto::runtime::{
-    decode_dyn, decode_dyn_with, encode, encode_dyn, encode_into, DecodeKind, DecodeOptions,
-    DynSource, EncodeOptions, Tables, Value,
+    decode, decode_dyn, decode_dyn_with, encode, encode_dyn, encode_into, DecodeKind,
+    DecodeOptions, DynSource, EncodeOptions, Failure, FieldInfo, MapValue, MessageBuilder, RawMode,
+    Scalar, Tables, Value,
 };
 use amber_core::proto::wire::WireReader;
 use proto_runtime_common::{tables, vectors, SYNTAXES};
@@ -401,4 +402,169 @@ fn encoding_into_a_kept_buffer_gives_the_same_bytes() {
         n += 1;
     }
     assert!(n > 100, "only {n} vectors decoded");
+}
+
+/// A builder that keeps every sub-message as its bytes, checked by the
+/// decoder (`RawMode::Check`), as amber.proto's parse does; it keeps
+/// nothing else.
+struct KeepChecked;
+
+impl MessageBuilder for KeepChecked {
+    type Msg = ();
+    type Err = std::convert::Infallible;
+    fn start(&mut self, _: u32) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    fn set(&mut self, _: &mut (), _: &FieldInfo, _: Scalar<'_>) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    fn push(&mut self, _: &mut (), _: &FieldInfo, _: Scalar<'_>) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    fn begin(&mut self, _: &mut (), _: &FieldInfo, _: u32) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    fn end(&mut self, _: &mut (), _: &FieldInfo, _: ()) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    fn map_entry(
+        &mut self,
+        _: &mut (),
+        _: &FieldInfo,
+        _: Scalar<'_>,
+        _: MapValue<'_, ()>,
+    ) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    fn unknown(&mut self, _: &mut (), _: &[u8]) -> Result<(), Self::Err> {
+        Ok(())
+    }
+    fn raw_mode(&self) -> RawMode {
+        RawMode::Check
+    }
+    fn raw(&mut self, _: &mut (), _: &FieldInfo, _: u32, _: &[u8]) -> Result<bool, Self::Err> {
+        Ok(true)
+    }
+    fn raw_entry(
+        &mut self,
+        _: &mut (),
+        _: &FieldInfo,
+        _: Scalar<'_>,
+        _: u32,
+        _: &[u8],
+    ) -> Result<bool, Self::Err> {
+        Ok(true)
+    }
+}
+
+/// Decoding with sub-messages kept and checked refuses exactly what a full
+/// build refuses, with the same error (kind, offset, path, text).
+fn check_agrees_with_build(t: &Tables, ty: u32, data: &[u8], opts: DecodeOptions) -> bool {
+    let built = decode_dyn_with(t, ty, data, opts);
+    let checked = decode(t, ty, data, &mut KeepChecked, opts).map_err(|e| match e {
+        Failure::Wire(e) => *e,
+        Failure::Build(never) => match never {},
+    });
+    match (&built, &checked) {
+        (Ok(_), Ok(())) => true,
+        (Err(a), Err(b)) => {
+            assert_eq!(
+                (a.kind, a.offset, &a.path, &a.message),
+                (b.kind, b.offset, &b.path, &b.message),
+                "input {data:02x?}"
+            );
+            false
+        }
+        _ => panic!(
+            "a build gives {:?}, a check {:?}, for input {data:02x?}",
+            built.err(),
+            checked.err()
+        ),
+    }
+}
+
+#[test]
+fn sub_messages_kept_as_bytes_are_refused_as_a_build_refuses_them() {
+    // Every vector, cut short, with bits flipped, and put one to three
+    // levels down (in `recursive_message`, field 27, of the same type), so
+    // that the check of kept sub-messages walks it; near the depth limit
+    // too. The check takes a fast scan for the common fields and the
+    // decoder's own walk for the rest and for every error: the two must
+    // agree with a build wherever the scan stops.
+    let t = tables();
+    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let (mut good, mut bad) = (0, 0);
+    let mut tally = |ok: bool| if ok { good += 1 } else { bad += 1 };
+    for syntax in SYNTAXES {
+        for v in vectors(syntax) {
+            let ty = ty(&t, &v.ty);
+            let mut inputs = vec![v.input.clone()];
+            for _ in 0..8 {
+                let mut data = v.input.clone();
+                if data.is_empty() {
+                    break;
+                }
+                for _ in 0..=(next() % 3) {
+                    let i = (next() % data.len() as u64) as usize;
+                    data[i] ^= 1 << (next() % 8);
+                }
+                inputs.push(data);
+            }
+            if !v.input.is_empty() {
+                let cut = (next() % v.input.len() as u64) as usize;
+                inputs.push(v.input[..cut].to_vec());
+            }
+            for data in inputs {
+                let mut wrapped = data.clone();
+                for levels in 0..3 {
+                    tally(check_agrees_with_build(
+                        &t,
+                        ty,
+                        &wrapped,
+                        DecodeOptions::default(),
+                    ));
+                    if levels == 0 {
+                        // The limit falls inside the vector's own nesting.
+                        let tight = DecodeOptions { max_depth: 2 };
+                        tally(check_agrees_with_build(
+                            &t,
+                            ty,
+                            &len_field(27, &wrapped),
+                            tight,
+                        ));
+                    }
+                    wrapped = len_field(27, &wrapped);
+                    // A field after the sub-message: the walk goes back up.
+                    wrapped.extend(tag(1, 0));
+                    wrapped.extend(varint(next() % 300));
+                }
+            }
+        }
+    }
+    // Chains of sub-messages at and past the depth limit, with a value at
+    // the bottom (the scan counts levels as the decoder does).
+    for name in [P3, P2] {
+        let ty = ty(&t, name);
+        for limit in [1usize, 2, 3, 7, 100] {
+            for n in limit.saturating_sub(1)..=limit + 2 {
+                let mut chain = tag(1, 0);
+                chain.extend(varint(7));
+                for _ in 0..n {
+                    chain = len_field(27, &chain);
+                }
+                let opts = DecodeOptions { max_depth: limit };
+                assert_eq!(check_agrees_with_build(&t, ty, &chain, opts), n <= limit);
+            }
+        }
+    }
+    assert!(
+        good > 1_000 && bad > 1_000,
+        "{good} accepted, {bad} refused"
+    );
 }

@@ -104,6 +104,11 @@ impl<'a> WireReader<'a> {
         &self.data[self.pos..self.end]
     }
 
+    /// Absolute offset of the current message's end.
+    pub fn end(&self) -> usize {
+        self.end
+    }
+
     /// How many bytes of the current message are left.
     pub fn left(&self) -> usize {
         self.end.saturating_sub(self.pos)

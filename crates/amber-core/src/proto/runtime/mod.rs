@@ -62,7 +62,7 @@ pub mod source;
 pub mod tables;
 
 pub use builder::{MapValue, MessageBuilder, RawMode};
-pub use decode::{decode, DecodeOptions, Failure};
+pub use decode::{decode, plain_fields, DecodeOptions, Failure, PlainValue};
 pub use dynamic::{
     decode_dyn, decode_dyn_with, encode_dyn, DynBuilder, DynMessage, DynSource, Value,
 };

@@ -54,6 +54,7 @@ pub fn decode<B: MessageBuilder>(
         opts,
         err_index: None,
         run: Vec::new(),
+        frames: Vec::new(),
         roomy: Cell::new(false),
     };
     let mut m = d.b.start(ty).map_err(Failure::Build)?;
@@ -83,7 +84,10 @@ pub(super) struct Decoder<'t, 'b, B: MessageBuilder> {
     pub(super) err_index: Option<u32>,
     /// A packed run's values, read before they go to the builder (kept
     /// from run to run).
-    run: Vec<u64>,
+    pub(super) run: Vec<u64>,
+    /// The enclosing messages of a [`scan`](Self::scan): each one's end and
+    /// type (kept from scan to scan).
+    pub(super) frames: Vec<(usize, u32)>,
     /// The stack had at least its red zone left when this walk first went
     /// below its top message (see [`stack_check`](Self::stack_check)).
     roomy: Cell<bool>,
@@ -352,15 +356,15 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         depth: usize,
     ) -> Res<(), B::Err> {
         let bits = match op {
-            FastOp::Int32 => varint_bits(Kind::Int32, self.wire(r.varint())?),
-            FastOp::Uint32 => varint_bits(Kind::Uint32, self.wire(r.varint())?),
-            FastOp::Sint32 => varint_bits(Kind::Sint32, self.wire(r.varint())?),
-            FastOp::Sint64 => varint_bits(Kind::Sint64, self.wire(r.varint())?),
-            FastOp::Bool => varint_bits(Kind::Bool, self.wire(r.varint())?),
-            FastOp::Varint64 => self.wire(r.varint())?,
-            FastOp::Fixed32 => self.wire(r.fixed32())?.into(),
-            FastOp::Sfixed32 => fixed32_bits(Kind::Sfixed32, self.wire(r.fixed32())?),
-            FastOp::Fixed64 => self.wire(r.fixed64())?,
+            FastOp::Int32
+            | FastOp::Uint32
+            | FastOp::Sint32
+            | FastOp::Sint64
+            | FastOp::Bool
+            | FastOp::Varint64
+            | FastOp::Fixed32
+            | FastOp::Sfixed32
+            | FastOp::Fixed64 => self.wire(number_bits(op, r))?,
             FastOp::StrChecked | FastOp::Text | FastOp::PushStrChecked | FastOp::PushText => {
                 let (s, e) = self.wire(r.len_prefixed())?;
                 let b = r.slice(s, e);
@@ -553,12 +557,18 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
         depth: usize,
         at: usize,
     ) -> Res<(), B::Err> {
+        // The common input, known good at a glance; the walk below decides
+        // the rest, and gives every error.
+        if self.scan(sr.clone(), ty, depth) {
+            return Ok(());
+        }
         let mut c = Decoder {
             t: self.t,
             b: &mut Check,
             opts: self.opts,
             err_index: None,
             run: std::mem::take(&mut self.run),
+            frames: Vec::new(),
             roomy: self.roomy.clone(),
         };
         let done = level(
@@ -780,6 +790,25 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
             _ => self.err(r.pos(), "unexpected end-group tag"),
         }
     }
+}
+
+/// The value of a number field that fast op `op` reads (one of the number
+/// ops), as its bits ([`Scalar::bits`]).
+#[inline(always)]
+pub(super) fn number_bits(op: FastOp, r: &mut WireReader<'_>) -> Result<u64, WireError> {
+    Ok(match op {
+        FastOp::Int32 => varint_bits(Kind::Int32, r.varint()?),
+        FastOp::Uint32 => varint_bits(Kind::Uint32, r.varint()?),
+        FastOp::Sint32 => varint_bits(Kind::Sint32, r.varint()?),
+        FastOp::Sint64 => varint_bits(Kind::Sint64, r.varint()?),
+        FastOp::Bool => varint_bits(Kind::Bool, r.varint()?),
+        FastOp::Varint64 => r.varint()?,
+        FastOp::Fixed32 => r.fixed32()?.into(),
+        FastOp::Sfixed32 => fixed32_bits(Kind::Sfixed32, r.fixed32()?),
+        FastOp::Fixed64 => r.fixed64()?,
+        // The other ops read no number; the callers ask for these only.
+        _ => 0,
+    })
 }
 
 /// One value of a scalar or enum field `f`, or `None` for bytes in error

@@ -160,7 +160,9 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                     if let Kind::Message(vty) = tf.kind {
                         let first = val.is_none() && raw_val.is_none();
                         if mode != RawMode::Build && !tf.delimited && first {
-                            let (vs, ve) = self.wire(er.len_prefixed())?;
+                            // The value's own length is the value's, as a
+                            // build reads it (`sub_message`).
+                            let (vs, ve) = self.wire(er.len_prefixed()).map_err(in_value)?;
                             if mode == RawMode::Check {
                                 let checked = self.check(er.sub(vs, ve), vty, depth + 1, vs);
                                 checked.map_err(in_value)?;

@@ -17,10 +17,15 @@
 //!
 //! - `decoder`: the options, the entry point and the loop over a message's fields;
 //! - `maps`: map entries;
-//! - `check`: the builder that keeps nothing, for checking sub-messages kept as bytes.
+//! - `check`: the builder that keeps nothing, for checking sub-messages kept as bytes;
+//! - `scan`: the fast check of those sub-messages, for the fields the fast table reads;
+//! - `plain`: reading a checked sub-message of plain fields without a builder.
 
 mod check;
 mod decoder;
 mod maps;
+mod plain;
+mod scan;
 
 pub use decoder::{decode, DecodeOptions, Failure};
+pub use plain::{plain_fields, PlainValue};
