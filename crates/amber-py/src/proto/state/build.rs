@@ -17,8 +17,8 @@
 use std::sync::Arc;
 
 use amber_core::proto::runtime::{
-    decode, Cardinality, DecodeOptions, Failure, FieldInfo, Kind, MapValue, MessageBuilder,
-    RawMode, Scalar,
+    decode, plain_fields, Cardinality, DecodeOptions, Failure, FieldInfo, Kind, MapValue,
+    MessageBuilder, PlainValue, RawMode, Scalar,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -669,6 +669,9 @@ pub fn build_raw(
         return Ok(Message::empty(s.clone(), ty));
     };
     let all = input.as_bytes();
+    if let Some(m) = build_plain(s, ty, input, all, (off, len)) {
+        return Ok(m);
+    }
     let bytes = all
         .get(off as usize..off as usize + len as usize)
         .unwrap_or_default();
@@ -686,6 +689,62 @@ pub fn build_raw(
             Some(e.path),
         )),
     }
+}
+
+/// [`build_raw`] of a message whose fields are all plain ones (see
+/// [`plain_fields`]): each slot written as the builder writes it (a number's
+/// bits, a string's place, a sub-message's place), with no decoder between.
+/// `None`: the message has other fields, or a sub-message twice (the second
+/// merges into the first), and the decoder builds it.
+fn build_plain(
+    s: &Arc<Schema>,
+    ty: u32,
+    input: &Bound<'_, PyBytes>,
+    all: &[u8],
+    (off, len): (u32, u32),
+) -> Option<Message> {
+    let mut m = Message::empty(s.clone(), ty);
+    if len > 0 {
+        m.grow(s.tables.messages[ty as usize].fields.len());
+    }
+    let vals = &mut m.vals;
+    // A place as `Builder::span_of` gives it: an empty value at 0.
+    let place = |a: usize, b: usize| {
+        if a == b {
+            (0, 0)
+        } else {
+            (a as u32, (b - a) as u32)
+        }
+    };
+    let span = (off as usize, off as usize + len as usize);
+    let all_plain = plain_fields(&s.tables, ty, all, span, |pos, v| {
+        let slot = &mut vals[pos];
+        if !matches!(slot, Slot::Unset) {
+            // A field seen again: the last number or string wins.
+            if matches!(slot, Slot::Raw(..)) {
+                return false;
+            }
+            *slot = Slot::Unset;
+        }
+        let v = match v {
+            PlainValue::Bits(bits) => Slot::Num(bits),
+            PlainValue::Text(a, b) => {
+                let (o, n) = place(a, b);
+                Slot::Span(o, n)
+            }
+            PlainValue::Message(a, b) => {
+                let (o, n) = place(a, b);
+                Slot::Raw(o, n)
+            }
+        };
+        fill(slot, v);
+        true
+    });
+    if !all_plain {
+        return None;
+    }
+    m.input = Some(input.clone().unbind());
+    Some(m)
 }
 
 impl Message {
