@@ -26,7 +26,7 @@ use pyo3::types::PyBytes;
 use crate::errors;
 use crate::proto::state::map::{MapData, Pairs, Part};
 use crate::proto::state::message::{instantiate, sub_type};
-use crate::proto::state::message::{Message, Slot};
+use crate::proto::state::message::{unset_slots, Message, Slot};
 use crate::proto::state::repeated::Items;
 use crate::proto::state::schema::Schema;
 use crate::proto::state::values;
@@ -703,11 +703,10 @@ fn build_plain(
     all: &[u8],
     (off, len): (u32, u32),
 ) -> Option<Message> {
-    let mut m = Message::empty(s.clone(), ty);
-    if len > 0 {
-        m.grow(s.tables.messages[ty as usize].fields.len());
-    }
-    let vals = &mut m.vals;
+    let mut vals = match len {
+        0 => Box::default(),
+        _ => unset_slots(s.tables.messages[ty as usize].fields.len()),
+    };
     // A place as `Builder::span_of` gives it: an empty value at 0.
     let place = |a: usize, b: usize| {
         if a == b {
@@ -743,8 +742,17 @@ fn build_plain(
     if !all_plain {
         return None;
     }
-    m.input = Some(input.clone().unbind());
-    Some(m)
+    // Made whole here, in the place it is returned to (a message made
+    // first and changed after was copied out over its own fresh stores,
+    // which stalled on store forwarding).
+    Some(Message {
+        s: s.clone(),
+        ty,
+        vals,
+        unknown: Default::default(),
+        parent: None,
+        input: Some(input.clone().unbind()),
+    })
 }
 
 impl Message {
