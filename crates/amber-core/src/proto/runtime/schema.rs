@@ -172,6 +172,10 @@ pub struct MessageInfo {
     /// [`DENSE_LIMIT`]) is read when it comes with the wire type its entry
     /// names; any other tag takes the decoder's general path.
     pub(crate) fast: Vec<Fast>,
+    /// Every field is one [`plain_fields`](crate::proto::runtime::plain_fields)
+    /// reads (see `decode::plain::reads`): a checked message of the type is
+    /// read without a builder unless its bytes hold something else.
+    pub(crate) plain: bool,
 }
 
 /// How the decoder reads one field number of a message type in the common

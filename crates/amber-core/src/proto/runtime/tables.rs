@@ -15,7 +15,7 @@ use crate::proto::descriptor::{
     FieldDescriptorProto, FileDescriptorSet,
 };
 use crate::proto::runtime::schema::{
-    Cardinality, DefaultValue, EnumInfo, Fast, FieldInfo, Kind, MessageInfo, Names, Tables,
+    Cardinality, DefaultValue, EnumInfo, Fast, FastOp, FieldInfo, Kind, MessageInfo, Names, Tables,
     DENSE_LIMIT,
 };
 
@@ -91,6 +91,13 @@ impl MessageInfo {
                 self.fast[f.number as usize] = Fast::of(f, i as u16);
             }
         }
+        self.plain = self.fields.iter().all(|f| {
+            let op = self
+                .fast
+                .get(f.number as usize)
+                .map_or(FastOp::Slow, |e| e.op);
+            crate::proto::runtime::decode::reads_plain(f, op)
+        });
         Ok(())
     }
 }
@@ -251,6 +258,7 @@ impl Tables {
             decl_order: Vec::new(),
             dense: Vec::new(),
             fast: Vec::new(),
+            plain: false,
         });
         for e in &m.enum_type {
             self.add_enum(e, &name, fx);

@@ -28,4 +28,5 @@ mod plain;
 mod scan;
 
 pub use decoder::{decode, DecodeOptions, Failure};
+pub(crate) use plain::reads_plain;
 pub use plain::{plain_fields, PlainValue};

@@ -8,7 +8,7 @@
 //! type's fast table and no builder between, and leaves every other message
 //! to the decoder.
 
-use crate::proto::runtime::schema::{Cardinality, FastOp, Kind, Tables};
+use crate::proto::runtime::schema::{Cardinality, FastOp, FieldInfo, Kind, Tables};
 use crate::proto::wire::WireReader;
 
 use super::decoder::number_bits;
@@ -43,6 +43,11 @@ pub fn plain_fields(
     let Some(info) = t.messages.get(ty as usize) else {
         return false;
     };
+    // A type with other fields most likely has them set: the decoder reads
+    // it, rather than this walk going part of the way first.
+    if !info.plain {
+        return false;
+    }
     if s > e || e > data.len() {
         return false;
     }
@@ -58,6 +63,9 @@ pub fn plain_fields(
             return false;
         }
         let pos = fe.pos as usize;
+        if !reads_plain(&info.fields[pos], fe.op) {
+            return false;
+        }
         let v = match fe.op {
             FastOp::Int32
             | FastOp::Uint32
@@ -75,17 +83,10 @@ pub fn plain_fields(
                 Ok((a, b)) => PlainValue::Text(a, b),
                 Err(_) => return false,
             },
-            FastOp::Message => {
-                let f = &info.fields[pos];
-                let singular = matches!(f.card, Cardinality::Singular { .. });
-                if !singular || f.oneof.is_some() || !matches!(f.kind, Kind::Message(_)) {
-                    return false;
-                }
-                match r.len_prefixed() {
-                    Ok((a, b)) => PlainValue::Message(a, b),
-                    Err(_) => return false,
-                }
-            }
+            FastOp::Message => match r.len_prefixed() {
+                Ok((a, b)) => PlainValue::Message(a, b),
+                Err(_) => return false,
+            },
             FastOp::PushStrChecked
             | FastOp::PushText
             | FastOp::Packed
@@ -97,4 +98,32 @@ pub fn plain_fields(
         }
     }
     true
+}
+
+/// Whether [`plain_fields`] reads field `f`, whose fast-table op is `op`:
+/// a number, string or bytes the table reads into its place (singular,
+/// outside a oneof, not a closed enum: the table's own rule), or a
+/// length-delimited sub-message, singular and outside a oneof.
+pub(crate) fn reads_plain(f: &FieldInfo, op: FastOp) -> bool {
+    match op {
+        FastOp::Int32
+        | FastOp::Uint32
+        | FastOp::Sint32
+        | FastOp::Sint64
+        | FastOp::Bool
+        | FastOp::Varint64
+        | FastOp::Fixed32
+        | FastOp::Sfixed32
+        | FastOp::Fixed64
+        | FastOp::StrChecked
+        | FastOp::Text => true,
+        FastOp::Message => {
+            matches!(f.card, Cardinality::Singular { .. })
+                && f.oneof.is_none()
+                && matches!(f.kind, Kind::Message(_))
+        }
+        FastOp::PushStrChecked | FastOp::PushText | FastOp::Packed | FastOp::Map | FastOp::Slow => {
+            false
+        }
+    }
 }
