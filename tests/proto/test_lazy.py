@@ -281,15 +281,15 @@ message Inner {
   int32 i32 = 1; int64 i64 = 2; uint32 u32 = 3; uint64 u64 = 4; sint32 s32 = 5;
   sint64 s64 = 6; fixed32 f32 = 7; fixed64 f64 = 8; sfixed32 sf32 = 9; sfixed64 sf64 = 10;
   float fl = 11; double db = 12; bool ok = 13; E e = 14; string s = 15; bytes b = 16;
-  int32 more = 17; string note = 18; Inner sub = 19;
+  optional int32 more = 17; optional string note = 18; Inner sub = 19;
 }
 message Outer { Inner inner = 1; Outer next = 2; }
 """
 
-# Every field of `Inner`, a type whose fields are all singular and outside oneofs (a sub-message
-# of it kept as its bytes is built without the decoder; a proto3 `optional` field is in a oneof
-# of its own), with a value of its wire type: numbers of every width and encoding, text, a
-# sub-message.
+# Every field of `Inner`, a type whose fields are all singular and outside oneofs or alone in
+# one, as a proto3 `optional` field is (a sub-message of it kept as its bytes is built without
+# the decoder), with a value of its wire type: numbers of every width and encoding, text,
+# presence, a sub-message.
 _PLAIN_VALUES: dict[int, Any] = {
     1: lambda r: pb_tag(1, 0) + varint(r.choice([0, 1, 2**31 - 1, 2**64 - 5])),
     2: lambda r: pb_tag(2, 0) + varint(r.choice([0, 300, 2**63, 2**64 - 1])),
@@ -357,10 +357,53 @@ def test_sub_messages_of_plain_fields_build_as_googles() -> None:
                     assert struct.pack("<d", x) == struct.pack("<d", y), name
                 else:
                     assert (type(x), x) == (type(y), y), name
-            assert a.HasField("sub") == b.HasField("sub")
+            for name in ("more", "note", "sub"):
+                assert a.HasField(name) == b.HasField(name), name
             assert [f.name for f, _ in a.ListFields()] == [f.name for f, _ in b.ListFields()]
             assert a.SerializeToString() == b.SerializeToString()  # the unknown fields too
             if not g.HasField("next"):
                 assert not m.HasField("next")
                 break
             m, g = m.next, g.next
+
+
+ONEOFS = """
+syntax = "proto3";
+package oneofs;
+message M {
+  optional int32 a = 1; optional string b = 2; optional M c = 3;
+  oneof pick { int32 x = 4; string y = 5; M z = 6; }
+  int32 plain = 7;
+  M next = 8;
+}
+"""
+
+
+def test_proto3_optional_fields_and_oneof_members_parse_as_googles() -> None:
+    """A proto3 `optional` field (alone in its oneof) is read as a field outside oneofs; the
+    members of a real oneof still replace each other. Random sequences of both, zero values
+    included, at the top and one level down, against Google's parse."""
+    pytest.importorskip("google.protobuf")
+    ns = P.load_text(ONEOFS, name="oneofs.proto")
+    M, G = ns.types["oneofs.M"], google_classes([ns])["oneofs.M"]
+    pieces = [
+        lambda r: pb_tag(1, 0) + varint(r.choice([0, 5])),
+        lambda r: pb_len(2, r.choice([b"", b"bee"])),
+        lambda r: pb_len(3, r.choice([b"", pb_tag(1, 0) + varint(1)])),
+        lambda r: pb_tag(4, 0) + varint(r.choice([0, 4])),
+        lambda r: pb_len(5, r.choice([b"", b"why"])),
+        lambda r: pb_len(6, r.choice([b"", pb_tag(7, 0) + varint(6)])),
+        lambda r: pb_tag(7, 0) + varint(r.choice([0, 7])),
+    ]
+    r = random.Random(7)
+    for _ in range(300):
+        body = b"".join(r.choice(pieces)(r) for _ in range(r.randrange(6)))
+        for data in (body, pb_len(8, body)):
+            m, g = M.FromString(data), G.FromString(data)
+            if data is not body:
+                m, g = m.next, g.next
+            for name in ("a", "b", "c", "x", "y", "z"):
+                assert m.HasField(name) == g.HasField(name), (name, data)
+            assert m.WhichOneof("pick") == g.WhichOneof("pick")
+            assert (m.a, m.b, m.x, m.y, m.plain) == (g.a, g.b, g.x, g.y, g.plain)
+            assert m.SerializeToString() == g.SerializeToString()

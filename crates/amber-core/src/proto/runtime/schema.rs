@@ -202,11 +202,11 @@ impl Fast {
         pos: 0,
     };
 
-    /// The entry of field `f` at index `pos`.
-    pub(crate) fn of(f: &FieldInfo, pos: u16) -> Fast {
+    /// The entry of field `f` at index `pos`; `alone`: `f` is in no oneof,
+    /// or the only member of its own (setting it clears no other field).
+    pub(crate) fn of(f: &FieldInfo, pos: u16, alone: bool) -> Fast {
         use crate::proto::wire::LEN;
-        let plain =
-            matches!(f.card, Cardinality::Singular { .. }) && f.oneof.is_none() && !f.closed_enum;
+        let plain = matches!(f.card, Cardinality::Singular { .. }) && alone && !f.closed_enum;
         let op = match (f.card, f.kind) {
             (_, Kind::Message(_)) if f.delimited => FastOp::Slow,
             (Cardinality::Map, Kind::Message(_)) => FastOp::Map,
@@ -245,8 +245,9 @@ impl Fast {
 }
 
 /// What the decoder does with a field's value on its fast path. The
-/// scalar ops are for singular fields outside oneofs whose every value is
-/// kept (not a closed enum): the value goes straight to the field's slot.
+/// scalar ops are for singular fields outside oneofs (or alone in one, as a
+/// proto3 `optional` field is) whose every value is kept (not a closed
+/// enum): the value goes straight to the field's slot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FastOp {
     /// The general path.

@@ -85,10 +85,19 @@ impl MessageInfo {
             .map_or(0, |n| n as usize + 1);
         self.dense = vec![0u16; max_dense];
         self.fast = vec![Fast::SLOW; max_dense];
+        // A field alone in its oneof (a proto3 `optional` field's synthetic
+        // oneof) clears no other when set: it is read as one outside oneofs.
+        let mut members = vec![0u32; self.oneofs.len()];
+        for o in self.fields.iter().filter_map(|f| f.oneof) {
+            if let Some(n) = members.get_mut(o as usize) {
+                *n += 1;
+            }
+        }
+        let alone = |f: &FieldInfo| f.oneof.is_none_or(|o| members.get(o as usize) == Some(&1));
         for (i, f) in self.fields.iter().enumerate() {
             if f.number < DENSE_LIMIT {
                 self.dense[f.number as usize] = (i + 1) as u16;
-                self.fast[f.number as usize] = Fast::of(f, i as u16);
+                self.fast[f.number as usize] = Fast::of(f, i as u16, alone(f));
             }
         }
         self.plain = self.fields.iter().all(|f| {
@@ -96,7 +105,7 @@ impl MessageInfo {
                 .fast
                 .get(f.number as usize)
                 .map_or(FastOp::Slow, |e| e.op);
-            crate::proto::runtime::decode::reads_plain(f, op)
+            crate::proto::runtime::decode::reads_plain(f, op, alone(f))
         });
         Ok(())
     }

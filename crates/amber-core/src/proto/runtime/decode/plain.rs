@@ -63,9 +63,8 @@ pub fn plain_fields(
             return false;
         }
         let pos = fe.pos as usize;
-        if !reads_plain(&info.fields[pos], fe.op) {
-            return false;
-        }
+        // Every op is one `reads_plain` takes (the type is plain): a
+        // sub-message is singular, and alone if in a oneof.
         let v = match fe.op {
             FastOp::Int32
             | FastOp::Uint32
@@ -100,11 +99,12 @@ pub fn plain_fields(
     true
 }
 
-/// Whether [`plain_fields`] reads field `f`, whose fast-table op is `op`:
-/// a number, string or bytes the table reads into its place (singular,
-/// outside a oneof, not a closed enum: the table's own rule), or a
-/// length-delimited sub-message, singular and outside a oneof.
-pub(crate) fn reads_plain(f: &FieldInfo, op: FastOp) -> bool {
+/// Whether [`plain_fields`] reads field `f`, whose fast-table op is `op`
+/// (`alone`: `f` is in no oneof, or alone in its own): a number, string or
+/// bytes the table reads into its place (singular, alone, not a closed
+/// enum: the table's own rule), or a length-delimited sub-message,
+/// singular and alone.
+pub(crate) fn reads_plain(f: &FieldInfo, op: FastOp, alone: bool) -> bool {
     match op {
         FastOp::Int32
         | FastOp::Uint32
@@ -119,7 +119,7 @@ pub(crate) fn reads_plain(f: &FieldInfo, op: FastOp) -> bool {
         | FastOp::Text => true,
         FastOp::Message => {
             matches!(f.card, Cardinality::Singular { .. })
-                && f.oneof.is_none()
+                && alone
                 && matches!(f.kind, Kind::Message(_))
         }
         FastOp::PushStrChecked | FastOp::PushText | FastOp::Packed | FastOp::Map | FastOp::Slow => {
