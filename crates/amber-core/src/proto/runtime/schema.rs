@@ -289,7 +289,35 @@ pub(crate) enum FastOp {
 /// Field numbers below this are looked up in a dense array.
 pub const DENSE_LIMIT: u32 = 256;
 
+impl FastOp {
+    /// An op that reads a number into its field's place (see
+    /// `decode::decoder::number_bits`).
+    #[inline(always)]
+    pub(crate) fn reads_number(self) -> bool {
+        matches!(
+            self,
+            FastOp::Int32
+                | FastOp::Uint32
+                | FastOp::Sint32
+                | FastOp::Sint64
+                | FastOp::Bool
+                | FastOp::Varint64
+                | FastOp::Fixed32
+                | FastOp::Sfixed32
+                | FastOp::Fixed64
+        )
+    }
+}
+
 impl MessageInfo {
+    /// The fast-table entry that reads a field of tag `tag` (number and
+    /// wire type), if the table has one for that number and wire type.
+    #[inline(always)]
+    pub(crate) fn fast_entry(&self, tag: u64) -> Option<Fast> {
+        let e = *self.fast.get((tag >> 3) as usize)?;
+        (e.wt as u64 == tag & 7).then_some(e)
+    }
+
     /// The index into `fields` of field number `num`.
     #[inline]
     pub fn find(&self, num: u32) -> Option<usize> {

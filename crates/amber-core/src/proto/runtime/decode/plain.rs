@@ -53,28 +53,14 @@ pub fn plain_fields(
     }
     let mut r = WireReader::new(data).sub(s, e);
     while !r.at_end() {
-        let Ok(tag) = r.varint() else {
+        let Some(fe) = r.varint().ok().and_then(|tag| info.fast_entry(tag)) else {
             return false;
         };
-        let Some(fe) = info.fast.get((tag >> 3) as usize) else {
-            return false;
-        };
-        if fe.wt as u64 != tag & 7 {
-            return false;
-        }
         let pos = fe.pos as usize;
         // Every op is one `reads_plain` takes (the type is plain): a
         // sub-message is singular, and alone if in a oneof.
         let v = match fe.op {
-            FastOp::Int32
-            | FastOp::Uint32
-            | FastOp::Sint32
-            | FastOp::Sint64
-            | FastOp::Bool
-            | FastOp::Varint64
-            | FastOp::Fixed32
-            | FastOp::Sfixed32
-            | FastOp::Fixed64 => match number_bits(fe.op, &mut r) {
+            op if op.reads_number() => match number_bits(op, &mut r) {
                 Ok(bits) => PlainValue::Bits(bits),
                 Err(_) => return false,
             },
@@ -86,11 +72,7 @@ pub fn plain_fields(
                 Ok((a, b)) => PlainValue::Message(a, b),
                 Err(_) => return false,
             },
-            FastOp::PushStrChecked
-            | FastOp::PushText
-            | FastOp::Packed
-            | FastOp::Map
-            | FastOp::Slow => return false,
+            _ => return false,
         };
         if !visit(pos, v) {
             return false;
@@ -106,24 +88,12 @@ pub fn plain_fields(
 /// singular and alone.
 pub(crate) fn reads_plain(f: &FieldInfo, op: FastOp, alone: bool) -> bool {
     match op {
-        FastOp::Int32
-        | FastOp::Uint32
-        | FastOp::Sint32
-        | FastOp::Sint64
-        | FastOp::Bool
-        | FastOp::Varint64
-        | FastOp::Fixed32
-        | FastOp::Sfixed32
-        | FastOp::Fixed64
-        | FastOp::StrChecked
-        | FastOp::Text => true,
+        FastOp::StrChecked | FastOp::Text => true,
         FastOp::Message => {
             matches!(f.card, Cardinality::Singular { .. })
                 && alone
                 && matches!(f.kind, Kind::Message(_))
         }
-        FastOp::PushStrChecked | FastOp::PushText | FastOp::Packed | FastOp::Map | FastOp::Slow => {
-            false
-        }
+        op => op.reads_number(),
     }
 }

@@ -25,7 +25,7 @@ use crate::proto::runtime::builder::MessageBuilder;
 use crate::proto::runtime::schema::{FastOp, Kind};
 use crate::proto::wire::WireReader;
 
-use super::decoder::Decoder;
+use super::decoder::{number_bits, Decoder};
 
 impl<B: MessageBuilder> Decoder<'_, '_, B> {
     /// Whether message `ty`, the bytes `r` reads, at nesting `depth`,
@@ -51,24 +51,13 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                 depth -= 1;
                 continue;
             }
-            let Ok(tag) = r.varint() else {
+            let Some(fe) = r.varint().ok().and_then(|tag| info.fast_entry(tag)) else {
                 return false;
             };
-            let Some(fe) = info.fast.get((tag >> 3) as usize) else {
-                return false;
-            };
-            if fe.wt as u64 != tag & 7 {
-                return false;
-            }
             let ok = match fe.op {
-                FastOp::Int32
-                | FastOp::Uint32
-                | FastOp::Sint32
-                | FastOp::Sint64
-                | FastOp::Bool
-                | FastOp::Varint64 => r.varint().is_ok(),
-                FastOp::Fixed32 | FastOp::Sfixed32 => r.take(4).is_ok(),
-                FastOp::Fixed64 => r.take(8).is_ok(),
+                // The decoder's own reading of numbers: it fails exactly
+                // where the decoder's does.
+                op if op.reads_number() => number_bits(op, &mut r).is_ok(),
                 FastOp::Text | FastOp::PushText => r.len_prefixed().is_ok(),
                 FastOp::StrChecked | FastOp::PushStrChecked => match r.len_prefixed() {
                     Ok((s, e)) => crate::bytes::utf8::str(r.slice(s, e)).is_ok(),
@@ -102,7 +91,7 @@ impl<B: MessageBuilder> Decoder<'_, '_, B> {
                     depth += 1;
                     true
                 }
-                FastOp::Map | FastOp::Slow => false,
+                _ => false,
             };
             if !ok {
                 return false;
