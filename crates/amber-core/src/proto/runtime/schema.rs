@@ -310,6 +310,13 @@ impl FastOp {
 }
 
 impl MessageInfo {
+    /// Whether every field of the type is one
+    /// [`plain_fields`](crate::proto::runtime::plain_fields) reads.
+    #[inline]
+    pub fn plain(&self) -> bool {
+        self.plain
+    }
+
     /// The fast-table entry that reads a field of tag `tag` (number and
     /// wire type), if the table has one for that number and wire type.
     #[inline(always)]

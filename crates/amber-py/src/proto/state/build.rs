@@ -703,9 +703,13 @@ fn build_plain(
     all: &[u8],
     (off, len): (u32, u32),
 ) -> Option<Message> {
+    let info = &s.tables.messages[ty as usize];
+    if !info.plain() {
+        return None;
+    }
     let mut vals = match len {
         0 => Box::default(),
-        _ => unset_slots(s.tables.messages[ty as usize].fields.len()),
+        _ => unset_slots(info.fields.len()),
     };
     // A place as `Builder::span_of` gives it: an empty value at 0.
     let place = |a: usize, b: usize| {
