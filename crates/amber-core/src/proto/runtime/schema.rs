@@ -173,7 +173,7 @@ pub struct MessageInfo {
     /// names; any other tag takes the decoder's general path.
     pub(crate) fast: Vec<Fast>,
     /// Every field is one [`plain_fields`](crate::proto::runtime::plain_fields)
-    /// reads (see `decode::plain::reads`): a checked message of the type is
+    /// reads (see `decode::plain::reads_plain`): a checked message of the type is
     /// read without a builder unless its bytes hold something else.
     pub(crate) plain: bool,
 }
