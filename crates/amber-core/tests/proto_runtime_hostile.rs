@@ -88,16 +88,21 @@ fn every_truncation_errors_except_at_field_boundaries() {
     }
 }
 
-#[test]
-fn random_bit_flips_never_panic_and_reencode_stably() {
-    let t = tables();
-    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
+/// A xorshift generator of 64-bit numbers from `seed` (not 0): the same
+/// sequence on every run.
+fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+    move || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
         seed
-    };
+    }
+}
+
+#[test]
+fn random_bit_flips_never_panic_and_reencode_stably() {
+    let t = tables();
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     let mut decoded = 0;
     for syntax in SYNTAXES {
         for v in vectors(syntax) {
@@ -345,13 +350,7 @@ fn many_repeated_map_keys_take_linear_time() {
 #[test]
 fn random_garbage_never_panics() {
     let t = tables();
-    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     // Bytes biased toward tags of real fields, lengths and group markers.
     let alphabet: Vec<u8> = vec![
         0x08, 0x10, 0x12, 0x1a, 0x0b, 0x0c, 0x72, 0x7a, 0xc2, 0x03, 0xda, 0x01, 0xcb, 0x0c, 0xcc,
@@ -492,13 +491,7 @@ fn sub_messages_kept_as_bytes_are_refused_as_a_build_refuses_them() {
     // decoder's own walk for the rest and for every error: the two must
     // agree with a build wherever the scan stops.
     let t = tables();
-    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     let (mut good, mut bad) = (0, 0);
     let mut tally = |ok: bool| if ok { good += 1 } else { bad += 1 };
     for syntax in SYNTAXES {
