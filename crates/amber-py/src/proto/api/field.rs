@@ -9,7 +9,7 @@
 //! without pyo3's trampoline; every other read takes `__get__`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind};
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
@@ -21,14 +21,14 @@ use crate::proto::ops::assign::set_field;
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::message::{PyMessage, Slot};
 use crate::proto::state::objects::get_field;
-use crate::proto::state::schema::Schema;
+use crate::proto::state::schema::SchemaRef;
 use crate::proto::state::values;
 
 /// A field's attribute: reads give the value (the default when unset),
 /// assignments check the value first.
 #[pyclass(frozen, module = "amber._native", name = "ProtoField")]
 pub struct Field {
-    pub s: Arc<Schema>,
+    pub s: SchemaRef,
     pub ty: u32,
     pub pos: u32,
     /// The address of the class bound to `ty` once a read or write found
@@ -68,7 +68,7 @@ impl Field {
         }
         let m = obj.cast::<PyMessage>()?;
         let b = m.state()?;
-        if b.ty != self.ty || !Arc::ptr_eq(&b.s, &self.s) {
+        if b.ty != self.ty || !b.s.same(&self.s) {
             return Err(PyTypeError::new_err(format!(
                 "field {} belongs to {}, not {}",
                 self.info().name,

@@ -19,7 +19,7 @@ impl MapField {
         match self.value_kind() {
             Kind::Message(sub) => Ok(objects::instantiate(
                 py,
-                Message::empty(self.s.clone(), sub),
+                Message::empty(self.s.clone_ref(py), sub),
             )?
             .into_any()
             .unbind()),

@@ -1,8 +1,6 @@
 //! `amber.proto.Message`'s Python methods (Google's names: `SerializeToString`,
 //! `MergeFrom`, ...), and the class-level handle of a message type.
 
-use std::sync::Arc;
-
 use amber_core::proto::runtime::{Cardinality, Kind};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -15,13 +13,13 @@ use crate::proto::ops::{deeper, parse, required, serialize};
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::message::{release, Message, PyMessage, Slot};
 use crate::proto::state::objects::{attach, instantiate, materialize_all};
-use crate::proto::state::schema::Schema;
+use crate::proto::state::schema::SchemaRef;
 use crate::proto::state::values;
 
 /// The class-level handle of a message type (`cls.__amber__`).
 #[pyclass(frozen, module = "amber._native", name = "ProtoMessageType")]
 pub struct MessageType {
-    pub s: Arc<Schema>,
+    pub s: SchemaRef,
     pub ty: u32,
 }
 
@@ -61,7 +59,7 @@ impl PyMessage {
                     "message constructors take keyword arguments only",
                 ));
             }
-            let mut m = Message::empty(t.s.clone(), t.ty);
+            let mut m = Message::empty(t.s.clone_ref(py), t.ty);
             if let Some(kw) = kwargs {
                 kwargs_into(py, &mut m, kw)?;
             }
@@ -314,7 +312,7 @@ impl PyMessage {
             materialize_all(slf)?;
             let mut b = slf.state_mut()?;
             b.unknown.clear();
-            let s = b.s.clone();
+            let s = b.s.clone_ref(py);
             let fields = &s.tables.messages[b.ty as usize].fields;
             for (pos, slot) in b.vals.iter().enumerate() {
                 if !matches!(fields[pos].kind, Kind::Message(_)) {
@@ -431,7 +429,7 @@ impl PyMessage {
                     };
                     let same = {
                         let (a, b) = (slf.state()?, o.state()?);
-                        a.ty == b.ty && Arc::ptr_eq(&a.s, &b.s)
+                        a.ty == b.ty && a.s.same(&b.s)
                     };
                     same && (slf.is(o)
                         || serialize::to_bytes(slf, true)?.as_bytes()
@@ -525,7 +523,7 @@ fn same_type<'py>(
         ))
     })?;
     let (a, b) = (slf.state()?, o.state()?);
-    if a.ty != b.ty || !Arc::ptr_eq(&a.s, &b.s) {
+    if a.ty != b.ty || !a.s.same(&b.s) {
         return Err(PyTypeError::new_err(format!(
             "Parameter to MergeFrom() must be instance of same class: expected {} got {}.",
             a.info().full_name,

@@ -37,7 +37,7 @@ impl Repeated {
 fn checked(slf: &Bound<'_, Repeated>, v: &Bound<'_, PyAny>) -> PyResult<Kept> {
     let (s, ty, pos) = {
         let b = slf.try_borrow()?;
-        (b.s.clone(), b.ty, b.pos)
+        (b.s.clone_ref(slf.py()), b.ty, b.pos)
     };
     let f = &s.tables.messages[ty as usize].fields[pos as usize];
     Kept::check(slf.py(), &s, f, v)

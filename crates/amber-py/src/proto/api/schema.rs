@@ -3,7 +3,6 @@
 //! Python class.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use amber_core::proto::runtime::{Cardinality, Kind};
 use amber_core::proto::{FileDescriptorSet, Message as _};
@@ -12,14 +11,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyType};
 
 use crate::proto::api::message::MessageType;
-use crate::proto::state::schema::Schema;
+use crate::proto::state::schema::{Schema, SchemaRef};
 use crate::proto::state::values;
 
 /// `_native.ProtoSchema`: a compiled load, for `amber.proto` to build its
 /// namespace from.
 #[pyclass(frozen, module = "amber._native", name = "ProtoSchema")]
 pub struct PySchema {
-    pub inner: Arc<Schema>,
+    pub inner: SchemaRef,
 }
 
 #[pymethods]
@@ -37,7 +36,7 @@ impl PySchema {
                 .detach(|| amber_core::proto::compile(&roots, &mut loader, true))
                 .map_err(|e| crate::errors::proto_syntax(py, &e))?;
             Ok(PySchema {
-                inner: Arc::new(Schema::new(py, &set)?),
+                inner: SchemaRef::new(py, Schema::new(py, &set)?)?,
             })
         })
     }
@@ -64,7 +63,7 @@ impl PySchema {
                 .detach(|| amber_core::proto::compile(&roots, &mut MemLoader(&mut loader), true))
                 .map_err(|e| crate::errors::proto_syntax(py, &e))?;
             Ok(PySchema {
-                inner: Arc::new(Schema::new(py, &set)?),
+                inner: SchemaRef::new(py, Schema::new(py, &set)?)?,
             })
         })
     }
@@ -86,7 +85,7 @@ impl PySchema {
             amber_core::proto::compiler::validate::validate_set(&mut set)
                 .map_err(|e| crate::errors::proto_syntax(py, &e))?;
             Ok(PySchema {
-                inner: Arc::new(Schema::new(py, &set)?),
+                inner: SchemaRef::new(py, Schema::new(py, &set)?)?,
             })
         })
     }
@@ -151,11 +150,11 @@ impl PySchema {
     }
 
     /// The handle a message class keeps as `__amber__`.
-    fn message_type(&self, ty: u32) -> PyResult<MessageType> {
+    fn message_type(&self, py: Python<'_>, ty: u32) -> PyResult<MessageType> {
         crate::errors::guard(|| {
             self.check(ty)?;
             Ok(MessageType {
-                s: self.inner.clone(),
+                s: self.inner.clone_ref(py),
                 ty,
             })
         })
@@ -178,7 +177,12 @@ impl PySchema {
     }
 
     /// The attribute object for field `pos` of type `ty`.
-    fn field(&self, ty: u32, pos: u32) -> PyResult<crate::proto::api::field::Field> {
+    fn field(
+        &self,
+        py: Python<'_>,
+        ty: u32,
+        pos: u32,
+    ) -> PyResult<crate::proto::api::field::Field> {
         crate::errors::guard(|| {
             self.check(ty)?;
             let Some(f) = self.inner.tables.messages[ty as usize]
@@ -188,7 +192,7 @@ impl PySchema {
                 return Err(PyValueError::new_err("no such field"));
             };
             Ok(crate::proto::api::field::Field {
-                s: self.inner.clone(),
+                s: self.inner.clone_ref(py),
                 ty,
                 pos,
                 class: std::sync::atomic::AtomicUsize::new(0),

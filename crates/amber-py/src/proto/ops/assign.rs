@@ -2,7 +2,6 @@
 //! field's setter does.
 
 use std::cell::RefCell;
-use std::sync::Arc;
 
 use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind};
 use amber_core::proto::wire::MAX_DEPTH;
@@ -16,7 +15,7 @@ use crate::proto::state::map::{MapData, MapField};
 use crate::proto::state::message::{release, Message, PyMessage, Slot};
 use crate::proto::state::objects::{attach, instantiate, objects};
 use crate::proto::state::repeated::{Items, Kept};
-use crate::proto::state::schema::Schema;
+use crate::proto::state::schema::SchemaRef;
 use crate::proto::state::values;
 
 impl Kept {
@@ -26,7 +25,7 @@ impl Kept {
     #[inline]
     pub fn check(
         py: Python<'_>,
-        s: &Arc<Schema>,
+        s: &SchemaRef,
         f: &FieldInfo,
         v: &Bound<'_, PyAny>,
     ) -> PyResult<Kept> {
@@ -56,7 +55,7 @@ impl MapField {
 /// Sub-messages and containers are kept natively until read.
 pub fn slot_from(
     py: Python<'_>,
-    s: &Arc<Schema>,
+    s: &SchemaRef,
     ty: u32,
     pos: usize,
     v: &Bound<'_, PyAny>,
@@ -87,7 +86,7 @@ pub fn slot_from(
             Slot::Items(Box::new(items))
         }
         Cardinality::Map => {
-            let map = MapField::new(s.clone(), ty, pos as u32, MapData::default());
+            let map = MapField::new(s.clone_ref(py), ty, pos as u32, MapData::default());
             let mut data = MapData::with_capacity(v.len().unwrap_or(0));
             let mut put = |k: &Bound<'_, PyAny>, val: &Bound<'_, PyAny>| {
                 data.insert(py, map.check_key(k)?, map.check_value(val)?)
@@ -135,7 +134,7 @@ fn for_each_element(
 /// kept natively, unless a well-known type's Python form made objects.
 fn repeated_messages(
     py: Python<'_>,
-    s: &Arc<Schema>,
+    s: &SchemaRef,
     sub: u32,
     f: &FieldInfo,
     v: &Bound<'_, PyAny>,
@@ -164,7 +163,7 @@ fn repeated_messages(
 /// One element of a repeated field, checked (messages copied or built).
 pub fn element(
     py: Python<'_>,
-    s: &Arc<Schema>,
+    s: &SchemaRef,
     f: &FieldInfo,
     v: &Bound<'_, PyAny>,
 ) -> PyResult<Py<PyAny>> {
@@ -177,7 +176,7 @@ pub fn element(
 /// A message of type `sub` from a value, as an object (see [`built`]).
 pub fn message_value<'py>(
     py: Python<'py>,
-    s: &Arc<Schema>,
+    s: &SchemaRef,
     sub: u32,
     f: &FieldInfo,
     v: &Bound<'py, PyAny>,
@@ -199,14 +198,14 @@ enum Built<'py> {
 /// type made from its Python form by its own code (an object).
 fn built<'py>(
     py: Python<'py>,
-    s: &Arc<Schema>,
+    s: &SchemaRef,
     sub: u32,
     f: &FieldInfo,
     v: &Bound<'py, PyAny>,
 ) -> PyResult<Built<'py>> {
     if let Ok(m) = v.cast::<PyMessage>() {
         let b = m.state()?;
-        if b.ty == sub && Arc::ptr_eq(&b.s, s) {
+        if b.ty == sub && b.s.same(s) {
             return Ok(Built::Native(deep_copy(py, &b)?));
         }
         return Err(PyTypeError::new_err(format!(
@@ -222,7 +221,7 @@ fn built<'py>(
         // As `cls(**d)` would build it, without the call through the
         // class (whose `__new__` is `Message`'s, and no `__init__`).
         let _on_path = Walk::enter(py, d.as_any(), &f.name)?;
-        let mut m = Message::empty(s.clone(), sub);
+        let mut m = Message::empty(s.clone_ref(py), sub);
         kwargs_into(py, &mut m, d)?;
         return Ok(Built::Native(m));
     }
@@ -309,7 +308,7 @@ pub fn set_field(m: &Bound<'_, PyMessage>, pos: usize, value: &Bound<'_, PyAny>)
     let py = m.py();
     let (s, ty) = {
         let b = m.state()?;
-        (b.s.clone(), b.ty)
+        (b.s.clone_ref(py), b.ty)
     };
     let slot = slot_from(py, &s, ty, pos, value)?;
     let old = m.state_mut()?.put(pos, slot);
@@ -322,7 +321,7 @@ pub(crate) fn kwargs_into(
     m: &mut Message,
     kwargs: &Bound<'_, PyDict>,
 ) -> PyResult<()> {
-    let s = m.s.clone();
+    let s = m.s.clone_ref(py);
     let mut hint = 0;
     // The dict may be the caller's own (a dict given for a sub-message),
     // which checking a value may change (`__index__` runs Python code).

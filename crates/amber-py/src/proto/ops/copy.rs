@@ -18,7 +18,7 @@ pub fn deep_copy(py: Python<'_>, m: &Message) -> PyResult<Message> {
 }
 
 fn copy_level(py: Python<'_>, m: &Message) -> PyResult<Message> {
-    let mut out = Message::empty(m.s.clone(), m.ty);
+    let mut out = Message::empty(m.s.clone_ref(py), m.ty);
     out.unknown = m.unknown.clone();
     out.input = m.input.as_ref().map(|i| i.clone_ref(py));
     let mut vals = Vec::with_capacity(m.vals.len());

@@ -20,7 +20,7 @@ pub fn merge_owned(py: Python<'_>, dst: &mut Message, src: Message) -> PyResult<
 }
 
 fn merge_level(py: Python<'_>, dst: &mut Message, mut src: Message) -> PyResult<()> {
-    let s = src.s.clone();
+    let s = src.s.clone_ref(py);
     let fields = &s.tables.messages[src.ty as usize].fields;
     // Spans move as they are when both messages read the same input (or
     // `dst` none yet); otherwise they become objects.
@@ -298,6 +298,6 @@ fn merge_entries(py: Python<'_>, dst: &mut Message, pos: usize, data: MapData) -
 /// Move a message's contents out, leaving it empty.
 pub fn take(m: &Bound<'_, PyMessage>) -> PyResult<Message> {
     let mut b = m.state_mut()?;
-    let empty = Message::empty(b.s.clone(), b.ty);
+    let empty = Message::empty(b.s.clone_ref(m.py()), b.ty);
     Ok(std::mem::replace(&mut *b, empty))
 }

@@ -2,8 +2,6 @@
 //! `state::build` (see there for what a parse keeps natively and as places
 //! in its input).
 
-use std::sync::Arc;
-
 use amber_core::proto::runtime::{decode, DecodeOptions, Failure, RawMode};
 use amber_core::proto::text::{parse_text, ParseOptions, TextFailure};
 use pyo3::prelude::*;
@@ -15,13 +13,13 @@ use crate::proto::ops::merge::merge_owned;
 use crate::proto::state::build::{Builder, Stashed};
 use crate::proto::state::cell::Borrow;
 use crate::proto::state::message::{release, Message, PyMessage};
-use crate::proto::state::schema::Schema;
+use crate::proto::state::schema::{Schema, SchemaRef};
 
 /// The schema and type of `m`, for a builder of messages of its type (text
 /// and JSON parses).
-pub(crate) fn schema_of(m: &Bound<'_, PyMessage>) -> PyResult<(Arc<Schema>, u32)> {
+pub(crate) fn schema_of(m: &Bound<'_, PyMessage>) -> PyResult<(SchemaRef, u32)> {
     let b = m.state()?;
-    Ok((b.s.clone(), b.ty))
+    Ok((b.s.clone_ref(m.py()), b.ty))
 }
 
 /// Put a parsed message `new` into `m`: in place of its contents
@@ -67,7 +65,7 @@ pub fn merge_from_bytes(
 ) -> PyResult<usize> {
     let (s, ty) = {
         let b = m.state()?;
-        (b.s.clone(), b.ty)
+        (b.s.clone_ref(m.py()), b.ty)
     };
     let (new, n) = decode_bytes(m.py(), &s, ty, data)?;
     install(m, new, replace)?;
@@ -77,7 +75,7 @@ pub fn merge_from_bytes(
 /// Decode `data` (any bytes-like object) as a new message of type `ty`.
 pub fn from_bytes(
     py: Python<'_>,
-    s: &Arc<Schema>,
+    s: &SchemaRef,
     ty: u32,
     data: &Bound<'_, PyAny>,
 ) -> PyResult<Message> {
@@ -89,7 +87,7 @@ pub fn from_bytes(
 /// other buffer (which may change after the parse) copied.
 fn decode_bytes(
     py: Python<'_>,
-    s: &Arc<Schema>,
+    s: &SchemaRef,
     ty: u32,
     data: &Bound<'_, PyAny>,
 ) -> PyResult<(Message, usize)> {

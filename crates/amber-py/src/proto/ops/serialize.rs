@@ -6,7 +6,6 @@
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use std::sync::{Arc, Weak};
 
 use amber_core::proto::runtime::{
     encode_planned, EncodeError, EncodeFailure, EncodeKind, EncodeOptions, EncodePlans, EntryParts,
@@ -23,7 +22,7 @@ use crate::proto::state::map::{MapField, Part};
 use crate::proto::state::message::{text_scalar, Message, PyMessage, Slot};
 use crate::proto::state::objects::sub_type;
 use crate::proto::state::repeated::{Items, Repeated};
-use crate::proto::state::schema::Schema;
+use crate::proto::state::schema::SchemaRef;
 use crate::proto::state::values;
 
 pub(crate) struct Source<'py> {
@@ -775,24 +774,23 @@ thread_local! {
     /// The buffer messages are encoded into, kept from call to call so that
     /// an encode allocates nothing but its `bytes` (see `encode_into`).
     static OUT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    /// The encode plans of the schemas written last (see [`plans_for`]).
-    static PLANS: RefCell<Vec<(Weak<Schema>, Rc<EncodePlans>)>> =
-        const { RefCell::new(Vec::new()) };
+    /// The encode plans of the schemas written last, by schema id (see
+    /// [`plans_for`]).
+    static PLANS: RefCell<Vec<(u64, Rc<EncodePlans>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// How many schemas' plans a thread keeps.
 const PLANS_KEPT: usize = 4;
 
 /// The encode plans of schema `s`, made on its first write on this thread
-/// and kept for the schemas written last. Each is keyed by a `Weak` of its
-/// schema, which keeps the schema's allocation (not its contents) while
-/// held: an address found equal is the same schema, never a new one made
-/// where a freed one was.
-fn plans_for(s: &Arc<Schema>) -> Rc<EncodePlans> {
+/// and kept for the schemas written last. Each is keyed by its schema's
+/// [`id`](crate::proto::state::schema::Schema::id), which no other schema
+/// has, so a kept plan is never taken for a schema made after its own was
+/// freed.
+fn plans_for(s: &SchemaRef) -> Rc<EncodePlans> {
     PLANS.with(|kept| {
         let mut kept = kept.borrow_mut();
-        let at = Arc::as_ptr(s);
-        if let Some(i) = kept.iter().position(|(w, _)| w.as_ptr() == at) {
+        if let Some(i) = kept.iter().position(|&(id, _)| id == s.id) {
             if i != 0 {
                 kept.swap(0, i);
             }
@@ -802,7 +800,7 @@ fn plans_for(s: &Arc<Schema>) -> Rc<EncodePlans> {
         if kept.len() == PLANS_KEPT {
             kept.pop();
         }
-        kept.insert(0, (Arc::downgrade(s), plans.clone()));
+        kept.insert(0, (s.id, plans.clone()));
         plans
     })
 }

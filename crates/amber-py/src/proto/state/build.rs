@@ -14,8 +14,6 @@
 //! [`build_raw`] builds one, its own sub-messages kept as places in turn,
 //! when it is first needed (a read, a serialize, a merge).
 
-use std::sync::Arc;
-
 use amber_core::proto::runtime::{
     decode, plain_fields, Cardinality, DecodeOptions, Failure, FieldInfo, Kind, MapValue,
     MessageBuilder, PlainValue, RawMode, Scalar,
@@ -28,14 +26,14 @@ use crate::proto::state::map::{MapData, Pairs, Part};
 use crate::proto::state::message::{instantiate, sub_type};
 use crate::proto::state::message::{unset_slots, Message, Slot};
 use crate::proto::state::repeated::Items;
-use crate::proto::state::schema::Schema;
+use crate::proto::state::schema::SchemaRef;
 use crate::proto::state::values;
 
 pub(crate) struct Builder<'py> {
     py: Python<'py>,
     /// Borrowed: a builder lives for one parse, and each message it starts
     /// takes its own count of the schema.
-    s: &'py Arc<Schema>,
+    s: &'py SchemaRef,
     /// The error behind a `Stashed` (the decoder's results stay small).
     err: Option<PyErr>,
     /// The input of a wire parse, and where its bytes are: strings and
@@ -61,7 +59,7 @@ pub struct Stashed;
 
 impl<'py> Builder<'py> {
     /// A builder of messages of schema `s` (also used by the JSON parser).
-    pub(crate) fn new(py: Python<'py>, s: &'py Arc<Schema>) -> Self {
+    pub(crate) fn new(py: Python<'py>, s: &'py SchemaRef) -> Self {
         Builder {
             py,
             s,
@@ -78,7 +76,7 @@ impl<'py> Builder<'py> {
     /// sub-messages as places in it.
     pub(crate) fn for_input(
         py: Python<'py>,
-        s: &'py Arc<Schema>,
+        s: &'py SchemaRef,
         input: Bound<'py, PyBytes>,
         bytes: &[u8],
         mode: RawMode,
@@ -355,7 +353,7 @@ impl MessageBuilder for Builder<'_> {
     type Err = Stashed;
 
     fn start(&mut self, ty: u32) -> Result<Message, Stashed> {
-        let mut m = Message::empty(self.s.clone(), ty);
+        let mut m = Message::empty(self.s.clone_ref(self.py), ty);
         m.input = self.input.as_ref().map(|i| i.0.clone().unbind());
         Ok(m)
     }
@@ -659,14 +657,14 @@ impl Builder<'_> {
 /// only for want of memory. Its own sub-messages stay places.
 pub fn build_raw(
     py: Python<'_>,
-    s: &Arc<Schema>,
+    s: &SchemaRef,
     ty: u32,
     input: Option<&Bound<'_, PyBytes>>,
     (off, len): (u32, u32),
 ) -> PyResult<Message> {
     let Some(input) = input else {
         // Only an empty place has no input (see `Builder::span_of`).
-        return Ok(Message::empty(s.clone(), ty));
+        return Ok(Message::empty(s.clone_ref(py), ty));
     };
     let all = input.as_bytes();
     if let Some(m) = build_plain(s, ty, input, all, (off, len)) {
@@ -697,7 +695,7 @@ pub fn build_raw(
 /// `None`: the message has other fields, or a sub-message twice (the second
 /// merges into the first), and the decoder builds it.
 fn build_plain(
-    s: &Arc<Schema>,
+    s: &SchemaRef,
     ty: u32,
     input: &Bound<'_, PyBytes>,
     all: &[u8],
@@ -750,7 +748,7 @@ fn build_plain(
     // first and changed after was copied out over its own fresh stores,
     // which stalled on store forwarding).
     Some(Message {
-        s: s.clone(),
+        s: s.clone_ref(input.py()),
         ty,
         vals,
         unknown: Default::default(),

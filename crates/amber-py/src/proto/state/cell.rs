@@ -136,6 +136,29 @@ impl<T> GilCell<T> {
     }
 }
 
+/// Drop a reference held by a message's state, or by a handle on its schema
+/// (see `SchemaRef`), without pyo3's check that the thread is attached: a
+/// thread-local read through `__tls_get_addr` per reference, which freeing
+/// each sub-message paid twice.
+///
+/// # Safety
+///
+/// The thread is attached. Those values hold for every caller: they live in
+/// Python objects, which CPython frees only on an attached thread, or in the
+/// frames of calls from Python, and no value holding one is moved into
+/// `Python::detach` or kept past its thread's last call.
+#[inline]
+pub unsafe fn drop_attached<T>(obj: Py<T>) {
+    debug_assert!(
+        // SAFETY: `PyGILState_Check` may be called on any thread.
+        unsafe { pyo3::ffi::PyGILState_Check() } == 1,
+        "a message's reference dropped off the interpreter"
+    );
+    // SAFETY: the caller's, above; a `Bound` releases its reference with a
+    // plain decrement.
+    drop(obj.into_bound(unsafe { Python::assume_attached() }));
+}
+
 /// A frozen pyclass whose state is a [`GilCell`].
 pub trait InCell: PyClass<Frozen = True> + Sync {
     type Value;

@@ -5,13 +5,12 @@
 
 use std::borrow::Cow;
 use std::hash::BuildHasher;
-use std::sync::Arc;
 
 use amber_core::proto::runtime::{FieldInfo, Kind};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyString, PyWeakrefReference};
 
-use crate::proto::state::schema::Schema;
+use crate::proto::state::schema::SchemaRef;
 use crate::proto::state::values;
 
 /// A map key, hashable in Rust: [`KeyView`] owning its text.
@@ -476,7 +475,7 @@ impl<M> Pairs<M> {
 /// A map field's entries.
 #[pyclass(module = "amber.proto", name = "MapContainer", mapping)]
 pub struct MapField {
-    pub s: Arc<Schema>,
+    pub s: SchemaRef,
     pub ty: u32,
     pub pos: u32,
     pub data: MapData,
@@ -484,7 +483,7 @@ pub struct MapField {
 }
 
 impl MapField {
-    pub fn new(s: Arc<Schema>, ty: u32, pos: u32, data: MapData) -> MapField {
+    pub fn new(s: SchemaRef, ty: u32, pos: u32, data: MapData) -> MapField {
         MapField {
             s,
             ty,

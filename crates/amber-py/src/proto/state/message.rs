@@ -9,17 +9,16 @@
 //! is ever reachable from itself and nothing here needs the cyclic GC.
 
 use std::mem::ManuallyDrop;
-use std::sync::Arc;
 
 use amber_core::proto::runtime::{Cardinality, FieldInfo, Kind, MessageInfo, Scalar};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyWeakrefReference};
 
-use crate::proto::state::cell::{Borrow, GilCell, InCell};
+use crate::proto::state::cell::{drop_attached, Borrow, GilCell, InCell};
 use crate::proto::state::map::{MapData, MapField, Pairs, Part};
 use crate::proto::state::repeated::{Items, Repeated};
-use crate::proto::state::schema::Schema;
+use crate::proto::state::schema::SchemaRef;
 use crate::proto::state::values;
 
 /// One field's state.
@@ -117,7 +116,7 @@ impl From<Message> for PyMessage {
 /// sub-message it builds (into its parent's slot or list) and frees it,
 /// so what only some messages have is boxed.
 pub struct Message {
-    pub s: Arc<Schema>,
+    pub s: SchemaRef,
     pub ty: u32,
     /// By field position: empty (a new message allocates nothing) or
     /// allocated once at the full length of the field list.
@@ -184,6 +183,11 @@ impl Drop for Message {
     /// singular and repeated message fields) are taken out and dropped from
     /// a list instead, each sub-message freed with none left inside.
     fn drop(&mut self) {
+        if let Some(input) = self.input.take() {
+            // SAFETY: a `Message` lives in its object or in the frame of a
+            // call from Python (see `drop_attached`).
+            unsafe { drop_attached(input) };
+        }
         let vals = std::mem::take(&mut self.vals);
         // The slots before the first that owns something need no look
         // (a parsed message's are mostly numbers and places).
@@ -290,7 +294,7 @@ impl Message {
         std::mem::replace(&mut self.vals, std::mem::take(&mut new.vals)).into_vec()
     }
 
-    pub fn empty(s: Arc<Schema>, ty: u32) -> Message {
+    pub fn empty(s: SchemaRef, ty: u32) -> Message {
         Message {
             s,
             ty,

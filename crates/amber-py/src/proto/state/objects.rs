@@ -73,7 +73,7 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
                     return Ok(Some(py.None()));
                 }
             };
-            let mut c = Repeated::new(b.s.clone(), ty, pos as u32, items);
+            let mut c = Repeated::new(b.s.clone_ref(py), ty, pos as u32, items);
             c.owner = owner;
             let c = Py::new(py, c)?;
             let o = c.clone_ref(py).into_any();
@@ -94,7 +94,7 @@ fn keep_map(
     d: MapData,
     owner: Option<Py<PyWeakrefReference>>,
 ) -> PyResult<Py<PyAny>> {
-    let mut c = MapField::new(m.s.clone(), m.ty, pos as u32, d);
+    let mut c = MapField::new(m.s.clone_ref(py), m.ty, pos as u32, d);
     c.owner = owner;
     let c = Py::new(py, c)?;
     let o = c.clone_ref(py).into_any();
@@ -219,21 +219,21 @@ pub fn get_field(py: Python<'_>, m: &Bound<'_, PyMessage>, pos: usize) -> PyResu
     let (s, ty, card, kind) = {
         let b = m.state()?;
         let f = &b.info().fields[pos];
-        (b.s.clone(), b.ty, f.card, f.kind)
+        (b.s.clone_ref(py), b.ty, f.card, f.kind)
     };
     let slot = match (card, kind) {
         (Cardinality::Singular { .. }, Kind::Message(sub)) => {
-            let mut child = Message::empty(s.clone(), sub);
+            let mut child = Message::empty(s.clone_ref(py), sub);
             child.parent = Some(Box::new((PyWeakrefReference::new(m)?.unbind(), pos as u32)));
             Slot::Lazy(instantiate(py, child)?.unbind())
         }
         (Cardinality::Map, _) => {
-            let mut c = MapField::new(s.clone(), ty, pos as u32, MapData::default());
+            let mut c = MapField::new(s.clone_ref(py), ty, pos as u32, MapData::default());
             c.owner = owner_link(m)?;
             Slot::Map(Py::new(py, c)?)
         }
         _ => {
-            let mut c = Repeated::new(s.clone(), ty, pos as u32, Items::new(kind));
+            let mut c = Repeated::new(s.clone_ref(py), ty, pos as u32, Items::new(kind));
             c.owner = owner_link(m)?;
             Slot::List(Py::new(py, c)?)
         }

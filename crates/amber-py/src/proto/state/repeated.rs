@@ -2,14 +2,12 @@
 //! `RepeatedContainer` class's state ([`Repeated`]; its Python methods are
 //! in `api::repeated`).
 
-use std::sync::Arc;
-
 use amber_core::proto::runtime::{Kind, Scalar};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyWeakrefReference};
 
-use crate::proto::state::schema::Schema;
+use crate::proto::state::schema::SchemaRef;
 use crate::proto::state::values;
 
 /// A repeated field's values. Numbers, bools and enums (the packable
@@ -231,7 +229,7 @@ pub enum Kept {
 /// A repeated field's values.
 #[pyclass(module = "amber.proto", name = "RepeatedContainer", sequence)]
 pub struct Repeated {
-    pub s: Arc<Schema>,
+    pub s: SchemaRef,
     pub ty: u32,
     pub pos: u32,
     pub items: Items,
@@ -240,7 +238,7 @@ pub struct Repeated {
 }
 
 impl Repeated {
-    pub fn new(s: Arc<Schema>, ty: u32, pos: u32, items: Items) -> Repeated {
+    pub fn new(s: SchemaRef, ty: u32, pos: u32, items: Items) -> Repeated {
         Repeated {
             s,
             ty,

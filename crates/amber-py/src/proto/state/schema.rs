@@ -4,9 +4,9 @@
 //! default value of every scalar field.
 
 use std::collections::HashMap;
-
-/// Field and oneof names of one type (schema data, so a fast hash).
-pub type Names = hashbrown::HashMap<String, i64, foldhash::fast::RandomState>;
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use amber_core::proto::runtime::{Cardinality, DefaultValue, Kind, Tables};
@@ -14,6 +14,11 @@ use amber_core::proto::{FileDescriptorSet, Message as _};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyType};
+
+use crate::proto::state::cell::drop_attached;
+
+/// Field and oneof names of one type (schema data, so a fast hash).
+pub type Names = hashbrown::HashMap<String, i64, foldhash::fast::RandomState>;
 
 /// Everything shared by the messages, fields and containers of one load.
 pub struct Schema {
@@ -49,6 +54,56 @@ pub struct Schema {
     pub name_objs: Vec<Vec<Py<PyString>>>,
     /// Per message type, by oneof index: the oneof's name, interned.
     pub oneof_objs: Vec<Vec<Py<PyString>>>,
+    /// This schema among those the process made, never reused: what
+    /// per-thread caches of schema data are keyed by.
+    pub id: u64,
+}
+
+/// A schema as the objects made from it hold it (every message, field,
+/// container and class handle): through a Python object, whose count the
+/// GIL orders, so taking and dropping one is a plain increment where an
+/// `Arc`'s is a locked one (two per sub-message a read makes).
+pub struct SchemaRef(ManuallyDrop<Py<SchemaObject>>);
+
+/// The Python object a [`SchemaRef`] counts (internal: no Python code
+/// sees it).
+#[pyclass(frozen, module = "amber._native", name = "_ProtoSchemaData")]
+pub struct SchemaObject(Schema);
+
+impl SchemaRef {
+    pub(crate) fn new(py: Python<'_>, s: Schema) -> PyResult<SchemaRef> {
+        Ok(SchemaRef(ManuallyDrop::new(Py::new(py, SchemaObject(s))?)))
+    }
+
+    /// Another reference to the same schema.
+    #[inline]
+    pub fn clone_ref(&self, py: Python<'_>) -> SchemaRef {
+        SchemaRef(ManuallyDrop::new(self.0.clone_ref(py)))
+    }
+
+    /// Whether `self` and `other` are the same schema.
+    #[inline]
+    pub fn same(&self, other: &SchemaRef) -> bool {
+        self.0.is(&*other.0)
+    }
+}
+
+impl Drop for SchemaRef {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: a `SchemaRef` lives in a message's state or in a Python
+        // object (a class handle, field, container or schema), as
+        // `drop_attached` requires; `self.0` is not used after this.
+        unsafe { drop_attached(ManuallyDrop::take(&mut self.0)) }
+    }
+}
+
+impl Deref for SchemaRef {
+    type Target = Schema;
+    #[inline]
+    fn deref(&self) -> &Schema {
+        &self.0.get().0
+    }
 }
 
 /// The well-known types a plain value can be assigned to (see `Schema::assigns`).
@@ -60,6 +115,9 @@ const ASSIGNED_TYPES: [&str; 4] = [
 ];
 
 pub type FieldKeys = HashMap<(usize, usize), Py<PyString>, foldhash::fast::RandomState>;
+
+/// The next [`Schema::id`].
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
 impl Schema {
     pub(crate) fn new(py: Python<'_>, set: &FileDescriptorSet) -> PyResult<Schema> {
@@ -139,6 +197,7 @@ impl Schema {
             name_objs,
             oneof_objs,
             assigns,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
 
