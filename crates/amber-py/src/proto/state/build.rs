@@ -24,7 +24,7 @@ use pyo3::types::PyBytes;
 use crate::errors;
 use crate::proto::state::map::{MapData, Pairs, Part};
 use crate::proto::state::message::{instantiate, sub_type};
-use crate::proto::state::message::{unset_slots, Message, Slot};
+use crate::proto::state::message::{unset_slots, Message, PyMessage, Slot};
 use crate::proto::state::repeated::Items;
 use crate::proto::state::schema::SchemaRef;
 use crate::proto::state::values;
@@ -699,8 +699,25 @@ fn build_plain(
     ty: u32,
     input: &Bound<'_, PyBytes>,
     all: &[u8],
-    (off, len): (u32, u32),
+    sp: (u32, u32),
 ) -> Option<Message> {
+    let vals = plain_slots(s, ty, all, sp)?;
+    // Made whole here, in the place it is returned to (a message made
+    // first and changed after was copied out over its own fresh stores,
+    // which stalled on store forwarding).
+    Some(Message {
+        s: s.clone_ref(input.py()),
+        ty,
+        vals,
+        unknown: Default::default(),
+        parent: None,
+        input: Some(input.clone().unbind()),
+    })
+}
+
+/// The slots of [`build_plain`]'s message: returned in two registers, for
+/// the caller to make the message where it is kept.
+fn plain_slots(s: &SchemaRef, ty: u32, all: &[u8], (off, len): (u32, u32)) -> Option<Box<[Slot]>> {
     let info = &s.tables.messages[ty as usize];
     if !info.plain() {
         return None;
@@ -741,20 +758,7 @@ fn build_plain(
         fill(slot, v);
         true
     });
-    if !all_plain {
-        return None;
-    }
-    // Made whole here, in the place it is returned to (a message made
-    // first and changed after was copied out over its own fresh stores,
-    // which stalled on store forwarding).
-    Some(Message {
-        s: s.clone_ref(input.py()),
-        ty,
-        vals,
-        unknown: Default::default(),
-        parent: None,
-        input: Some(input.clone().unbind()),
-    })
+    all_plain.then_some(vals)
 }
 
 impl Message {
@@ -762,6 +766,35 @@ impl Message {
     /// message's input ([`Slot::Raw`], [`Slot::Raws`]).
     pub fn build_at(&self, py: Python<'_>, ty: u32, sp: (u32, u32)) -> PyResult<Message> {
         build_raw(py, &self.s, ty, self.input.as_ref().map(|i| i.bind(py)), sp)
+    }
+
+    /// The object of the sub-message of type `ty` kept at place `sp` (see
+    /// [`build_at`](Self::build_at)). A plain one is made in the object
+    /// from its slots: a built message returned through a `PyResult` was
+    /// reloaded from the stack before its stores had landed, a
+    /// store-forwarding stall on every sub-message read.
+    pub fn instantiate_at<'py>(
+        &self,
+        py: Python<'py>,
+        ty: u32,
+        sp: (u32, u32),
+    ) -> PyResult<Bound<'py, PyMessage>> {
+        if let Some(input) = &self.input {
+            if let Some(vals) = plain_slots(&self.s, ty, input.bind(py).as_bytes(), sp) {
+                return instantiate(
+                    py,
+                    Message {
+                        s: self.s.clone_ref(py),
+                        ty,
+                        vals,
+                        unknown: Default::default(),
+                        parent: None,
+                        input: Some(input.clone_ref(py)),
+                    },
+                );
+            }
+        }
+        instantiate(py, self.build_at(py, ty, sp)?)
     }
 
     /// Build the sub-messages of type `ty` kept at places `v`.
@@ -794,10 +827,10 @@ pub fn pairs_data(
 /// a scalar's, or a message's kept as its place, built.
 fn value_object(py: Python<'_>, m: &Message, vk: Kind, v: Part) -> PyResult<Py<PyAny>> {
     match v {
-        Part::Raw(off, len) => {
-            let sub = m.build_at(py, sub_type(vk), (off, len))?;
-            Ok(instantiate(py, sub)?.into_any().unbind())
-        }
+        Part::Raw(off, len) => Ok(m
+            .instantiate_at(py, sub_type(vk), (off, len))?
+            .into_any()
+            .unbind()),
         _ => m.part_object(py, vk, v),
     }
 }

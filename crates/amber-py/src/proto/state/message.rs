@@ -501,6 +501,7 @@ pub fn text_scalar(kind: Kind, b: &[u8]) -> Scalar<'_> {
 /// without calling the class: no `__new__` or `__init__` runs (the class
 /// is the one `load` made, which defines neither), so a sub-message costs
 /// one allocation instead of a call through the class's slots.
+#[inline]
 pub fn instantiate(py: Python<'_>, m: Message) -> PyResult<Bound<'_, PyMessage>> {
     // No count taken: the schema holds the class, and `m` (moved into
     // `init`) holds the schema until the object is made.

@@ -57,14 +57,21 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
             keep(py, &mut b, pos, v)
         }
         Slot::Raw(off, len) => {
-            let sub = b.build_at(py, sub_type(kind), (off, len))?;
-            let v = instantiate(py, sub)?.into_any().unbind();
-            keep(py, &mut b, pos, v)
+            let v = b.instantiate_at(py, sub_type(kind), (off, len))?;
+            keep(py, &mut b, pos, v.into_any().unbind())
         }
         taken => {
             let items = match taken {
                 Slot::Spans(v) => b.span_objects(py, kind, &v)?,
-                Slot::Raws(v) => Items::Objs(objects(py, b.build_all(py, sub_type(kind), &v)?)?),
+                Slot::Raws(v) => Items::Objs(
+                    v.iter()
+                        .map(|&sp| {
+                            Ok(b.instantiate_at(py, sub_type(kind), sp)?
+                                .into_any()
+                                .unbind())
+                        })
+                        .collect::<PyResult<_>>()?,
+                ),
                 Slot::Subs(v) => Items::Objs(objects(py, *v)?),
                 Slot::Items(items) => *items,
                 other => {
