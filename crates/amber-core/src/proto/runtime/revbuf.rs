@@ -4,7 +4,11 @@
 //! The buffer is kept as three pointers into its allocation (its start,
 //! its end and the first byte written), so that each piece put in front
 //! is one room check and a store or a short copy: no vector length, index
-//! or bounds check per byte written.
+//! or bounds check per byte written. A field's pieces (value, length, tag)
+//! are written in front of a head kept in a local and stored back once:
+//! written through the head kept in the buffer, each piece reloaded it
+//! after the previous piece's stores (which the compiler cannot tell apart
+//! from the head's own), a chain of store-to-load forwards on every field.
 
 use std::ptr;
 
@@ -94,26 +98,7 @@ impl RevBuf {
     pub(super) fn put(&mut self, b: &[u8]) {
         self.reserve(b.len());
         // SAFETY: just reserved.
-        unsafe { self.bytes_unchecked(b) }
-    }
-
-    /// Put `b` in front, without checking for room.
-    ///
-    /// # Safety
-    ///
-    /// At least `b.len()` bytes of room must be free in front (see
-    /// [`reserve`](Self::reserve)).
-    #[inline(always)]
-    unsafe fn bytes_unchecked(&mut self, b: &[u8]) {
-        let n = b.len();
-        // SAFETY: the caller vouches for `n` bytes of room in front of
-        // `head`, within the allocation; `b` is not in the allocation (the
-        // buffer is owned here and no reference to its bytes is handed
-        // out), so the two do not overlap.
-        unsafe {
-            self.head = self.head.sub(n);
-            copy_short(b.as_ptr(), self.head, n);
-        }
+        self.head = unsafe { bytes_before(self.head, b) };
     }
 
     /// A length-delimited field's value (string, bytes): `b`, its length
@@ -123,9 +108,9 @@ impl RevBuf {
         self.reserve(b.len().saturating_add(varint::MAX_LEN + 8));
         // SAFETY: just reserved room for the bytes, a varint and a tag.
         unsafe {
-            self.bytes_unchecked(b);
-            self.varint_unchecked(b.len() as u64);
-            self.tag_unchecked(tag, tag_len);
+            let head = bytes_before(self.head, b);
+            let head = varint_before(head, b.len() as u64);
+            self.head = tag_before(head, tag, tag_len);
         }
     }
 
@@ -135,10 +120,7 @@ impl RevBuf {
     pub(super) fn put_varint_field(&mut self, v: u64, tag: u64, tag_len: u8) {
         self.reserve(varint::MAX_LEN + 8);
         // SAFETY: just reserved room for a varint and a tag.
-        unsafe {
-            self.varint_unchecked(v);
-            self.tag_unchecked(tag, tag_len);
-        }
+        unsafe { self.head = tag_before(varint_before(self.head, v), tag, tag_len) }
     }
 
     /// Two varints, `b` in front of `a` (a length and the tag before it),
@@ -147,10 +129,7 @@ impl RevBuf {
     pub(super) fn put_varints(&mut self, a: u64, b: u64) {
         self.reserve(2 * varint::MAX_LEN);
         // SAFETY: just reserved room for two varints.
-        unsafe {
-            self.varint_unchecked(a);
-            self.varint_unchecked(b);
-        }
+        unsafe { self.head = varint_before(varint_before(self.head, a), b) }
     }
 
     /// A fixed-width field's `N` bytes and the tag made by `tag_bytes`,
@@ -159,10 +138,7 @@ impl RevBuf {
     pub(super) fn put_fixed_field<const N: usize>(&mut self, b: [u8; N], tag: u64, tag_len: u8) {
         self.reserve(N + 8);
         // SAFETY: just reserved room for the bytes and a tag.
-        unsafe {
-            self.bytes_unchecked(&b);
-            self.tag_unchecked(tag, tag_len);
-        }
+        unsafe { self.head = tag_before(bytes_before(self.head, &b), tag, tag_len) }
     }
 
     /// Put a varint in front, written in place.
@@ -170,67 +146,7 @@ impl RevBuf {
     pub(super) fn put_varint(&mut self, v: u64) {
         self.reserve(varint::MAX_LEN);
         // SAFETY: just reserved.
-        unsafe { self.varint_unchecked(v) }
-    }
-
-    /// Put a varint in front, without checking for room.
-    ///
-    /// # Safety
-    ///
-    /// At least `varint::MAX_LEN` bytes of room must be free in front.
-    #[inline(always)]
-    unsafe fn varint_unchecked(&mut self, v: u64) {
-        // SAFETY: at least `MAX_LEN` (10) bytes of room in front of `head`
-        // (the caller's word): every store below ends at `head` and starts
-        // at most 8 bytes (or `n` <= 10) before it, within the allocation;
-        // stores are unaligned ones.
-        unsafe {
-            let head = self.head;
-            if v < 0x80 {
-                *head.sub(1) = v as u8;
-                self.head = head.sub(1);
-                return;
-            }
-            if v < 0x4000 {
-                // Two bytes (most tags, lengths and small numbers), stored at once.
-                let two = ((v as u16) & 0x7F | 0x80) | (((v >> 7) as u16) << 8);
-                ptr::write_unaligned(head.sub(2) as *mut [u8; 2], two.to_le_bytes());
-                self.head = head.sub(2);
-                return;
-            }
-            if v < 1 << 56 {
-                // Three to eight bytes: each 7-bit group moved to its byte at
-                // once (no chain of shifts from byte to byte), the
-                // continuation bits set on all but the last, and the word
-                // stored so that its last byte ends at `head`. The bytes in
-                // front of the varint's are free room, and overwritten later.
-                let n = varint::len(v);
-                let spread = (v & 0x7F)
-                    | ((v << 1) & 0x7F00)
-                    | ((v << 2) & 0x7F_0000)
-                    | ((v << 3) & 0x7F00_0000)
-                    | ((v << 4) & 0x7F_0000_0000)
-                    | ((v << 5) & 0x7F00_0000_0000)
-                    | ((v << 6) & 0x7F_0000_0000_0000)
-                    | ((v << 7) & 0x7F00_0000_0000_0000);
-                let cont = 0x8080_8080_8080_8080 & ((1u64 << (8 * (n - 1))) - 1);
-                let word = (spread | cont) << (8 * (8 - n));
-                ptr::write_unaligned(head.sub(8) as *mut [u8; 8], word.to_le_bytes());
-                self.head = head.sub(n);
-                return;
-            }
-            // Nine or ten bytes: made in a local array, then copied in one go.
-            let n = varint::len(v);
-            let mut tmp = [0u8; varint::MAX_LEN];
-            let mut x = v;
-            for b in &mut tmp[..n - 1] {
-                *b = (x as u8) | 0x80;
-                x >>= 7;
-            }
-            tmp[n - 1] = x as u8;
-            ptr::copy_nonoverlapping(tmp.as_ptr(), head.sub(n), n);
-            self.head = head.sub(n);
-        }
+        self.head = unsafe { varint_before(self.head, v) };
     }
 
     /// Put a tag made by `tag_bytes` in front.
@@ -238,26 +154,7 @@ impl RevBuf {
     pub(super) fn put_tag(&mut self, tag: u64, len: u8) {
         self.reserve(8);
         // SAFETY: just reserved.
-        unsafe { self.tag_unchecked(tag, len) }
-    }
-
-    /// Put a tag made by `tag_bytes` in front, without checking for room:
-    /// the word, its last byte at `head`, of which the top `len` bytes are
-    /// the tag's (the bytes in front are free room, as in `put_varint`).
-    ///
-    /// # Safety
-    ///
-    /// At least 8 bytes of room must be free in front.
-    #[inline(always)]
-    unsafe fn tag_unchecked(&mut self, tag: u64, len: u8) {
-        // `tag_bytes` gives 1 to 5 bytes.
-        debug_assert!((1..=5).contains(&len));
-        // SAFETY: at least 8 bytes of room in front of `head` (the
-        // caller's word), and `len & 7` < 8.
-        unsafe {
-            ptr::write_unaligned(self.head.sub(8) as *mut [u8; 8], tag.to_le_bytes());
-            self.head = self.head.sub(len as usize & 7);
-        }
+        self.head = unsafe { tag_before(self.head, tag, len) };
     }
 
     /// Make room for `n` more bytes in front (at least doubling).
@@ -282,9 +179,108 @@ impl RevBuf {
     }
 }
 
+/// Put a tag made by `tag_bytes` in front of `head`, without checking for
+/// room: the word, its last byte at `head`, of which the top `len` bytes
+/// are the tag's (the bytes in front are free room, as in `put_varint`).
+/// Returns the new head.
+///
+/// # Safety
+///
+/// At least 8 bytes of room must be free in front of `head`.
+#[inline(always)]
+unsafe fn tag_before(head: *mut u8, tag: u64, len: u8) -> *mut u8 {
+    // `tag_bytes` gives 1 to 5 bytes.
+    debug_assert!((1..=5).contains(&len));
+    // SAFETY: at least 8 bytes of room in front of `head` (the caller's
+    // word), and `len & 7` < 8.
+    unsafe {
+        ptr::write_unaligned(head.sub(8) as *mut [u8; 8], tag.to_le_bytes());
+        head.sub(len as usize & 7)
+    }
+}
+
+/// Put `b` in front of `head`, without checking for room; returns the new
+/// head.
+///
+/// # Safety
+///
+/// At least `b.len()` bytes of room must be free in front of `head`, in the
+/// buffer's allocation, which `b` is not in.
+#[inline(always)]
+unsafe fn bytes_before(head: *mut u8, b: &[u8]) -> *mut u8 {
+    let n = b.len();
+    // SAFETY: the caller vouches for `n` bytes of room in front of `head`,
+    // and for `b` lying outside the allocation (the buffer is owned by its
+    // `RevBuf` and no reference to its bytes is handed out), so the two do
+    // not overlap.
+    unsafe {
+        let head = head.sub(n);
+        copy_short(b.as_ptr(), head, n);
+        head
+    }
+}
+
+/// Put a varint in front of `head`, without checking for room; returns the
+/// new head.
+///
+/// # Safety
+///
+/// At least `varint::MAX_LEN` bytes of room must be free in front of `head`.
+#[inline(always)]
+unsafe fn varint_before(head: *mut u8, v: u64) -> *mut u8 {
+    // SAFETY: at least `MAX_LEN` (10) bytes of room in front of `head`
+    // (the caller's word): every store below ends at `head` and starts
+    // at most 8 bytes (or `n` <= 10) before it, within the allocation;
+    // stores are unaligned ones.
+    unsafe {
+        if v < 0x80 {
+            *head.sub(1) = v as u8;
+            return head.sub(1);
+        }
+        if v < 0x4000 {
+            // Two bytes (most tags, lengths and small numbers), stored at once.
+            let two = ((v as u16) & 0x7F | 0x80) | (((v >> 7) as u16) << 8);
+            ptr::write_unaligned(head.sub(2) as *mut [u8; 2], two.to_le_bytes());
+            return head.sub(2);
+        }
+        if v < 1 << 56 {
+            // Three to eight bytes: each 7-bit group moved to its byte at
+            // once (no chain of shifts from byte to byte), the
+            // continuation bits set on all but the last, and the word
+            // stored so that its last byte ends at `head`. The bytes in
+            // front of the varint's are free room, and overwritten later.
+            let n = varint::len(v);
+            let spread = (v & 0x7F)
+                | ((v << 1) & 0x7F00)
+                | ((v << 2) & 0x7F_0000)
+                | ((v << 3) & 0x7F00_0000)
+                | ((v << 4) & 0x7F_0000_0000)
+                | ((v << 5) & 0x7F00_0000_0000)
+                | ((v << 6) & 0x7F_0000_0000_0000)
+                | ((v << 7) & 0x7F00_0000_0000_0000);
+            let cont = 0x8080_8080_8080_8080 & ((1u64 << (8 * (n - 1))) - 1);
+            let word = (spread | cont) << (8 * (8 - n));
+            ptr::write_unaligned(head.sub(8) as *mut [u8; 8], word.to_le_bytes());
+            return head.sub(n);
+        }
+        // Nine or ten bytes: made in a local array, then copied in one go.
+        let n = varint::len(v);
+        let mut tmp = [0u8; varint::MAX_LEN];
+        let mut x = v;
+        for b in &mut tmp[..n - 1] {
+            *b = (x as u8) | 0x80;
+            x >>= 7;
+        }
+        tmp[n - 1] = x as u8;
+        ptr::copy_nonoverlapping(tmp.as_ptr(), head.sub(n), n);
+        head.sub(n)
+    }
+}
+
 /// Copy `n` bytes from `src` to `dst`: a string, bytes or length of up to
 /// 32 bytes (most field values) with two loads and two stores (of up to
-/// 16 bytes each, overlapping in the middle), longer ones with `memcpy`.
+/// 16 bytes each, overlapping in the middle), longer ones with `memcpy`
+/// (measured faster than a branch of 32-byte halves for up to 64).
 ///
 /// # Safety
 ///
