@@ -307,6 +307,11 @@ impl<'m, 'py: 'm> EntryParts<'m> for View<'m, 'py> {
                 }
             }
             View::Objs(v, py) => {
+                if part == 2 && i >= AHEAD {
+                    let (k, v) = &v[i - AHEAD];
+                    prefetch(k.as_ptr());
+                    prefetch(v.as_ptr());
+                }
                 let (k, v) = v.get(i)?;
                 let o = (if part == 1 { k } else { v }).bind(py);
                 match kind {
@@ -348,6 +353,21 @@ fn quick_bits(o: &Bound<'_, PyAny>, kind: Kind) -> Option<u64> {
     }
 }
 
+/// How many items ahead of the one encoded the objects of a list or map
+/// are fetched into the cache (the encoder goes from the last item to the
+/// first).
+const AHEAD: usize = 4;
+
+/// Ask for the cache line holding `o`'s header.
+#[inline(always)]
+fn prefetch(o: *mut pyo3::ffi::PyObject) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it reads nothing and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(o as *const i8)
+    };
+}
+
 /// A repeated string or bytes field's values as kept (see
 /// [`MessageSource::texts`]): spans of a wire parse, or objects.
 pub(crate) enum Texts<'m, 'py> {
@@ -360,7 +380,12 @@ impl<'m, 'py: 'm> TextParts<'m> for Texts<'m, 'py> {
     fn text(&self, i: usize) -> Option<&'m [u8]> {
         match *self {
             Texts::Spans(v, m, py) => v.get(i).map(|&sp| m.span(py, sp)),
-            Texts::Objs(v, kind, py) => text_of(v.get(i)?.bind(py), kind),
+            Texts::Objs(v, kind, py) => {
+                if i >= AHEAD {
+                    prefetch(v[i - AHEAD].as_ptr());
+                }
+                text_of(v.get(i)?.bind(py), kind)
+            }
         }
     }
 
