@@ -14,6 +14,7 @@ import pytest
 import amber
 import amber.proto as P
 from tests.proto.oracle import SHOP, google_pool
+from tests.proto.wire import pb_len
 
 
 def test_construct_read_and_defaults(shop: Any) -> None:
@@ -701,3 +702,45 @@ def test_unknown_fields_survive(shop: Any) -> None:
     assert item.SerializeToString() == item_bytes
     item.DiscardUnknownFields()
     assert item.SerializeToString() == shop.Item(sku="s").SerializeToString()
+
+
+def test_messages_outlive_their_schema_and_schemas_come_and_go() -> None:
+    """A message keeps its schema alive when nothing else does (its sub-messages still read and
+    write), and schemas made and freed one after the other, more than a thread keeps the encode
+    plans of, each write their own field numbers: plans are never taken from a freed schema for a
+    new one made where it was."""
+    import gc
+    import threading
+
+    text = 'syntax = "proto3"; package gone{i}; message M {{ string s = {n}; M next = 1; }}'
+
+    def made(i: int) -> Any:
+        ns = P.load_text(text.format(i=i, n=i + 2), name=f"gone{i}.proto")
+        M = ns.types[f"gone{i}.M"]
+        return M.FromString(M(s="x", next={"s": "y", "next": {"s": str(i)}}).SerializeToString())
+
+    def expect(i: int, texts: tuple[str, ...] = ("x", "y")) -> bytes:
+        """The chain of `texts` then str(i), written in field number order (`next` first)."""
+        out = b""
+        for t in (*texts, str(i))[::-1]:
+            out = (pb_len(1, out) if out else b"") + pb_len(i + 2, t.encode())
+        return out
+
+    for i in range(12):
+        m = made(i)
+        gc.collect()  # the namespace and the class handle's other references are gone
+        assert m.SerializeToString() == expect(i)
+        assert m.next.next.s == str(i)
+        child = m.next
+        del m
+        gc.collect()
+        assert child.next.s == str(i) and child.SerializeToString() == expect(i, ("y",))
+    # Messages freed on other threads than the one that made them.
+    kept = [made(i) for i in range(12, 20)]
+    for m in kept:
+        m.next  # built: the parse's input and schema held by two objects now
+    t = threading.Thread(target=kept.clear)
+    t.start()
+    t.join()
+    gc.collect()
+    assert made(20).SerializeToString() == expect(20)
