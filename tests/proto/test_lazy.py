@@ -464,7 +464,7 @@ def test_plain_sub_messages_in_lists_and_maps_build_as_googles() -> None:
                 data += pb_len(3, pb_tag(1, 0) + varint(r.randrange(3)) + pb_len(2, item()))
         m, g = Bag.FromString(data), G.FromString(data)
         assert len(m.items) == len(g.items)
-        for a, b in zip(m.items, g.items):
+        for a, b in zip(m.items, g.items, strict=True):
             same(a, b)
         for key in ("by_name", "by_id"):
             mine, theirs = getattr(m, key), getattr(g, key)
