@@ -75,6 +75,109 @@ pub fn split_tag(at: usize, t: u64) -> Result<(u32, u8), WireError> {
     Ok((num as u32, wt))
 }
 
+/// A varint of two bytes or more at `pos` of `data`, in a message ending at
+/// `end`: `(value, length)`, the length 0 where it is malformed or cut
+/// short by the message's end (its error made by `varint_error`, off the
+/// hot path, so this function returns in registers and keeps no frame for
+/// the error). Any varint is read right; `WireReader::varint` reads those
+/// of one byte itself.
+///
+/// Eight bytes are read at once whenever the buffer has them, even past
+/// the end of the current message (a sub-message's reader shares its
+/// parent's buffer): the varint is then taken only if it ends within the
+/// message. A varint that ends past the message's end is cut short there,
+/// and `read_lenient` over the message's bytes says so too.
+#[inline(never)]
+fn varint_long(data: &[u8], pos: usize, end: usize) -> (u64, usize) {
+    let left = end.saturating_sub(pos);
+    let Some(head) = data.get(pos..).and_then(|s| s.first_chunk::<8>()) else {
+        return varint_near_end(data, pos, end);
+    };
+    let w = u64::from_le_bytes(*head);
+    // Two bytes (tags of fields 16 to 2047, numbers below 16384): the next
+    // most common case after one.
+    let (v, n) = if w & 0x8080 == 0x0080 {
+        ((w & 0x7F) | ((w >> 1) & 0x3F80), 2)
+    } else {
+        match varint::read_word(w) {
+            Some(vn) => vn,
+            // Nine or ten bytes: the two after these eight finish it.
+            None => match data.get(pos + 8..pos + 10) {
+                Some(&[b8, b9]) => {
+                    let v = varint::gather(w) | ((b8 & 0x7F) as u64) << 56;
+                    if b8 < 0x80 {
+                        (v, 9)
+                    } else if b9 < 0x80 {
+                        // The tenth byte gives bit 63; the bits past it are
+                        // dropped.
+                        (v | (b9 as u64) << 63, 10)
+                    } else {
+                        return (0, 0);
+                    }
+                }
+                _ => return varint_short(data, pos, end),
+            },
+        }
+    };
+    if n > left {
+        return (0, 0);
+    }
+    (v, n)
+}
+
+/// [`varint_long`] of a varint whose first eight bytes all have the high
+/// bit set where the buffer ends within ten bytes: read byte by byte (out
+/// of line: `varint_long` keeps to the registers a call may use).
+#[inline(never)]
+fn varint_short(data: &[u8], pos: usize, end: usize) -> (u64, usize) {
+    match data.get(pos..end).map(varint::read_lenient) {
+        Some(Ok(vn)) => vn,
+        _ => (0, 0),
+    }
+}
+
+/// [`varint_long`] where the buffer has fewer than eight bytes from `pos`:
+/// its last eight bytes are read at once and shifted so that the varint's
+/// first byte is the lowest. The bytes shifted in past the buffer's end are
+/// zeros, and a zero byte ends a varint, so a varint the buffer cuts short
+/// reads as one that ends past the message's end, and is refused as such.
+#[inline(never)]
+fn varint_near_end(data: &[u8], pos: usize, end: usize) -> (u64, usize) {
+    let left = end.saturating_sub(pos);
+    let len = data.len();
+    if left == 0 || pos >= len {
+        return (0, 0);
+    }
+    let read = match data.last_chunk::<8>() {
+        // `pos < len < pos + 8`: a shift of 8 to 56 bits.
+        Some(last) => varint::read_word(u64::from_le_bytes(*last) >> (8 * (pos + 8 - len))),
+        None => data
+            .get(pos..end)
+            .and_then(|b| varint::read_lenient(b).ok()),
+    };
+    match read {
+        Some((v, n)) if n <= left => (v, n),
+        _ => (0, 0),
+    }
+}
+
+/// Why the varint at `at` (in a message ending at `end`) cannot be read:
+/// the input ends inside it, or it is longer than ten bytes.
+#[cold]
+#[inline(never)]
+fn varint_error(data: &[u8], at: usize, end: usize) -> WireError {
+    match varint::read_lenient(&data[at..end]) {
+        Err(varint::VarintError::Truncated) => WireError::ends_early(at, "truncated varint"),
+        _ => WireError::new(at, "varint longer than 10 bytes"),
+    }
+}
+
+/// A field cut short at `at`: it needs `n` bytes, `left` are left.
+#[cold]
+fn short(at: usize, n: usize, left: usize) -> WireError {
+    WireError::ends_early(at, format!("truncated field: needs {n} bytes, {left} left"))
+}
+
 /// A bounds-checked cursor over one message of the input: `pos` and `end`
 /// are absolute offsets in the whole buffer, so errors name the byte.
 #[derive(Clone)]
@@ -130,113 +233,16 @@ impl<'a> WireReader<'a> {
                 return Ok(b as u64);
             }
         }
-        match self.varint_long() {
-            Some(v) => Ok(v),
-            None => Err(self.varint_error()),
-        }
-    }
-
-    /// A varint of two bytes or more, or `None` where it is malformed or
-    /// cut short by the message's end (its error made by `varint_error`,
-    /// off the hot path, so this function returns in registers and keeps
-    /// no frame for the error). Any varint is read right; `varint` reads
-    /// those of one byte itself.
-    ///
-    /// Eight bytes are read at once whenever the buffer has them, even
-    /// past the end of the current message (a sub-message's reader shares
-    /// its parent's buffer): the varint is then taken only if it ends
-    /// within the message. A varint that ends past the message's end is cut
-    /// short there, and `read_lenient` over the message's bytes says so too.
-    #[inline(never)]
-    fn varint_long(&mut self) -> Option<u64> {
-        let pos = self.pos;
-        let left = self.end.saturating_sub(pos);
-        let Some(head) = self.data.get(pos..).and_then(|s| s.first_chunk::<8>()) else {
-            return self.varint_near_end();
-        };
-        let w = u64::from_le_bytes(*head);
-        // Two bytes (tags of fields 16 to 2047, numbers below 16384): the
-        // next most common case after one.
-        let (v, n) = if w & 0x8080 == 0x0080 {
-            ((w & 0x7F) | ((w >> 1) & 0x3F80), 2)
-        } else {
-            match varint::read_word(w) {
-                Some(vn) => vn,
-                // Nine or ten bytes: the two after these eight finish it.
-                None => match self.data.get(pos + 8..pos + 10) {
-                    Some(&[b8, b9]) => {
-                        let v = varint::gather(w) | ((b8 & 0x7F) as u64) << 56;
-                        if b8 < 0x80 {
-                            (v, 9)
-                        } else if b9 < 0x80 {
-                            // The tenth byte gives bit 63; the bits past it
-                            // are dropped.
-                            (v | (b9 as u64) << 63, 10)
-                        } else {
-                            return None;
-                        }
-                    }
-                    _ => return self.varint_short(),
-                },
+        // The reader is handed over by value, not by reference: a reader
+        // whose address escapes into a call lives in memory, and every
+        // field read then stored its place and loaded it back (a chain of
+        // store-to-load forwards through each message).
+        match varint_long(self.data, self.pos, self.end) {
+            (v, n) if n > 0 => {
+                self.pos += n;
+                Ok(v)
             }
-        };
-        if n > left {
-            return None;
-        }
-        self.pos = pos + n;
-        Some(v)
-    }
-
-    /// [`varint_long`](Self::varint_long) of a varint whose first eight
-    /// bytes all have the high bit set where the buffer ends within ten
-    /// bytes: read byte by byte (out of line: `varint_long` keeps to the
-    /// registers a call may use).
-    #[inline(never)]
-    fn varint_short(&mut self) -> Option<u64> {
-        let pos = self.pos;
-        let (v, n) = varint::read_lenient(self.data.get(pos..self.end)?).ok()?;
-        self.pos = pos + n;
-        Some(v)
-    }
-
-    /// [`varint_long`](Self::varint_long) where the buffer has fewer than
-    /// eight bytes from the reader's place: its last eight bytes are read
-    /// at once and shifted so that the varint's first byte is the lowest.
-    /// The bytes shifted in past the buffer's end are zeros, and a zero
-    /// byte ends a varint, so a varint the buffer cuts short reads as one
-    /// that ends past the message's end, and is refused as such.
-    #[inline(never)]
-    fn varint_near_end(&mut self) -> Option<u64> {
-        let pos = self.pos;
-        let left = self.end.saturating_sub(pos);
-        if left == 0 {
-            return None;
-        }
-        let len = self.data.len();
-        if pos >= len {
-            return None;
-        }
-        let (v, n) = match self.data.last_chunk::<8>() {
-            // `pos < len < pos + 8`: a shift of 8 to 56 bits.
-            Some(last) => varint::read_word(u64::from_le_bytes(*last) >> (8 * (pos + 8 - len)))?,
-            None => varint::read_lenient(self.data.get(pos..self.end)?).ok()?,
-        };
-        if n > left {
-            return None;
-        }
-        self.pos = pos + n;
-        Some(v)
-    }
-
-    /// Why the varint at the reader's place cannot be read: the input ends
-    /// inside it, or it is longer than ten bytes.
-    #[cold]
-    #[inline(never)]
-    fn varint_error(&self) -> WireError {
-        let at = self.pos;
-        match varint::read_lenient(&self.data[at..self.end]) {
-            Err(varint::VarintError::Truncated) => WireError::ends_early(at, "truncated varint"),
-            _ => WireError::new(at, "varint longer than 10 bytes"),
+            _ => Err(varint_error(self.data, self.pos, self.end)),
         }
     }
 
@@ -245,7 +251,7 @@ impl<'a> WireReader<'a> {
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
         let left = self.end - self.pos;
         if n > left {
-            return Err(self.short(n, left));
+            return Err(short(self.pos, n, left));
         }
         let s = &self.data[self.pos..self.pos + n];
         self.pos += n;
@@ -267,17 +273,9 @@ impl<'a> WireReader<'a> {
         Ok(u64::from_le_bytes(a))
     }
 
-    #[cold]
-    fn short(&self, n: usize, left: usize) -> WireError {
-        WireError::ends_early(
-            self.pos,
-            format!("truncated field: needs {n} bytes, {left} left"),
-        )
-    }
-
     /// Read a length prefix and check it against the bytes left; returns
     /// the absolute start and end of the payload and moves past it.
-    #[inline]
+    #[inline(always)]
     pub fn len_prefixed(&mut self) -> Result<(usize, usize), WireError> {
         let at = self.pos;
         let n = self.varint()?;
