@@ -702,17 +702,28 @@ fn build_plain(
     sp: (u32, u32),
 ) -> Option<Message> {
     let vals = plain_slots(s, ty, all, sp)?;
-    // Made whole here, in the place it is returned to (a message made
-    // first and changed after was copied out over its own fresh stores,
-    // which stalled on store forwarding).
-    Some(Message {
-        s: s.clone_ref(input.py()),
+    Some(kept(
+        s.clone_ref(input.py()),
+        ty,
+        vals,
+        input.clone().unbind(),
+    ))
+}
+
+/// A message of the slots [`plain_slots`] read from `input`, made whole
+/// where it is returned to (a message made first and changed after was
+/// copied out over its own fresh stores, which stalled on store
+/// forwarding).
+#[inline(always)]
+fn kept(s: SchemaRef, ty: u32, vals: Box<[Slot]>, input: Py<PyBytes>) -> Message {
+    Message {
+        s,
         ty,
         vals,
         unknown: Default::default(),
         parent: None,
-        input: Some(input.clone().unbind()),
-    })
+        input: Some(input),
+    }
 }
 
 /// The slots of [`build_plain`]'s message: returned in two registers, for
@@ -781,17 +792,8 @@ impl Message {
     ) -> PyResult<Bound<'py, PyMessage>> {
         if let Some(input) = &self.input {
             if let Some(vals) = plain_slots(&self.s, ty, input.bind(py).as_bytes(), sp) {
-                return instantiate(
-                    py,
-                    Message {
-                        s: self.s.clone_ref(py),
-                        ty,
-                        vals,
-                        unknown: Default::default(),
-                        parent: None,
-                        input: Some(input.clone_ref(py)),
-                    },
-                );
+                let m = kept(self.s.clone_ref(py), ty, vals, input.clone_ref(py));
+                return instantiate(py, m);
             }
         }
         instantiate(py, self.build_at(py, ty, sp)?)

@@ -143,10 +143,10 @@ impl<T> GilCell<T> {
 ///
 /// # Safety
 ///
-/// The thread is attached. Those values hold for every caller: they live in
+/// The thread is attached. The callers' values make it so: they live in
 /// Python objects, which CPython frees only on an attached thread, or in the
-/// frames of calls from Python, and no value holding one is moved into
-/// `Python::detach` or kept past its thread's last call.
+/// frames of calls from Python, and none is moved into `Python::detach` or
+/// kept past its thread's last call.
 #[inline]
 pub unsafe fn drop_attached<T>(obj: Py<T>) {
     debug_assert!(
