@@ -366,6 +366,8 @@ fn prefetch(o: *mut pyo3::ffi::PyObject) {
     unsafe {
         std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(o as *const i8)
     };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = o;
 }
 
 /// A repeated string or bytes field's values as kept (see
