@@ -307,6 +307,8 @@ impl<'m, 'py: 'm> EntryParts<'m> for View<'m, 'py> {
                 }
             }
             View::Objs(v, py) => {
+                // Once per entry: the encoder asks for its value (part 2)
+                // before its key.
                 if part == 2 && i >= AHEAD {
                     let (k, v) = &v[i - AHEAD];
                     prefetch(k.as_ptr());

@@ -799,6 +799,19 @@ impl Message {
         instantiate(py, self.build_at(py, ty, sp)?)
     }
 
+    /// The objects of the sub-messages of type `ty` kept at places `v` (see
+    /// [`instantiate_at`](Self::instantiate_at)).
+    pub fn instantiate_all(
+        &self,
+        py: Python<'_>,
+        ty: u32,
+        v: &[(u32, u32)],
+    ) -> PyResult<Vec<Py<PyAny>>> {
+        v.iter()
+            .map(|&sp| Ok(self.instantiate_at(py, ty, sp)?.into_any().unbind()))
+            .collect()
+    }
+
     /// Build the sub-messages of type `ty` kept at places `v`.
     pub fn build_all(&self, py: Python<'_>, ty: u32, v: &[(u32, u32)]) -> PyResult<Vec<Message>> {
         v.iter().map(|&sp| self.build_at(py, ty, sp)).collect()

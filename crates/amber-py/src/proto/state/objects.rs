@@ -63,15 +63,7 @@ pub fn materialize(m: &Bound<'_, PyMessage>, pos: usize) -> PyResult<Option<Py<P
         taken => {
             let items = match taken {
                 Slot::Spans(v) => b.span_objects(py, kind, &v)?,
-                Slot::Raws(v) => Items::Objs(
-                    v.iter()
-                        .map(|&sp| {
-                            Ok(b.instantiate_at(py, sub_type(kind), sp)?
-                                .into_any()
-                                .unbind())
-                        })
-                        .collect::<PyResult<_>>()?,
-                ),
+                Slot::Raws(v) => Items::Objs(b.instantiate_all(py, sub_type(kind), &v)?),
                 Slot::Subs(v) => Items::Objs(objects(py, *v)?),
                 Slot::Items(items) => *items,
                 other => {
